@@ -1,0 +1,125 @@
+package frames
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Draws holds MCMC draws of named scalar quantities, chain by chain. It is the
+// exchange type between the sampler, the diagnostics, the plots and CSV files.
+//
+// Chains[c] holds the draws of chain c row-major: draw d of parameter p is
+// Chains[c][d*len(Names)+p]. Chains may differ in length only in a run that was
+// cancelled; Trimmed gives the common prefix.
+type Draws struct {
+	// Names are the scalar quantities, e.g. "alpha", "beta[0]", "theta[2,1]" (0-based).
+	Names []string
+	// Chains holds the values, one row-major draws × len(Names) slice per chain.
+	Chains [][]float64
+}
+
+// NumChains returns the number of chains.
+func (d *Draws) NumChains() int { return len(d.Chains) }
+
+// NumDraws returns the number of draws of chain c.
+func (d *Draws) NumDraws(c int) int {
+	if len(d.Names) == 0 {
+		return 0
+	}
+	return len(d.Chains[c]) / len(d.Names)
+}
+
+// Validate checks that every chain holds a whole number of rows and that the names
+// are non-empty and unique.
+func (d *Draws) Validate() error {
+	if d == nil {
+		return fmt.Errorf("frames: nil draws")
+	}
+	if len(d.Names) == 0 {
+		return fmt.Errorf("frames: draws have no parameters")
+	}
+	seen := make(map[string]int, len(d.Names))
+	for i, n := range d.Names {
+		if n == "" {
+			return fmt.Errorf("frames: parameter %d has an empty name", i)
+		}
+		if j, ok := seen[n]; ok {
+			return fmt.Errorf("frames: parameter name %q appears twice (columns %d and %d)", n, j, i)
+		}
+		seen[n] = i
+	}
+	for c, ch := range d.Chains {
+		if len(ch)%len(d.Names) != 0 {
+			return fmt.Errorf("frames: chain %d holds %d values, not a multiple of %d parameters", c, len(ch), len(d.Names))
+		}
+	}
+	return nil
+}
+
+// Index returns the column of the named parameter, or an error naming it.
+func (d *Draws) Index(name string) (int, error) {
+	for i, n := range d.Names {
+		if n == name {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("frames: unknown parameter %q", name)
+}
+
+// Param returns the draws of one parameter as [chain][draw], copying them. Chains of
+// unequal length are returned as they are.
+func (d *Draws) Param(name string) ([][]float64, error) {
+	p, err := d.Index(name)
+	if err != nil {
+		return nil, err
+	}
+	return d.Column(p), nil
+}
+
+// Column returns the draws of parameter column p as [chain][draw], copying them.
+func (d *Draws) Column(p int) [][]float64 {
+	np := len(d.Names)
+	out := make([][]float64, len(d.Chains))
+	for c, ch := range d.Chains {
+		n := len(ch) / np
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = ch[i*np+p]
+		}
+		out[c] = v
+	}
+	return out
+}
+
+// Match returns the names selected by sel: an exact name, or a prefix that selects
+// every element of an indexed family ("beta" selects "beta[0]", "beta[1]", …).
+// It returns an error if nothing matches.
+func (d *Draws) Match(sel string) ([]string, error) {
+	var out []string
+	for _, n := range d.Names {
+		if n == sel || (strings.HasPrefix(n, sel) && strings.HasPrefix(n[len(sel):], "[")) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("frames: no parameter matches %q", sel)
+	}
+	return out, nil
+}
+
+// Trimmed returns draws whose chains all have the length of the shortest chain
+// (sharing memory with d).
+func (d *Draws) Trimmed() *Draws {
+	if len(d.Chains) == 0 || len(d.Names) == 0 {
+		return d
+	}
+	n := d.NumDraws(0)
+	for c := range d.Chains {
+		n = min(n, d.NumDraws(c))
+	}
+	out := &Draws{Names: d.Names, Chains: make([][]float64, len(d.Chains))}
+	for c, ch := range d.Chains {
+		out.Chains[c] = ch[:n*len(d.Names)]
+	}
+	return out
+}

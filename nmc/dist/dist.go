@@ -1,0 +1,71 @@
+// Package dist provides the probability distributions of nmc models: log densities
+// with exact first and second derivatives with respect to the value and every
+// parameter (cross terms included), random draws, supports and parameter validation.
+//
+// # Conventions
+//
+// A distribution is a Family. Its arguments are laid out in one flat slice,
+// args = [value…, param₀…, param₁…, …], whose widths come from Layout(k), where k is the
+// vector dimension (1 for scalar families, the number of categories for Categorical,
+// the dimension for Dirichlet and MultivariateNormal). Derivs returns log p and writes
+// the gradient and the full Hessian (row-major, both triangles) with respect to all
+// args. Derivatives with respect to integer-valued arguments (a discrete value, the
+// number of trials of a Binomial) are written as 0.
+//
+// Log densities are normalised, except where the paper's homogeneous form is required:
+// Categorical with probabilities is log p_y, without dividing by Σp, so that its
+// derivatives on the simplex are those of the paper's modified density.
+//
+// Outside the support, or with invalid parameters, LogProb and Derivs return −Inf
+// (never panic); CheckParams explains what is wrong.
+package dist
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// Family is a distribution family.
+type Family interface {
+	// Name is the family's name, e.g. "Normal".
+	Name() string
+	// ParamNames names the parameters in argument order, e.g. {"mu", "sigma"}.
+	ParamNames() []string
+	// Layout returns the width of the value and of each parameter for vector
+	// dimension k. Scalar families ignore k and return 1s.
+	Layout(k int) (value int, params []int)
+	// LogProb returns log p(value | params), args laid out as in Layout(k).
+	LogProb(args []float64, k int) float64
+	// Derivs returns log p and writes ∂ log p/∂args into grad (length len(args)) and
+	// ∂² log p/∂args² into hess (len(args)², row-major).
+	Derivs(args []float64, k int, grad, hess []float64) float64
+	// CheckParams returns a *ParamError if the parameters (args without the value) are
+	// outside their domain.
+	CheckParams(params []float64, k int) error
+	// Support returns where the value lives for these parameters: the kind, the
+	// bounds (Positive: lo; Interval: lo, hi) and, for finite discrete values, the
+	// number of values.
+	Support(params []float64, k int) (kind nmc.Support, lo, hi float64, numValues int)
+	// InSupport reports whether the value (args[:value width]) is in the support.
+	InSupport(args []float64, k int) bool
+	// Rand draws a value into dst (length = value width).
+	Rand(rng *rand.Rand, params []float64, k int, dst []float64)
+}
+
+// ParamError reports a parameter outside its domain.
+type ParamError struct {
+	Family string  // e.g. "Normal"
+	Param  string  // e.g. "sigma"
+	Index  int     // element within a vector parameter, or -1 for a scalar
+	Value  float64 // the offending value
+	Reason string  // e.g. "must be > 0"
+}
+
+func (e *ParamError) Error() string {
+	if e.Index >= 0 {
+		return fmt.Sprintf("dist: %s parameter %s[%d] = %g %s", e.Family, e.Param, e.Index, e.Value, e.Reason)
+	}
+	return fmt.Sprintf("dist: %s parameter %s = %g %s", e.Family, e.Param, e.Value, e.Reason)
+}

@@ -1,0 +1,151 @@
+package nmc
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Support says where the coordinates of a site live. It picks the site's proposer.
+type Support int
+
+const (
+	// Real: every coordinate in (-∞, ∞). Proposer: Newton-centred Gaussian.
+	Real Support = iota
+	// Positive: every coordinate in (Lower, ∞). Proposer: Gamma fitted to x − Lower.
+	Positive
+	// Interval: every coordinate in (Lower, Upper). Proposer: Beta on the rescaled
+	// coordinate, as the 2-simplex.
+	Interval
+	// Simplex: coordinates positive and summing to 1. Proposer: Dirichlet.
+	Simplex
+	// Discrete: one coordinate holding an integer (stored as float64). With NumValues > 0
+	// the values are 0 … NumValues−1 and the exact conditional is enumerated; with
+	// NumValues == 0 the values are 0, 1, 2, … and a discrete Metropolis-Hastings
+	// proposal is used.
+	Discrete
+)
+
+// String returns the support's name.
+func (s Support) String() string {
+	switch s {
+	case Real:
+		return "real"
+	case Positive:
+		return "positive"
+	case Interval:
+		return "interval"
+	case Simplex:
+		return "simplex"
+	case Discrete:
+		return "discrete"
+	}
+	return fmt.Sprintf("Support(%d)", int(s))
+}
+
+// Site describes one latent site: a block of coordinates updated by one
+// Metropolis-Hastings step.
+type Site struct {
+	// Name is the site's name, e.g. "beta" or "theta[2,1]" (0-based indices).
+	Name string
+	// Size is the number of coordinates k (at least 1; exactly 1 for Discrete).
+	Size int
+	// Support is where the coordinates live.
+	Support Support
+	// Lower is the lower bound for Positive and Interval sites.
+	Lower float64
+	// Upper is the upper bound for Interval sites.
+	Upper float64
+	// NumValues is the number of values of a finite Discrete site (0 = unbounded).
+	NumValues int
+	// CoordNames names the scalar coordinates, as they appear in results:
+	// "beta[0]", …, or just Name when Size is 1. Nil means the defaults Name (Size 1)
+	// and Name[i] (Size > 1).
+	CoordNames []string
+}
+
+// Coords returns the names of the site's scalar coordinates.
+func (s Site) Coords() []string {
+	if len(s.CoordNames) == s.Size {
+		return s.CoordNames
+	}
+	if s.Size == 1 {
+		return []string{s.Name}
+	}
+	out := make([]string, s.Size)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s[%d]", s.Name, i)
+	}
+	return out
+}
+
+// Model is an unnormalised joint log density over latent sites, with exact per-site
+// derivatives. The state of a model is one flat []float64 holding the coordinates of
+// every site in the order of Sites(); site i occupies Size_i consecutive entries.
+//
+// Hand-written models implement Model directly; package graph builds one from a
+// declarative description.
+type Model interface {
+	// Sites lists the latent sites in state order.
+	Sites() []Site
+	// NewScorer returns an evaluator for one chain. A Scorer may keep scratch buffers
+	// and is used from one goroutine at a time; different Scorers of one Model are used
+	// concurrently.
+	NewScorer() Scorer
+	// Init writes a starting state into x (length = total coordinates), typically drawn
+	// from the prior. It returns an error if it cannot.
+	Init(rng *rand.Rand, x []float64) error
+}
+
+// Scorer evaluates the Markov-blanket score of a site.
+type Scorer interface {
+	// Score returns f(x): the log density of site i's own prior plus the log densities
+	// of everything that depends on site i, evaluated at the full state x. It differs
+	// from the log joint by a quantity that does not depend on site i's coordinates.
+	// When grad and hess are non-nil, Score also writes ∇f (length k) and ∇²f (k×k,
+	// row-major, both triangles) with respect to site i's coordinates. Outside the
+	// support Score returns −Inf; grad and hess are then unspecified. Discrete sites are
+	// only evaluated with nil grad and hess.
+	Score(x []float64, i int, grad, hess []float64) float64
+	// LogJoint returns the full unnormalised log joint density at x.
+	LogJoint(x []float64) float64
+}
+
+// Deriver is implemented by models that record derived (deterministic) quantities with
+// every draw, such as theta = mu + tau·theta_raw in a non-centred model.
+type Deriver interface {
+	// DerivedNames names the derived scalar quantities.
+	DerivedNames() []string
+	// Derive writes the derived quantities at state x into dst (length len(DerivedNames())).
+	// It must be safe for concurrent use.
+	Derive(x []float64, dst []float64)
+}
+
+// HeldOut computes the pointwise log-likelihood of held-out data at a state, the input
+// of the predictive log-likelihood curve.
+type HeldOut interface {
+	// Len is the number of held-out points.
+	Len() int
+	// LogLik writes log p(y_j | x) for every held-out point j into dst (length Len()).
+	// It must be safe for concurrent use.
+	LogLik(x []float64, dst []float64)
+}
+
+// Dim returns the total number of coordinates of the sites.
+func Dim(sites []Site) int {
+	n := 0
+	for _, s := range sites {
+		n += s.Size
+	}
+	return n
+}
+
+// Offsets returns the index in the state of each site's first coordinate.
+func Offsets(sites []Site) []int {
+	off := make([]int, len(sites))
+	n := 0
+	for i, s := range sites {
+		off[i] = n
+		n += s.Size
+	}
+	return off
+}
