@@ -1,0 +1,337 @@
+package frames
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+)
+
+// Column names used by draw frames and draw CSV files.
+const (
+	// ChainColumn is the name of the 0-based chain number column.
+	ChainColumn = "chain"
+	// DrawColumn is the name of the 0-based draw number column.
+	DrawColumn = "draw"
+	// VariableColumn is the name of the variable-name column of a long frame.
+	VariableColumn = "variable"
+	// ValueColumn is the name of the value column of a long frame.
+	ValueColumn = "value"
+)
+
+// checkDraws validates d and checks that no parameter is named like the index
+// columns, which would make the frame or file ambiguous.
+func checkDraws(d *Draws) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	for _, n := range d.Names {
+		if n == ChainColumn || n == DrawColumn {
+			return fmt.Errorf("frames: parameter name %q clashes with the %q/%q index columns", n, ChainColumn, DrawColumn)
+		}
+	}
+	return nil
+}
+
+// DataFrame returns draws as a wide gota data frame: an int column "chain"
+// (0-based), an int column "draw" (0-based, restarting in every chain) and one
+// float column per name in d.Names, in that order, with one row per draw of every
+// chain, chain after chain. Chains of unequal length are kept as they are.
+//
+// It returns an error if d is invalid (see Draws.Validate), if a parameter is named
+// "chain" or "draw", or if gota reports one.
+func DataFrame(d *Draws) (dataframe.DataFrame, error) {
+	if err := checkDraws(d); err != nil {
+		return dataframe.DataFrame{}, err
+	}
+	np := len(d.Names)
+	rows := 0
+	for c := range d.Chains {
+		rows += d.NumDraws(c)
+	}
+	chain := make([]int, 0, rows)
+	draw := make([]int, 0, rows)
+	for c := range d.Chains {
+		for i := range d.NumDraws(c) {
+			chain = append(chain, c)
+			draw = append(draw, i)
+		}
+	}
+	cols := make([]series.Series, 0, np+2)
+	cols = append(cols, series.New(chain, series.Int, ChainColumn), series.New(draw, series.Int, DrawColumn))
+	v := make([]float64, rows)
+	for p, name := range d.Names {
+		r := 0
+		for _, ch := range d.Chains {
+			for i := p; i < len(ch); i += np {
+				v[r] = ch[i]
+				r++
+			}
+		}
+		cols = append(cols, series.New(v, series.Float, name))
+	}
+	df := dataframe.New(cols...)
+	if df.Err != nil {
+		return dataframe.DataFrame{}, fmt.Errorf("frames: building data frame: %w", df.Err)
+	}
+	return df, nil
+}
+
+// LongDataFrame returns draws as a long (tidy) gota data frame with the columns
+// "chain" (int, 0-based), "draw" (int, 0-based), "variable" (string, a name from
+// d.Names) and "value" (float): one row per draw of every parameter, ordered by
+// chain, then draw, then parameter as in d.Names.
+//
+// It returns an error if d is invalid (see Draws.Validate) or if gota reports one.
+func LongDataFrame(d *Draws) (dataframe.DataFrame, error) {
+	if err := d.Validate(); err != nil {
+		return dataframe.DataFrame{}, err
+	}
+	np := len(d.Names)
+	rows := 0
+	for _, ch := range d.Chains {
+		rows += len(ch)
+	}
+	chain := make([]int, 0, rows)
+	draw := make([]int, 0, rows)
+	variable := make([]string, 0, rows)
+	value := make([]float64, 0, rows)
+	for c, ch := range d.Chains {
+		for i, x := range ch {
+			chain = append(chain, c)
+			draw = append(draw, i/np)
+			variable = append(variable, d.Names[i%np])
+			value = append(value, x)
+		}
+	}
+	df := dataframe.New(
+		series.New(chain, series.Int, ChainColumn),
+		series.New(draw, series.Int, DrawColumn),
+		series.New(variable, series.String, VariableColumn),
+		series.New(value, series.Float, ValueColumn),
+	)
+	if df.Err != nil {
+		return dataframe.DataFrame{}, fmt.Errorf("frames: building long data frame: %w", df.Err)
+	}
+	return df, nil
+}
+
+// FromDataFrame converts a wide draws frame (as made by DataFrame) back to Draws.
+// The frame must have integer-valued "chain" and "draw" columns; every other column
+// becomes a parameter, in frame order. Rows may come in any order: they are grouped
+// by chain (chains in increasing chain number, renumbered 0, 1, … in Draws) and
+// ordered by draw within each chain. Draw numbers need not start at 0 or be
+// contiguous, so a frame filtered with, say, draw >= 500 converts too; the draw
+// numbers themselves are not kept.
+//
+// Parameter columns may be float, int or string columns; string cells must parse
+// as floats ("NaN", "+Inf" and "-Inf" are accepted). It returns an error naming the
+// row (0-based) and column for a cell that is not a number, for a non-integer or
+// missing chain or draw number and for a (chain, draw) pair that appears twice; an
+// error for a missing chain or draw column, a bool column, a frame with no
+// parameter columns, and for chains with different numbers of draws (ragged chains).
+func FromDataFrame(df dataframe.DataFrame) (*Draws, error) {
+	if df.Err != nil {
+		return nil, fmt.Errorf("frames: data frame carries an error: %w", df.Err)
+	}
+	names := df.Names()
+	has := func(n string) bool { return slices.Contains(names, n) }
+	for _, n := range []string{ChainColumn, DrawColumn} {
+		if !has(n) {
+			return nil, fmt.Errorf("frames: data frame has no %q column (columns: %v)", n, names)
+		}
+	}
+	var params []string
+	for _, n := range names {
+		if n != ChainColumn && n != DrawColumn {
+			params = append(params, n)
+		}
+	}
+	if len(params) == 0 {
+		return nil, fmt.Errorf("frames: data frame has no parameter columns besides %q and %q", ChainColumn, DrawColumn)
+	}
+	chain, err := intColumn(df, ChainColumn)
+	if err != nil {
+		return nil, err
+	}
+	draw, err := intColumn(df, DrawColumn)
+	if err != nil {
+		return nil, err
+	}
+	cols := make([][]float64, len(params))
+	for j, n := range params {
+		if cols[j], err = floatColumn(df, n); err != nil {
+			return nil, err
+		}
+	}
+
+	nrow := len(chain)
+	order := make([]int, nrow)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if chain[a] != chain[b] {
+			return cmpInt(chain[a], chain[b])
+		}
+		return cmpInt(draw[a], draw[b])
+	})
+	d := &Draws{Names: params}
+	np := len(params)
+	for k := 0; k < nrow; {
+		c := chain[order[k]]
+		end := k
+		for end < nrow && chain[order[end]] == c {
+			end++
+		}
+		vals := make([]float64, 0, (end-k)*np)
+		for i := k; i < end; i++ {
+			r := order[i]
+			if i > k && draw[r] == draw[order[i-1]] {
+				return nil, fmt.Errorf("frames: data frame rows %d and %d both hold chain %d draw %d", order[i-1], r, c, draw[r])
+			}
+			for j := range params {
+				vals = append(vals, cols[j][r])
+			}
+		}
+		if len(d.Chains) > 0 && len(vals) != len(d.Chains[0]) {
+			return nil, fmt.Errorf("frames: ragged chains in data frame: chain %d has %d draws, chain %d has %d",
+				chain[order[0]], len(d.Chains[0])/np, c, (end - k))
+		}
+		d.Chains = append(d.Chains, vals)
+		k = end
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// intColumn reads an integer-valued column, naming the first bad row.
+func intColumn(df dataframe.DataFrame, name string) ([]int, error) {
+	s := df.Col(name)
+	if s.Err != nil {
+		return nil, fmt.Errorf("frames: column %q: %w", name, s.Err)
+	}
+	out := make([]int, s.Len())
+	for i := range out {
+		e := s.Elem(i)
+		var x float64
+		switch s.Type() {
+		case series.Int, series.Float:
+			if e.IsNA() {
+				return nil, fmt.Errorf("frames: data frame row %d, column %q: missing value", i, name)
+			}
+			x = e.Float()
+		case series.String:
+			str := e.String()
+			v, err := strconv.ParseFloat(str, 64)
+			if err != nil {
+				return nil, fmt.Errorf("frames: data frame row %d, column %q: cannot parse %q as an integer", i, name, str)
+			}
+			x = v
+		default:
+			return nil, fmt.Errorf("frames: column %q has type %v, want int", name, s.Type())
+		}
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return nil, fmt.Errorf("frames: data frame row %d, column %q: %v is not an integer", i, name, x)
+		}
+		out[i] = int(x)
+	}
+	return out, nil
+}
+
+// floatColumn reads a parameter column. Float columns are taken as they are (NaN is
+// a legitimate draw value); int columns must have no missing values; string cells
+// must parse.
+func floatColumn(df dataframe.DataFrame, name string) ([]float64, error) {
+	s := df.Col(name)
+	if s.Err != nil {
+		return nil, fmt.Errorf("frames: column %q: %w", name, s.Err)
+	}
+	switch s.Type() {
+	case series.Float:
+		return s.Float(), nil
+	case series.Int:
+		out := make([]float64, s.Len())
+		for i := range out {
+			e := s.Elem(i)
+			if e.IsNA() {
+				return nil, fmt.Errorf("frames: data frame row %d, column %q: missing value", i, name)
+			}
+			out[i] = e.Float()
+		}
+		return out, nil
+	case series.String:
+		out := make([]float64, s.Len())
+		for i := range out {
+			str := s.Elem(i).String()
+			v, err := strconv.ParseFloat(str, 64)
+			if err != nil {
+				return nil, fmt.Errorf("frames: data frame row %d, column %q: cannot parse %q as a number", i, name, str)
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("frames: column %q has type %v, not a number", name, s.Type())
+}
+
+// Select returns the draws of the parameters chosen by selectors, copied, in the
+// order the selectors name them (each parameter at most once). A selector is an
+// exact name or the name of an indexed family: "beta" selects "beta[0]",
+// "beta[1]", … (see Draws.Match). It returns an error if d is invalid, if no
+// selector is given, or naming a selector that matches nothing.
+func Select(d *Draws, selectors ...string) (*Draws, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	if len(selectors) == 0 {
+		return nil, fmt.Errorf("frames: select: no selectors given")
+	}
+	var names []string
+	var idx []int
+	seen := make(map[string]bool)
+	for _, sel := range selectors {
+		m, err := d.Match(sel)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range m {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			p, _ := d.Index(n)
+			names = append(names, n)
+			idx = append(idx, p)
+		}
+	}
+	np := len(d.Names)
+	out := &Draws{Names: names, Chains: make([][]float64, len(d.Chains))}
+	for c, ch := range d.Chains {
+		n := len(ch) / np
+		v := make([]float64, 0, n*len(idx))
+		for i := range n {
+			row := ch[i*np : (i+1)*np]
+			for _, p := range idx {
+				v = append(v, row[p])
+			}
+		}
+		out.Chains[c] = v
+	}
+	return out, nil
+}
