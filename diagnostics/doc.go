@@ -1,0 +1,67 @@
+// Package diagnostics computes MCMC convergence diagnostics, Monte Carlo
+// standard errors, posterior summaries and the running predictive
+// log-likelihood used to measure samples to convergence.
+//
+// # Overview
+//
+// The convergence diagnostics follow Vehtari et al. (2021) and reproduce the R
+// package posterior, version 1.4.0, to round-off: the rank-normalized split
+// R-hat ([RHat]) and its basic form ([RHatBasic]); the bulk, tail, basic
+// (mean), quantile, median and sd effective sample sizes ([ESSBulk],
+// [ESSTail], [ESSBasic], [ESSQuantile], [ESSMedian], [ESSSD]); the Monte Carlo
+// standard errors of the mean, the standard deviation and quantiles
+// ([MCSEMean], [MCSESD], [MCSEQuantile], [MCSEMedian]); and the elementary
+// statistics of a summary ([Mean], [Median], [SD], [MAD], [Quantile]).
+//
+// [Summarize] computes posterior's default summary (mean, median, sd, mad,
+// q5, q95, rhat, ess_bulk, ess_tail) plus mcse_mean and mcse_sd for every
+// quantity of a [frames.Draws], in parallel. [SummaryDataFrame],
+// [WriteSummaryCSV] and [FormatSummary] present the rows as a gota DataFrame,
+// as CSV with full precision, and as a plain-text table. [FromDataFrame]
+// reads draws from a gota DataFrame with a chain column.
+//
+// [PLLCurve], [PLLCurveJoint] and the streaming [RunningPLL] compute the
+// running predictive log-likelihood of held-out data in its pointwise and
+// joint forms; [SamplesToConvergence] applies the 1% rule of Arora et al.
+// (2020) to such a curve.
+//
+// # Conventions
+//
+// The draws of one scalar quantity are given as x[chain][draw]: M chains, each
+// of the same length N, in iteration order. Chains and draws are 0-based.
+// "Pooled" statistics use all S = M·N draws.
+//
+// Errors are returned only for structural problems: no chains, a chain with
+// no draws, chains of different lengths, a probability outside [0, 1]. A
+// diagnostic that is undefined for the data is NaN, exactly where posterior
+// returns NA: any NaN draw; any ±Inf draw, except for the rank-based RHat and
+// ESSBulk; all draws equal (to within 2.22e-16 absolute); fewer than 4 draws
+// per chain for every R-hat, ESS and MCSE (posterior returns artifact numbers
+// for 2 or 3 draws per chain with several chains; this package does not); and
+// fewer than 6 draws per chain for every ESS and MCSE. NaN is written as "NA"
+// in CSV and tables.
+//
+// Split diagnostics cut each chain into halves; for an odd number of draws
+// the middle draw is dropped from the split, but pooled statistics (the fold
+// median, quantile thresholds, mean and sd) use all draws. ESS values are
+// capped at S'·log10(S'), where S' counts the draws after splitting.
+//
+// ESSSD follows posterior 1.5 and later (the ESS of the squared deviations
+// from the mean); every other value matches posterior 1.4.0.
+//
+// Natural logarithms are used throughout the predictive log-likelihood.
+//
+// # References
+//
+//   - Vehtari, A., Gelman, A., Simpson, D., Carpenter, B. and Bürkner, P.-C.
+//     (2021). Rank-normalization, folding, and localization: an improved R-hat
+//     for assessing convergence of MCMC. Bayesian Analysis 16(2), 667–718.
+//   - Bürkner, P.-C., Gabry, J., Kay, M. and Vehtari, A. posterior: Tools for
+//     Working with Posterior Distributions, R package version 1.4.0.
+//   - Geyer, C. J. (1992). Practical Markov chain Monte Carlo. Statistical
+//     Science 7(4), 473–483.
+//   - Arora, N. S., Tehrani, N. K., Shah, K. D., Tingley, M., Li, Y. L.,
+//     Torabi, N., Noursi, D., Masouleh, S. A., Lippert, E. and Meijer, E.
+//     (2020). Newtonian Monte Carlo: single-site MCMC meets second-order
+//     gradient methods. arXiv:2001.05567.
+package diagnostics

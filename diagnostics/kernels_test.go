@@ -1,0 +1,226 @@
+package diagnostics
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// naiveAcov is the biased autocovariance Σ_{i<n−t} d_i d_{i+t} / n of y, by
+// the direct double sum.
+func naiveAcov(y []float64) []float64 {
+	n := len(y)
+	mu := meanOf(y)
+	out := make([]float64, n)
+	for t := range n {
+		var s float64
+		for i := 0; i+t < n; i++ {
+			s += (y[i] - mu) * (y[i+t] - mu)
+		}
+		out[t] = s / float64(n)
+	}
+	return out
+}
+
+// naiveESS is a literal transcription of spec §6 with every autocovariance
+// computed by naiveAcov, used as an independent reference for essKernel.
+func naiveESS(y []float64, k, n int) float64 {
+	if n < 3 || invalid(y) {
+		return math.NaN()
+	}
+	acov := make([][]float64, k)
+	means := make([]float64, k)
+	for c := range k {
+		acov[c] = naiveAcov(y[c*n : (c+1)*n])
+		means[c] = meanOf(y[c*n : (c+1)*n])
+	}
+	abar := make([]float64, n)
+	for t := range n {
+		for c := range k {
+			abar[t] += acov[c][t] / float64(k)
+		}
+	}
+	w := abar[0] * float64(n) / float64(n-1)
+	vp := w * float64(n-1) / float64(n)
+	if k > 1 {
+		vp += varOf(means)
+	}
+	rho := make([]float64, n)
+	rho[0] = 1
+	for t := 1; t < n; t++ {
+		rho[t] = 1 - (w-abar[t])/vp
+	}
+	r := make([]float64, n)
+	r[0], r[1] = 1, rho[1]
+	even, odd, t := 1.0, rho[1], 0
+	for t < n-5 && !math.IsNaN(even+odd) && even+odd > 0 {
+		t += 2
+		even, odd = rho[t], rho[t+1]
+		if even+odd >= 0 {
+			r[t], r[t+1] = even, odd
+		}
+	}
+	T := t
+	if even > 0 {
+		r[T] = even
+	}
+	for t := 2; t <= T-2; t += 2 {
+		if r[t]+r[t+1] > r[t-2]+r[t-1] {
+			r[t] = (r[t-2] + r[t-1]) / 2
+			r[t+1] = r[t]
+		}
+	}
+	tau := 2.0
+	if T >= 2 {
+		tau = -1 + r[T]
+		for i := range T {
+			tau += 2 * r[i]
+		}
+	}
+	sy := float64(k * n)
+	tau = max(tau, 1/math.Log10(sy))
+	return sy / tau
+}
+
+// ar1 returns m chains of n draws of an AR(1) process with coefficient phi.
+func ar1(rng *rand.Rand, m, n int, phi float64) [][]float64 {
+	x := make([][]float64, m)
+	for c := range m {
+		x[c] = make([]float64, n)
+		v := rng.NormFloat64()
+		for i := range n {
+			v = phi*v + rng.NormFloat64()
+			x[c][i] = v
+		}
+	}
+	return x
+}
+
+func TestAcovFFTMatchesDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ws := &workspace{}
+	for _, n := range []int{7, 97, 250, 1001, 1536} {
+		y := ar1(rng, 1, n, 0.9)[0]
+		want := naiveAcov(y)
+		mu := meanOf(y)
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = y[i] - mu
+		}
+		got := make([]float64, n)
+		ws.acovFFT(got, d)
+		for lag := range n {
+			if math.Abs(got[lag]-want[lag]) > 1e-12*want[0] {
+				t.Fatalf("n=%d lag %d: FFT acov %.17g, direct %.17g", n, lag, got[lag], want[lag])
+			}
+		}
+	}
+}
+
+func TestNextn(t *testing.T) {
+	for n, want := range map[int]int{1: 1, 7: 8, 11: 12, 13: 15, 500: 500, 1001: 1024, 1537: 1600} {
+		if got := nextn(n); got != want {
+			t.Errorf("nextn(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// TestESSKernelLongChains checks the lazily evaluated direct/FFT kernel
+// against the naive transcription on chains long enough to use the FFT.
+func TestESSKernelLongChains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ws := &workspace{}
+	for _, tc := range []struct {
+		m, n int
+		phi  float64
+	}{{4, 1000, 0.95}, {2, 800, 0.99}, {4, 400, 0.3}, {1, 999, -0.7}, {3, 300, 0.999}} {
+		x := ar1(rng, tc.m, tc.n, tc.phi)
+		y := splitInto(nil, pool(x), tc.m, tc.n)
+		k, n := 2*tc.m, tc.n/2
+		got := ws.essKernel(y, k, n)
+		want := naiveESS(y, k, n)
+		if math.Abs(got-want) > 1e-9*want {
+			t.Errorf("m=%d n=%d phi=%v: ESS %.17g, naive %.17g", tc.m, tc.n, tc.phi, got, want)
+		}
+	}
+}
+
+func TestW1Intermediates(t *testing.T) {
+	q, err := newQuantity(w1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ranks and z-values of split chain 1 among the 80 split draws.
+	split := splitInto(nil, q.x, 4, 20)
+	srt := append([]float64(nil), split...)
+	sortedCopyInPlace(srt)
+	z := make([]float64, 80)
+	rk := make([]int32, 80)
+	zScaleInto(z, split, srt, rk, nil)
+	wantRank := []float64{14, 23, 10, 61, 58, 25, 41, 59, 66.5, 44.5}
+	wantZ := []float64{-0.9550273563, -0.5771132881, -1.175298313, 0.6917464466, 0.5771132881,
+		-0.5047888256, 0.01561825659, 0.6144154785, 0.9306687835, 0.1252678212}
+	ztab := newZTable(80)
+	zt := make([]float64, 80)
+	zScaleInto(zt, split, srt, rk, ztab)
+	for i := range wantRank {
+		if got := blomZ(wantRank[i], 80); math.Abs(got-z[i]) > 1e-15 {
+			t.Errorf("z[%d] = %.17g, want rank %v → %.17g", i, z[i], wantRank[i], got)
+		}
+		checkRef(t, "z", z[i], wantZ[i])
+		if zt[i] != z[i] {
+			t.Errorf("table z[%d] = %.17g, direct %.17g", i, zt[i], z[i])
+		}
+	}
+	// Autocovariance of split chain 1's raw values (6 significant digits given).
+	wantAcov := []float64{0.352021, 0.0770031, -0.0294378, -0.0250867, 0.0335414, 0.0231055,
+		-0.0947104, -0.0874123, -0.0637812, -0.0092321}
+	got := naiveAcov(split[:10])
+	for lag, w := range wantAcov {
+		if math.Abs(got[lag]-w) > 5e-7 {
+			t.Errorf("acov lag %d = %.9g, want %v", lag, got[lag], w)
+		}
+	}
+	// Averaged autocovariances of the z matrix.
+	wantAbar := []float64{0.8566839813, 0.3193915706, 0.0001234554065, -0.2001259437, -0.1704135563,
+		-0.1510877718, -0.1741189202, -0.07519789377, -0.007534126354, 0.03062119528}
+	for lag, w := range wantAbar {
+		var s float64
+		for c := range 8 {
+			s += naiveAcov(z[c*10 : c*10+10])[lag] / 8
+		}
+		checkRef(t, "abar", s, w)
+	}
+	checkRef(t, "rhat_bulk", rhatKernel(z, 8, 10), 1.013225921)
+	_, tail := q.rhatParts()
+	checkRef(t, "rhat_tail", tail, 1.010973696)
+	// posterior 1.4.0's ess_sd: ESS of |x − mean|.
+	mu := q.mean()
+	abs := make([]float64, 80)
+	for i, f := range q.x {
+		abs[i] = math.Abs(f - mu)
+	}
+	checkRef(t, "ess_sd (1.4.0)", q.essSplit(abs), 83.88020426)
+}
+
+func sortedCopyInPlace(v []float64) {
+	s := sortedCopy(v)
+	copy(v, s)
+}
+
+// TestNormalQuantileAccuracy checks Φ⁻¹ by Φ(Φ⁻¹(u)) = u with Φ from erfc,
+// over the Blom offsets of 4000 ranks. The round trip itself loses about
+// (1 + z²)·ε relative through erfc, so the bound is (4 + 2z²)·ε·u.
+func TestNormalQuantileAccuracy(t *testing.T) {
+	s := 4000
+	for r := 1; r <= s; r += 7 {
+		u := (float64(r) - 0.375) / (float64(s) + 0.25)
+		z := mathext.NormalQuantile(u)
+		back := 0.5 * math.Erfc(-z/math.Sqrt2)
+		if math.Abs(back-u) > (4+2*z*z)*machEps*u {
+			t.Errorf("Φ(Φ⁻¹(%.17g)) = %.17g", u, back)
+		}
+	}
+}
