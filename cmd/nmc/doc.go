@@ -1,0 +1,33 @@
+// Command nmc runs Newtonian Monte Carlo from the command line.
+//
+// Usage:
+//
+//	nmc COMMAND [flags] [arguments]
+//
+// The commands are:
+//
+//	sample   sample a model with Newtonian Monte Carlo (not implemented yet)
+//	summary  summarize MCMC draws from nmc or CmdStan CSV files
+//	gen      generate a data set for one of the paper's models (not implemented yet)
+//	paper    reproduce the paper's experiments (not implemented yet)
+//
+// "nmc COMMAND -h" describes a command and its flags.
+//
+// # Summary
+//
+//	nmc summary [-out SUMMARY.csv] FILE.csv...
+//
+// reads draws and prints, for every quantity, the summary of the R package
+// posterior: mean, median, sd, mad, q5, q95, rhat, ess_bulk, ess_tail,
+// mcse_mean and mcse_sd. A file is either nmc's draws CSV (a header with
+// "chain" and "draw" columns, as written by frames.WriteCSV) or a CmdStan output
+// CSV (comment lines starting with '#', or an lp__ column). Several files are
+// the chains of one run, in the order given; they must all be of one kind and
+// hold the same quantities. -out writes the summary to a CSV file with full
+// precision as well.
+//
+// # Exit status
+//
+// 0 on success, 2 on any error. An error is reported as one line on standard
+// error, "nmc COMMAND: …", naming the file, line and column where it applies.
+package main

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// exitUsage is the exit status for every failure: a bad command line, unreadable
+// input, a failed command, or an internal error.
+const exitUsage = 2
+
+// A command is one subcommand of nmc.
+type command struct {
+	name     string
+	args     string // the operands, as shown in the usage line
+	synopsis string // one line, shown in the list of commands
+	help     string // paragraphs shown by "nmc NAME -h", after the usage line
+	// flags declares the command's flags on fs and returns the function that runs
+	// the command with the operands left after flag parsing.
+	flags func(fs *flag.FlagSet) func(env *env, args []string) error
+}
+
+// env is what a running command writes to.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// commands lists the subcommands in the order "nmc -h" shows them.
+var commands = []*command{
+	{
+		name:     "sample",
+		args:     "[flags]",
+		synopsis: "sample a model with Newtonian Monte Carlo (not implemented yet)",
+		help:     "Not implemented yet.",
+		flags:    notImplemented("sample"),
+	},
+	summaryCommand,
+	{
+		name:     "gen",
+		args:     "[flags]",
+		synopsis: "generate a data set for one of the paper's models (not implemented yet)",
+		help:     "Not implemented yet.",
+		flags:    notImplemented("gen"),
+	},
+	{
+		name:     "paper",
+		args:     "[flags]",
+		synopsis: "reproduce the paper's experiments (not implemented yet)",
+		help:     "Not implemented yet.",
+		flags:    notImplemented("paper"),
+	},
+}
+
+// notImplemented returns the flags function of a command that only has a name so far.
+func notImplemented(name string) func(*flag.FlagSet) func(*env, []string) error {
+	return func(*flag.FlagSet) func(*env, []string) error {
+		return func(*env, []string) error {
+			return errNotYet
+		}
+	}
+}
+
+// run runs nmc with the command-line arguments args (without the program name),
+// writing to stdout and stderr, and returns the exit status: 0 on success, 2 on any
+// failure. Errors are one line on stderr, "nmc NAME: …". A panic is reported as
+// "nmc: internal error: …", never as a stack trace.
+func run(args []string, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "nmc: internal error: %v\n", r)
+			status = exitUsage
+		}
+	}()
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "nmc: no command given (see nmc -h)")
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if name == "help" && len(args) > 1 {
+			c := lookup(args[1])
+			if c == nil {
+				fmt.Fprintf(stderr, "nmc help: unknown command %q (see nmc -h)\n", args[1])
+				return exitUsage
+			}
+			printCommandUsage(stdout, c, newFlagSet(c))
+			return 0
+		}
+		printUsage(stdout)
+		return 0
+	}
+	c := lookup(name)
+	if c == nil {
+		if strings.HasPrefix(name, "-") {
+			fmt.Fprintf(stderr, "nmc: flag %s given before a command (see nmc -h)\n", name)
+		} else {
+			fmt.Fprintf(stderr, "nmc: unknown command %q (see nmc -h)\n", name)
+		}
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("nmc "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported below, in one line
+	exec := c.flags(fs)
+	operands, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandUsage(stdout, c, fs)
+			return 0
+		}
+		fmt.Fprintf(stderr, "nmc %s: %v (see nmc %s -h)\n", c.name, err, c.name)
+		return exitUsage
+	}
+	if err := exec(&env{stdout: stdout, stderr: stderr}, operands); err != nil {
+		fmt.Fprintf(stderr, "nmc %s: %s\n", c.name, errorLine(err))
+		return exitUsage
+	}
+	return 0
+}
+
+// parseInterspersed parses args with fs, allowing flags after operands
+// ("nmc summary a.csv -out s.csv"), and returns the operands. Everything after
+// "--" is an operand.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var operands []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return operands, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(operands, rest...), nil
+		}
+		operands = append(operands, rest[0])
+		args = rest[1:]
+	}
+}
+
+// lookup returns the command called name, or nil.
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// newFlagSet returns c's flag set with its flags declared, for printing usage.
+func newFlagSet(c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet("nmc "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.flags(fs)
+	return fs
+}
+
+// errorLine returns the message of err as one line, without the package prefix
+// of the library packages ("frames: ", "diagnostics: "): after "nmc summary: " the
+// prefix says nothing to a user.
+func errorLine(err error) string {
+	s := strings.Join(strings.Fields(err.Error()), " ")
+	for _, p := range []string{"frames: ", "diagnostics: ", "models: ", "nmc: "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	return s
+}
+
+// printUsage writes the top-level usage message.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `nmc: Newtonian Monte Carlo from the command line.
+
+Usage:
+  nmc COMMAND [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.synopsis)
+	}
+	fmt.Fprint(w, `
+"nmc COMMAND -h" describes a command and its flags.
+Exit status: 0 on success, 2 on any error (the error is one line on stderr).
+`)
+}
+
+// printCommandUsage writes the usage message of command c, whose flags are in fs.
+func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: nmc %s %s\n\n%s\n", c.name, c.args, strings.TrimSpace(c.help))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprint(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+// errNotYet is the error of a command that is not implemented yet.
+var errNotYet = errors.New("not implemented yet")

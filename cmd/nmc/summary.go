@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/nmc-go/nmc/frames"
+)
+
+var summaryCommand = &command{
+	name:     "summary",
+	args:     "[-out SUMMARY.csv] FILE.csv...",
+	synopsis: "summarize MCMC draws from nmc or CmdStan CSV files",
+	help: `Summary prints, for every quantity, the posterior summary: mean, median, sd,
+mad, q5, q95, rhat, ess_bulk, ess_tail, mcse_mean and mcse_sd (as the R
+package posterior computes them).
+
+Each FILE is either nmc's draws CSV (a header with "chain" and "draw"
+columns) or a CmdStan output CSV (comment lines starting with '#', or an lp__
+column). Several files are the chains of one run, in the order given: they
+must all be of one kind and hold the same quantities.`,
+	flags: summaryFlags,
+}
+
+// summaryFlags declares the flags of "nmc summary".
+func summaryFlags(fs *flag.FlagSet) func(*env, []string) error {
+	out := fs.String("out", "", "also write the summary to `file` as CSV, with full precision")
+	return func(e *env, files []string) error {
+		if len(files) == 0 {
+			return errors.New("no input files (usage: nmc summary [-out SUMMARY.csv] FILE.csv...)")
+		}
+		d, err := readDraws(files)
+		if err != nil {
+			return err
+		}
+		return summarize(e, d, *out)
+	}
+}
+
+// fileKind is the format of a draws file.
+type fileKind int
+
+const (
+	kindDraws   fileKind = iota // nmc's draws CSV: chain, draw, then one column per quantity
+	kindCmdStan                 // CmdStan's output CSV
+)
+
+func (k fileKind) String() string {
+	if k == kindCmdStan {
+		return "a CmdStan CSV"
+	}
+	return "an nmc draws CSV"
+}
+
+// detectKind tells nmc's draws CSV from CmdStan's output CSV by the first
+// non-blank line: a comment ('#') or a header with an lp__ column means CmdStan;
+// a header with chain and draw columns means nmc.
+func detectKind(path string) (fileKind, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20) // headers of wide models are long
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" {
+			continue
+		}
+		if strings.HasPrefix(s, "#") {
+			return kindCmdStan, nil
+		}
+		r := csv.NewReader(strings.NewReader(s))
+		header, err := r.Read()
+		if err != nil {
+			return 0, fmt.Errorf("%s:%d: cannot read the header: %v", path, line, err)
+		}
+		switch {
+		case slices.Contains(header, "lp__"):
+			return kindCmdStan, nil
+		case slices.Contains(header, frames.ChainColumn) && slices.Contains(header, frames.DrawColumn):
+			return kindDraws, nil
+		}
+		return 0, fmt.Errorf("%s:%d: header has neither chain and draw columns (nmc draws) nor an lp__ column (CmdStan)", path, line)
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("%s: %v", path, err)
+	}
+	return 0, fmt.Errorf("%s: empty file, want a CSV header", path)
+}
+
+// readDraws reads the draws in files, which must all be of one kind. Several
+// CmdStan files are the chains of one run; several nmc draws files are joined
+// chain after chain, in the order given, and must name the same quantities in the
+// same order.
+func readDraws(files []string) (*frames.Draws, error) {
+	kind, err := detectKind(files[0])
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files[1:] {
+		k, err := detectKind(f)
+		if err != nil {
+			return nil, err
+		}
+		if k != kind {
+			return nil, fmt.Errorf("%s is %v but %s is %v; give files of one kind", f, k, files[0], kind)
+		}
+	}
+	if kind == kindCmdStan {
+		return readCmdStan(files)
+	}
+	var all *frames.Draws
+	for _, f := range files {
+		d, err := frames.ReadCSVFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = d
+			continue
+		}
+		if err := sameNames(all.Names, d.Names); err != nil {
+			return nil, fmt.Errorf("%s and %s hold different quantities: %v", files[0], f, err)
+		}
+		all.Chains = append(all.Chains, d.Chains...)
+	}
+	return all, nil
+}
+
+// sameNames reports how the quantity names b differ from a, or nil if they are equal.
+func sameNames(a, b []string) error {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Errorf("quantity %d is %q in one and %q in the other", i+1, a[i], b[i])
+		}
+	}
+	if len(a) != len(b) {
+		return fmt.Errorf("%d quantities in one, %d in the other", len(a), len(b))
+	}
+	return nil
+}
+
+// readCmdStan reads CmdStan output files, one chain per file.
+func readCmdStan(files []string) (*frames.Draws, error) {
+	return frames.ReadCmdStanFiles(files...)
+}
