@@ -64,33 +64,82 @@ func blomZ(r float64, s int) float64 {
 	return mathext.NormalQuantile((r - 0.375) / (float64(s) + 0.25))
 }
 
-// zScaleInto writes the rank-normalized values of src into dst (same length).
-// Ranks are taken jointly over all of src with ties averaged; sorted must hold
-// src sorted ascending, and src must not contain NaN. tab may be nil or a
-// table for len(src) values. rk is scratch of length len(src).
-func zScaleInto(dst, src, sorted []float64, rk []int32, tab *zTable) {
-	s := len(src)
-	// rk[a] = a+b+2 for a run of equal values at 0-based sorted positions a…b,
-	// i.e. twice the 1-based average rank.
-	for a := 0; a < s; {
-		b := a
-		for b+1 < s && sorted[b+1] == sorted[a] {
-			b++
-		}
-		rk[a] = int32(a + b + 2)
-		a = b + 1
+// pair is a value with its index in the pooled chain-major draws.
+type pair struct {
+	v float64
+	i int32
+}
+
+// sortPairs sets p to the values of x with their indices, sorted ascending by
+// value. x must not contain NaN.
+func sortPairs(p []pair, x []float64) []pair {
+	p = grow(p, len(x))
+	for i, v := range x {
+		p[i] = pair{v, int32(i)}
 	}
+	slices.SortFunc(p, func(a, b pair) int {
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
+		}
+		return 0
+	})
+	return p
+}
+
+// zSplitInto writes into dst the rank-normalized split chains of the m×n
+// chain-major draws whose sorted pairs are given. The split drops the middle
+// draw of odd-length chains; ranks are taken jointly over the kept draws
+// with ties (exact equality) averaged, and dst has the chain-major layout of
+// splitInto. tab may be nil or a table for 2m·⌊n/2⌋ values.
+func zSplitInto(dst []float64, sorted []pair, m, n int, tab *zTable) {
+	h := n / 2
+	s := 2 * m * h
 	if tab != nil && tab.s != s {
 		tab = nil
 	}
-	for i, v := range src {
-		a, _ := slices.BinarySearch(sorted, v)
-		k := rk[a]
-		if tab != nil {
-			dst[i] = tab.z[k]
-		} else {
-			dst[i] = blomZ(float64(k)/2, s)
+	// splitPos maps a pooled index to its position in the split layout, or
+	// −1 for a dropped middle draw.
+	splitPos := func(idx int) int {
+		c, i := idx/n, idx%n
+		switch {
+		case i < h:
+			return c*h + i
+		case i >= n-h:
+			return (m+c)*h + i - (n - h)
 		}
+		return -1
+	}
+	a := 0 // number of kept values before the current run
+	for lo := 0; lo < len(sorted); {
+		hi := lo
+		for hi+1 < len(sorted) && sorted[hi+1].v == sorted[lo].v {
+			hi++
+		}
+		kept := 0
+		for _, p := range sorted[lo : hi+1] {
+			if splitPos(int(p.i)) >= 0 {
+				kept++
+			}
+		}
+		if kept > 0 {
+			k := 2*a + kept + 1 // twice the average 1-based rank of positions a+1 … a+kept
+			var z float64
+			if tab != nil {
+				z = tab.z[k]
+			} else {
+				z = blomZ(float64(k)/2, s)
+			}
+			for _, p := range sorted[lo : hi+1] {
+				if j := splitPos(int(p.i)); j >= 0 {
+					dst[j] = z
+				}
+			}
+		}
+		a += kept
+		lo = hi + 1
 	}
 }
 
@@ -141,7 +190,7 @@ const directLags = 24
 // one goroutine.
 type workspace struct {
 	a, b, c []float64 // general scratch of length S
-	rk      []int32
+	pairs   []pair
 	dev     []float64 // deviations from chain means, chain-major
 	abar    []float64 // averaged autocovariances from the FFT, length n
 	r       []float64 // truncated autocorrelation sequence

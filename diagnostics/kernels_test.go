@@ -3,6 +3,7 @@ package diagnostics
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mathext"
@@ -221,6 +222,73 @@ func TestNormalQuantileAccuracy(t *testing.T) {
 		back := 0.5 * math.Erfc(-z/math.Sqrt2)
 		if math.Abs(back-u) > (4+2*z*z)*machEps*u {
 			t.Errorf("Φ(Φ⁻¹(%.17g)) = %.17g", u, back)
+		}
+	}
+}
+
+// zScaleInto is an independent reference for zSplitInto: it writes the rank-normalized values of src into dst (same length).
+// Ranks are taken jointly over all of src with ties averaged; sorted must hold
+// src sorted ascending, and src must not contain NaN. tab may be nil or a
+// table for len(src) values. rk is scratch of length len(src).
+func zScaleInto(dst, src, sorted []float64, rk []int32, tab *zTable) {
+	s := len(src)
+	// rk[a] = a+b+2 for a run of equal values at 0-based sorted positions a…b,
+	// i.e. twice the 1-based average rank.
+	for a := 0; a < s; {
+		b := a
+		for b+1 < s && sorted[b+1] == sorted[a] {
+			b++
+		}
+		rk[a] = int32(a + b + 2)
+		a = b + 1
+	}
+	if tab != nil && tab.s != s {
+		tab = nil
+	}
+	for i, v := range src {
+		a, _ := slices.BinarySearch(sorted, v)
+		k := rk[a]
+		if tab != nil {
+			dst[i] = tab.z[k]
+		} else {
+			dst[i] = blomZ(float64(k)/2, s)
+		}
+	}
+}
+
+// TestZSplitMatchesReference compares the pair-based rank normalization of
+// the split chains with the binary-search reference, on data with ties and
+// on odd chain lengths (dropped middle draws).
+func TestZSplitMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	cases := [][][]float64{w1, w5, w6, w8, fill(l28, 4, 7), fill(l28, 1, 9)}
+	for range 5 {
+		m, n := 1+rng.IntN(4), 4+rng.IntN(30)
+		x := make([][]float64, m)
+		for c := range x {
+			x[c] = make([]float64, n)
+			for i := range x[c] {
+				x[c][i] = float64(rng.IntN(6)) // many ties
+			}
+		}
+		cases = append(cases, x)
+	}
+	for k, x := range cases {
+		m, n := len(x), len(x[0])
+		pooled := pool(x)
+		split := splitInto(nil, pooled, m, n)
+		srt := append([]float64(nil), split...)
+		sortedCopyInPlace(srt)
+		want := make([]float64, len(split))
+		zScaleInto(want, split, srt, make([]int32, len(split)), nil)
+		got := make([]float64, len(split))
+		zSplitInto(got, sortPairs(nil, pooled), m, n, nil)
+		gotTab := make([]float64, len(split))
+		zSplitInto(gotTab, sortPairs(nil, pooled), m, n, newZTable(len(split)))
+		for i := range want {
+			if got[i] != want[i] || gotTab[i] != want[i] {
+				t.Fatalf("case %d (m=%d n=%d) position %d: z = %.17g (table %.17g), reference %.17g", k, m, n, i, got[i], gotTab[i], want[i])
+			}
 		}
 	}
 }

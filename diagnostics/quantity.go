@@ -2,7 +2,6 @@ package diagnostics
 
 import (
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -15,7 +14,9 @@ type quantity struct {
 	x      []float64 // pooled draws, chain-major (x[c*n+i])
 	sorted []float64 // x sorted ascending; nil if x holds a NaN
 	nan    bool      // x holds a NaN
+	pairs  []pair    // x with indices, sorted by value; nil if x holds a NaN
 	dev    []float64 // sorted |x − median|, computed lazily
+	fpairs []pair    // |x − median| with indices, sorted, computed with dev
 	ws     *workspace
 	ztab   *zTable // optional Φ⁻¹ table for the split size
 }
@@ -35,12 +36,15 @@ func newQuantity(x [][]float64) (*quantity, error) {
 func (q *quantity) reset(x []float64, m, n int) {
 	q.m, q.n, q.x = m, n, x
 	q.nan = hasNaN(x)
-	q.sorted = nil
 	q.dev = q.dev[:0]
-	if !q.nan {
-		q.sorted = grow(q.sorted, len(x))
-		copy(q.sorted, x)
-		slices.Sort(q.sorted)
+	if q.nan {
+		q.sorted, q.pairs = nil, nil
+		return
+	}
+	q.pairs = sortPairs(q.pairs, x)
+	q.sorted = grow(q.sorted, len(x))
+	for i, p := range q.pairs {
+		q.sorted[i] = p.v
 	}
 }
 
@@ -65,16 +69,22 @@ func (q *quantity) quantile(p float64) float64 {
 	return quantileSorted(q.sorted, p)
 }
 
-// sortedDev returns the sorted absolute deviations |x − median| of all draws.
-// It must not be called when x holds a NaN.
+// sortedDev returns the sorted absolute deviations |x − median| of all draws,
+// and sets q.fpairs. It must not be called when x holds a NaN.
 func (q *quantity) sortedDev() []float64 {
 	if len(q.dev) == 0 {
-		q.dev = grow(q.dev, len(q.x))
 		med := medianSorted(q.sorted)
+		q.dev = grow(q.dev, len(q.x))
 		for i, f := range q.x {
 			q.dev[i] = math.Abs(f - med)
 		}
-		slices.Sort(q.dev)
+		if hasNaN(q.dev) { // Inf − Inf when the median is infinite
+			return q.dev
+		}
+		q.fpairs = sortPairs(q.fpairs, q.dev)
+		for i, p := range q.fpairs {
+			q.dev[i] = p.v
+		}
 	}
 	return q.dev
 }
@@ -90,24 +100,12 @@ func (q *quantity) mad() float64 {
 	return madConst * medianSorted(d)
 }
 
-// zSplit rank-normalizes the split of the chain-major values v (m×n). sortedAll
-// is v sorted, used directly when n is even (the split keeps every value). The
-// result is in ws.a.
-func (q *quantity) zSplit(v, sortedAll []float64) []float64 {
-	ws := q.ws
-	ws.b = splitInto(ws.b, v, q.m, q.n)
-	sp := ws.b
-	srt := sortedAll
-	if q.n%2 == 1 {
-		ws.c = grow(ws.c, len(sp))
-		copy(ws.c, sp)
-		slices.Sort(ws.c)
-		srt = ws.c
-	}
-	ws.a = grow(ws.a, len(sp))
-	ws.rk = grow(ws.rk, len(sp))
-	zScaleInto(ws.a, sp, srt, ws.rk, q.ztab)
-	return ws.a
+// zSplit rank-normalizes the split chains of the draws whose sorted pairs
+// are given. The result is in ws.a.
+func (q *quantity) zSplit(sorted []pair) []float64 {
+	q.ws.a = grow(q.ws.a, 2*q.m*(q.n/2))
+	zSplitInto(q.ws.a, sorted, q.m, q.n, q.ztab)
+	return q.ws.a
 }
 
 // rhatParts returns the bulk and tail (folded) rank-normalized split R-hat.
@@ -116,18 +114,12 @@ func (q *quantity) rhatParts() (bulk, tail float64) {
 		return math.NaN(), math.NaN()
 	}
 	h := q.n / 2
-	z := q.zSplit(q.x, q.sorted)
+	z := q.zSplit(q.pairs)
 	bulk = rhatKernel(z, 2*q.m, h)
-	dev := q.sortedDev()
-	if hasNaN(dev) {
+	if hasNaN(q.sortedDev()) {
 		return bulk, math.NaN()
 	}
-	med := medianSorted(q.sorted)
-	fold := make([]float64, len(q.x))
-	for i, f := range q.x {
-		fold[i] = math.Abs(f - med)
-	}
-	z = q.zSplit(fold, dev)
+	z = q.zSplit(q.fpairs)
 	tail = rhatKernel(z, 2*q.m, h)
 	return bulk, tail
 }
@@ -160,7 +152,7 @@ func (q *quantity) essBulk() float64 {
 	if q.n < 4 || q.nan {
 		return math.NaN()
 	}
-	z := q.zSplit(q.x, q.sorted)
+	z := q.zSplit(q.pairs)
 	return q.ws.essKernel(z, 2*q.m, q.n/2)
 }
 
