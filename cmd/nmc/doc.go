@@ -15,16 +15,18 @@
 //
 // # Summary
 //
-//	nmc summary [-out SUMMARY.csv] FILE.csv...
+//	nmc summary [-out SUMMARY.csv] [-vars NAMES] [-quantiles PROBS] FILE.csv...
 //
 // reads draws and prints, for every quantity, the summary of the R package
 // posterior: mean, median, sd, mad, q5, q95, rhat, ess_bulk, ess_tail,
-// mcse_mean and mcse_sd. A file is either nmc's draws CSV (a header with
+// mcse_mean and mcse_sd (see diagnostics.Summarize). A file is either nmc's draws CSV (a header with
 // "chain" and "draw" columns, as written by frames.WriteCSV) or a CmdStan output
 // CSV (comment lines starting with '#', or an lp__ column). Several files are
 // the chains of one run, in the order given; they must all be of one kind and
-// hold the same quantities. -out writes the summary to a CSV file with full
-// precision as well.
+// hold the same quantities, and all chains must have the same number of draws.
+// -out writes the summary to a CSV file with full precision as well; -vars
+// selects quantities ("mu,beta" selects mu and every beta[i]); -quantiles sets
+// the quantile columns ("0.025,0.975" gives q2.5 and q97.5).
 //
 // # Exit status
 //

@@ -6,16 +6,19 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/frames"
 )
 
 var summaryCommand = &command{
 	name:     "summary",
-	args:     "[-out SUMMARY.csv] FILE.csv...",
+	args:     "[-out SUMMARY.csv] [-vars NAMES] [-quantiles PROBS] FILE.csv...",
 	synopsis: "summarize MCMC draws from nmc or CmdStan CSV files",
 	help: `Summary prints, for every quantity, the posterior summary: mean, median, sd,
 mad, q5, q95, rhat, ess_bulk, ess_tail, mcse_mean and mcse_sd (as the R
@@ -31,16 +34,83 @@ must all be of one kind and hold the same quantities.`,
 // summaryFlags declares the flags of "nmc summary".
 func summaryFlags(fs *flag.FlagSet) func(*env, []string) error {
 	out := fs.String("out", "", "also write the summary to `file` as CSV, with full precision")
+	vars := fs.String("vars", "", "summarize only these comma-separated `names`, in this order; a family name\n"+
+		"such as beta selects beta[0], beta[1], … (default: every quantity)")
+	quantiles := fs.String("quantiles", "", "comma-separated `probabilities` of the quantile columns (default 0.05,0.95)")
 	return func(e *env, files []string) error {
 		if len(files) == 0 {
 			return errors.New("no input files (usage: nmc summary [-out SUMMARY.csv] FILE.csv...)")
+		}
+		opts := &diagnostics.SummaryOptions{}
+		if *vars != "" {
+			opts.Variables = splitNames(*vars)
+		}
+		if *quantiles != "" {
+			for _, f := range strings.Split(*quantiles, ",") {
+				p, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+				if err != nil || !(p >= 0 && p <= 1) {
+					return fmt.Errorf("-quantiles: %q is not a probability in [0, 1]", f)
+				}
+				opts.Quantiles = append(opts.Quantiles, p)
+			}
 		}
 		d, err := readDraws(files)
 		if err != nil {
 			return err
 		}
-		return summarize(e, d, *out)
+		rows, err := diagnostics.Summarize(d, opts)
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(e.stdout, diagnostics.FormatSummary(rows)); err != nil {
+			return err
+		}
+		if *out != "" {
+			return writeSummaryFile(*out, rows)
+		}
+		return nil
 	}
+}
+
+// splitNames splits a comma-separated list of quantity names, leaving the commas
+// inside brackets alone: "mu,theta[0,1]" is "mu" and "theta[0,1]".
+func splitNames(s string) []string {
+	var names []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				names = append(names, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(names, strings.TrimSpace(s[start:]))
+}
+
+// writeSummaryFile writes rows to the CSV file path.
+func writeSummaryFile(path string, rows []diagnostics.SummaryRow) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = diagnostics.WriteSummaryCSV(bw, rows)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("-out %s: %v", path, err)
+	}
+	return nil
 }
 
 // fileKind is the format of a draws file.
@@ -101,7 +171,7 @@ func detectKind(path string) (fileKind, error) {
 // readDraws reads the draws in files, which must all be of one kind. Several
 // CmdStan files are the chains of one run; several nmc draws files are joined
 // chain after chain, in the order given, and must name the same quantities in the
-// same order.
+// same order. All chains must have the same number of draws.
 func readDraws(files []string) (*frames.Draws, error) {
 	kind, err := detectKind(files[0])
 	if err != nil {
@@ -116,23 +186,36 @@ func readDraws(files []string) (*frames.Draws, error) {
 			return nil, fmt.Errorf("%s is %v but %s is %v; give files of one kind", f, k, files[0], kind)
 		}
 	}
-	if kind == kindCmdStan {
-		return readCmdStan(files)
-	}
 	var all *frames.Draws
-	for _, f := range files {
-		d, err := frames.ReadCSVFile(f)
-		if err != nil {
+	var origin []string // where each chain came from, for errors
+	if kind == kindCmdStan {
+		if all, err = frames.ReadCmdStanFiles(files...); err != nil {
 			return nil, err
 		}
-		if all == nil {
-			all = d
-			continue
+		origin = files
+	} else {
+		for _, f := range files {
+			d, err := frames.ReadCSVFile(f)
+			if err != nil {
+				return nil, err
+			}
+			for c := range d.Chains {
+				origin = append(origin, fmt.Sprintf("%s chain %d", f, c))
+			}
+			if all == nil {
+				all = d
+				continue
+			}
+			if err := sameNames(all.Names, d.Names); err != nil {
+				return nil, fmt.Errorf("%s and %s hold different quantities: %v", files[0], f, err)
+			}
+			all.Chains = append(all.Chains, d.Chains...)
 		}
-		if err := sameNames(all.Names, d.Names); err != nil {
-			return nil, fmt.Errorf("%s and %s hold different quantities: %v", files[0], f, err)
+	}
+	for c := range all.NumChains() {
+		if n, n0 := all.NumDraws(c), all.NumDraws(0); n != n0 {
+			return nil, fmt.Errorf("chains differ in length: %s has %d draws, %s has %d; the summary needs chains of equal length", origin[c], n, origin[0], n0)
 		}
-		all.Chains = append(all.Chains, d.Chains...)
 	}
 	return all, nil
 }
@@ -148,9 +231,4 @@ func sameNames(a, b []string) error {
 		return fmt.Errorf("%d quantities in one, %d in the other", len(a), len(b))
 	}
 	return nil
-}
-
-// readCmdStan reads CmdStan output files, one chain per file.
-func readCmdStan(files []string) (*frames.Draws, error) {
-	return frames.ReadCmdStanFiles(files...)
 }
