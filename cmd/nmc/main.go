@@ -92,7 +92,8 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 				fmt.Fprintf(stderr, "nmc help: unknown command %q (see nmc -h)\n", args[1])
 				return exitUsage
 			}
-			printCommandUsage(stdout, c, newFlagSet(c))
+			fs, _ := newFlagSet(c)
+			printCommandUsage(stdout, c, fs)
 			return 0
 		}
 		printUsage(stdout)
@@ -107,9 +108,7 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		}
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("nmc "+c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported below, in one line
-	exec := c.flags(fs)
+	fs, exec := newFlagSet(c)
 	operands, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -157,12 +156,12 @@ func lookup(name string) *command {
 	return nil
 }
 
-// newFlagSet returns c's flag set with its flags declared, for printing usage.
-func newFlagSet(c *command) *flag.FlagSet {
+// newFlagSet returns c's flag set, with its flags declared and its own error
+// output silenced (run reports errors in one line), and the function that runs c.
+func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) error) {
 	fs := flag.NewFlagSet("nmc "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	c.flags(fs)
-	return fs
+	return fs, c.flags(fs)
 }
 
 // errorLine returns the message of err as one line, without the package prefix
