@@ -1,0 +1,96 @@
+package viz
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// SiteBar is the acceptance summary of one sampler site.
+type SiteBar struct {
+	// Site is the site's name; it must not be empty.
+	Site string
+	// AcceptRate is the fraction of accepted proposals, in [0, 1].
+	AcceptRate float64
+	// Fallbacks counts proposals that fell back to a simpler proposer (for
+	// example when −H was not positive definite); it must be ≥ 0.
+	Fallbacks int
+}
+
+// AcceptanceBars returns a bar chart of the acceptance rate of each site, in the
+// order given, with the number of fallback proposals written above every bar
+// that has any ("3 fallbacks"). Site names label the x axis and are slanted when
+// there are more than 6 sites.
+//
+// It returns an error for no sites, and naming the site for an empty name, an
+// acceptance rate outside [0, 1] or NaN, and a negative fallback count.
+func AcceptanceBars(stats []SiteBar) (*plot.Plot, error) {
+	if len(stats) == 0 {
+		return nil, fmt.Errorf("viz: acceptance: no sites given")
+	}
+	vals := make(plotter.Values, len(stats))
+	names := make([]string, len(stats))
+	var lab plotter.XYLabels
+	for i, s := range stats {
+		if s.Site == "" {
+			return nil, fmt.Errorf("viz: acceptance: site %d has an empty name", i)
+		}
+		if math.IsNaN(s.AcceptRate) || s.AcceptRate < 0 || s.AcceptRate > 1 {
+			return nil, fmt.Errorf("viz: acceptance: site %q has acceptance rate %v, want a value in [0, 1]", s.Site, s.AcceptRate)
+		}
+		if s.Fallbacks < 0 {
+			return nil, fmt.Errorf("viz: acceptance: site %q has %d fallbacks, want ≥ 0", s.Site, s.Fallbacks)
+		}
+		vals[i] = s.AcceptRate
+		names[i] = s.Site
+		if s.Fallbacks > 0 {
+			word := "fallbacks"
+			if s.Fallbacks == 1 {
+				word = "fallback"
+			}
+			lab.XYs = append(lab.XYs, plotter.XY{X: float64(i), Y: s.AcceptRate + 0.02})
+			lab.Labels = append(lab.Labels, fmt.Sprintf("%d %s", s.Fallbacks, word))
+		}
+	}
+	p := newPlot("Acceptance rate per site", "site", "acceptance rate")
+	width := vg.Points(math.Max(4, math.Min(40, 300/float64(len(stats)))))
+	bars, err := plotter.NewBarChart(vals, width)
+	if err != nil {
+		return nil, fmt.Errorf("viz: acceptance: %w", err)
+	}
+	bars.Color = withAlpha(chainColor(0), 0.8)
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	if len(lab.Labels) > 0 {
+		l, err := plotter.NewLabels(lab)
+		if err != nil {
+			return nil, fmt.Errorf("viz: acceptance: %w", err)
+		}
+		for i := range l.TextStyle {
+			l.TextStyle[i].XAlign = draw.XCenter
+			l.TextStyle[i].Font.Size = vg.Points(8)
+			if len(stats) > 10 {
+				l.TextStyle[i].Rotation = math.Pi / 2
+				l.TextStyle[i].XAlign = draw.XLeft
+				l.TextStyle[i].YAlign = draw.YCenter
+			}
+		}
+		p.Add(l)
+	}
+	p.NominalX(names...)
+	if len(stats) > 6 {
+		p.X.Tick.Label.Rotation = math.Pi / 4
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+	}
+	p.Y.Min, p.Y.Max = 0, 1.15
+	if len(stats) > 10 {
+		p.Y.Max = 1.35
+	}
+	p.Y.Tick.Marker = namedTicks{At: []float64{0, 0.2, 0.4, 0.6, 0.8, 1}, Labels: []string{"0", "0.2", "0.4", "0.6", "0.8", "1"}}
+	return p, nil
+}
