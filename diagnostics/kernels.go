@@ -97,9 +97,6 @@ func sortPairs(p []pair, x []float64) []pair {
 func zSplitInto(dst []float64, sorted []pair, m, n int, tab *zTable) {
 	h := n / 2
 	s := 2 * m * h
-	if tab != nil && tab.s != s {
-		tab = nil
-	}
 	// splitPos maps a pooled index to its position in the split layout, or
 	// −1 for a dropped middle draw.
 	splitPos := func(idx int) int {
@@ -112,6 +109,17 @@ func zSplitInto(dst []float64, sorted []pair, m, n int, tab *zTable) {
 		}
 		return -1
 	}
+	zRanksInto(dst, sorted, splitPos, s, tab)
+}
+
+// zRanksInto rank-normalizes the values of sorted that pos maps to a
+// position ≥ 0 in dst: ranks are taken jointly over those s values, ties
+// (exact equality) averaged, and z = Φ⁻¹((r − 3/8)/(s + 1/4)) is written to
+// dst[pos(i)] for the value with index i. tab may be nil.
+func zRanksInto(dst []float64, sorted []pair, pos func(int) int, s int, tab *zTable) {
+	if tab != nil && tab.s != s {
+		tab = nil
+	}
 	a := 0 // number of kept values before the current run
 	for lo := 0; lo < len(sorted); {
 		hi := lo
@@ -120,7 +128,7 @@ func zSplitInto(dst []float64, sorted []pair, m, n int, tab *zTable) {
 		}
 		kept := 0
 		for _, p := range sorted[lo : hi+1] {
-			if splitPos(int(p.i)) >= 0 {
+			if pos(int(p.i)) >= 0 {
 				kept++
 			}
 		}
@@ -133,7 +141,7 @@ func zSplitInto(dst []float64, sorted []pair, m, n int, tab *zTable) {
 				z = blomZ(float64(k)/2, s)
 			}
 			for _, p := range sorted[lo : hi+1] {
-				if j := splitPos(int(p.i)); j >= 0 {
+				if j := pos(int(p.i)); j >= 0 {
 					dst[j] = z
 				}
 			}

@@ -149,8 +149,19 @@ func (q *quantity) essSplit(v []float64) float64 {
 func (q *quantity) essBasic() float64 { return q.essSplit(q.x) }
 
 func (q *quantity) essBulk() float64 {
-	if q.n < 4 || q.nan {
+	if q.n < 4 {
 		return math.NaN()
+	}
+	if q.nan {
+		// posterior ranks the split draws, so a NaN that is a dropped middle
+		// draw does not make ess_bulk NaN.
+		sp := splitInto(nil, q.x, q.m, q.n)
+		if hasNaN(sp) {
+			return math.NaN()
+		}
+		z := make([]float64, len(sp))
+		zRanksInto(z, sortPairs(nil, sp), func(i int) int { return i }, len(sp), q.ztab)
+		return q.ws.essKernel(z, 2*q.m, q.n/2)
 	}
 	z := q.zSplit(q.pairs)
 	return q.ws.essKernel(z, 2*q.m, q.n/2)
