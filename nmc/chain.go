@@ -1,0 +1,343 @@
+package nmc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// progressEvery is the least time between two progress reports of one chain.
+const progressEvery = 50 * time.Millisecond
+
+// chain is the state of one Markov chain. Everything a step needs is allocated in
+// newChain; a running chain does not allocate.
+type chain struct {
+	id    int
+	m     Model
+	sc    Scorer
+	opts  *Options
+	sites []Site
+	off   []int
+	rng   *rand.Rand
+	x     []float64 // the full state
+
+	props  []proposer // per site; nil for discrete sites
+	slots  [][2]slot  // per site: current and proposed point
+	cur    []uint8    // per site: index of the current slot
+	logits []float64  // enumeration scratch
+
+	// Cache validity. Without a Neighborer, a site's cache is valid while its stamp
+	// equals changes (the number of state changes so far). With one, dependents[j]
+	// lists the sites whose score reads site j, and valid holds the flags.
+	dependents [][]int
+	valid      []bool
+	stamp      []uint64
+	changes    uint64
+
+	perm  []int
+	stats []ChainSiteStats
+
+	// Step fraction γ ~ Beta(betaA, betaB) when useBeta; adaptation accumulators.
+	useBeta, adapt bool
+	betaA, betaB   float64
+	gN             int
+	gMean, gM2     float64
+
+	// Output.
+	ncols   int
+	out     []float64 // draws × ncols
+	nrec    int
+	deriver Deriver
+	heldOut HeldOut
+	nHeld   int
+	held    []float64 // draws × nHeld
+
+	site  int    // the site being stepped, for panic messages (−1: none)
+	phase string // what the chain is doing outside site steps, for panic messages
+}
+
+func newChain(id int, m Model, sites []Site, dependents [][]int, opts *Options, ncols, nHeld int) *chain {
+	dim := Dim(sites)
+	c := &chain{
+		id: id, m: m, opts: opts, sites: sites, off: Offsets(sites),
+		rng:        rand.New(rand.NewPCG(opts.Seed, uint64(id))),
+		x:          make([]float64, dim),
+		props:      make([]proposer, len(sites)),
+		slots:      make([][2]slot, len(sites)),
+		cur:        make([]uint8, len(sites)),
+		dependents: dependents,
+		perm:       make([]int, len(sites)),
+		stats:      make([]ChainSiteStats, len(sites)),
+		ncols:      ncols,
+		out:        make([]float64, opts.Draws*ncols),
+		heldOut:    opts.HeldOut,
+		nHeld:      nHeld,
+		held:       make([]float64, opts.Draws*nHeld),
+		site:       -1,
+	}
+	if dependents != nil {
+		c.valid = make([]bool, len(sites))
+	} else {
+		c.stamp = make([]uint64, len(sites))
+		c.changes = 1 // every stamp starts invalid
+	}
+	maxValues := 0
+	for i, s := range sites {
+		c.perm[i] = i
+		c.props[i] = newProposer(s, opts)
+		c.slots[i] = [2]slot{newSlot(s.Size), newSlot(s.Size)}
+		maxValues = max(maxValues, s.NumValues)
+	}
+	c.logits = make([]float64, maxValues)
+	if d, ok := m.(Deriver); ok {
+		c.deriver = d
+	}
+	if b := opts.StepFraction; b != nil {
+		c.useBeta, c.adapt, c.betaA, c.betaB = true, b.Adapt, b.A, b.B
+	}
+	return c
+}
+
+func (c *chain) isValid(i int) bool {
+	if c.valid != nil {
+		return c.valid[i]
+	}
+	return c.stamp[i] == c.changes
+}
+
+func (c *chain) setValid(i int) {
+	if c.valid != nil {
+		c.valid[i] = true
+	} else {
+		c.stamp[i] = c.changes
+	}
+}
+
+// changed records that site i's value changed, invalidating the caches that read it.
+func (c *chain) changed(i int) {
+	if c.valid != nil {
+		for _, j := range c.dependents[i] {
+			c.valid[j] = false
+		}
+		return
+	}
+	c.changes++
+}
+
+// invalidateAll marks every cache stale (after the state was written from outside).
+func (c *chain) invalidateAll() {
+	if c.valid != nil {
+		clear(c.valid)
+	} else {
+		c.changes++
+	}
+}
+
+// run initialises the chain and samples. It returns on completion, cancellation (with
+// the context's error) or a failure; a panic in model code is returned as an error
+// naming the chain and the site.
+func (c *chain) run(ctx context.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if c.site >= 0 {
+				err = fmt.Errorf("nmc: chain %d, site %q: panic: %v", c.id, c.sites[c.site].Name, r)
+			} else {
+				err = fmt.Errorf("nmc: chain %d, %s: panic: %v", c.id, c.phase, r)
+			}
+		}
+	}()
+	c.phase = "NewScorer"
+	c.sc = c.m.NewScorer()
+	c.phase = "initialisation"
+	if err := c.init(); err != nil {
+		return err
+	}
+	c.phase = "sampling"
+	o := c.opts
+	total := o.Warmup + o.Draws*o.Thin
+	last := time.Now()
+	done := ctx.Done()
+	for sweep := 0; sweep < total; sweep++ {
+		select {
+		case <-done:
+			c.report(sweep, total)
+			return ctx.Err()
+		default:
+		}
+		c.sweep(sweep < o.Warmup)
+		if sweep >= o.Warmup && (sweep-o.Warmup+1)%o.Thin == 0 {
+			c.record()
+		}
+		if o.Progress != nil {
+			if now := time.Now(); now.Sub(last) >= progressEvery {
+				last = now
+				o.Progress(Progress{Chain: c.id, Done: sweep + 1, Total: total})
+			}
+		}
+	}
+	c.report(total, total)
+	return nil
+}
+
+func (c *chain) report(done, total int) {
+	if c.opts.Progress != nil {
+		c.opts.Progress(Progress{Chain: c.id, Done: done, Total: total})
+	}
+}
+
+// init sets the starting state: the user's, or m.Init retried until every site's
+// score and the log joint are finite.
+func (c *chain) init() error {
+	o := c.opts
+	if o.Init != nil {
+		copy(c.x, o.Init[min(c.id, len(o.Init)-1)])
+		if msg := c.checkStart(); msg != "" {
+			return fmt.Errorf("nmc: chain %d: Options.Init is not a valid starting point: %s", c.id, msg)
+		}
+		c.invalidateAll()
+		return nil
+	}
+	last := ""
+	for try := 0; try < o.InitRetries; try++ {
+		if err := c.m.Init(c.rng, c.x); err != nil {
+			last = err.Error()
+			continue
+		}
+		if last = c.checkStart(); last == "" {
+			c.invalidateAll()
+			return nil
+		}
+	}
+	return fmt.Errorf("nmc: chain %d: no finite starting point after %d tries (last: %s)", c.id, o.InitRetries, last)
+}
+
+// checkStart returns "" if x is a valid starting point, else what is wrong with it.
+func (c *chain) checkStart() string {
+	for i, s := range c.sites {
+		if s.Support == Discrete {
+			v := c.x[c.off[i]]
+			if v < 0 || v != math.Trunc(v) || (s.NumValues > 0 && v >= float64(s.NumValues)) {
+				return fmt.Sprintf("site %q value %g is not one of its values", s.Name, v)
+			}
+		}
+		for j := c.off[i]; j < c.off[i]+s.Size; j++ {
+			if v := c.x[j]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Sprintf("site %q coordinate %d = %g", s.Name, j-c.off[i], v)
+			}
+		}
+		c.site = i
+		f := c.sc.Score(c.x, i, nil, nil)
+		c.site = -1
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Sprintf("site %q score %g", s.Name, f)
+		}
+	}
+	if f := c.sc.LogJoint(c.x); math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Sprintf("log joint %g", f)
+	}
+	return ""
+}
+
+// sweep updates every site once, in a fresh random order.
+func (c *chain) sweep(warmup bool) {
+	for i := len(c.perm) - 1; i > 0; i-- {
+		j := c.rng.IntN(i + 1)
+		c.perm[i], c.perm[j] = c.perm[j], c.perm[i]
+	}
+	for _, i := range c.perm {
+		c.site = i
+		s := &c.sites[i]
+		switch {
+		case s.Support != Discrete:
+			c.stepContinuous(i, warmup)
+		case s.NumValues > 0:
+			c.stepEnumerate(i)
+		default:
+			c.stepDiscreteMH(i)
+		}
+	}
+	c.site = -1
+}
+
+// stepContinuous is one Metropolis-Hastings step of the continuous site i.
+func (c *chain) stepContinuous(i int, warmup bool) {
+	p := c.props[i]
+	off, k := c.off[i], c.sites[i].Size
+	ci := c.cur[i]
+	cur, nxt := &c.slots[i][ci], &c.slots[i][1-ci]
+	xs := c.x[off : off+k]
+	if !c.isValid(i) {
+		copy(cur.x, xs)
+		cur.f = c.sc.Score(c.x, i, cur.g, cur.h)
+		p.fit(cur)
+		c.setValid(i)
+	}
+	gamma := 1.0
+	if c.useBeta && c.sites[i].Support == Real {
+		u, _ := betaRand(c.rng, c.betaA, c.betaB)
+		gamma = u
+	}
+	st := &c.stats[i]
+	st.Proposals++
+	if cur.fb {
+		st.Fallbacks++
+	}
+	p.draw(c.rng, cur, gamma, nxt.x)
+	u := c.rng.Float64()
+	copy(xs, nxt.x)
+	nxt.f = c.sc.Score(c.x, i, nxt.g, nxt.h)
+	if !(nxt.f > math.Inf(-1)) {
+		copy(xs, cur.x)
+		return
+	}
+	p.fit(nxt)
+	logr := nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
+	if !(math.Log(u) < logr) {
+		copy(xs, cur.x)
+		return
+	}
+	st.Accepted++
+	c.cur[i] = 1 - ci
+	c.changed(i)
+	c.setValid(i)
+	if warmup && c.adapt && c.useBeta && c.sites[i].Support == Real {
+		c.adaptBeta(gamma)
+	}
+}
+
+// adaptBeta folds an accepted γ into the running moments and re-fits (A, B) by the
+// method of moments once there are enough of them.
+func (c *chain) adaptBeta(g float64) {
+	c.gN++
+	d := g - c.gMean
+	c.gMean += d / float64(c.gN)
+	c.gM2 += d * (g - c.gMean)
+	if c.gN < 20 {
+		return
+	}
+	m, v := c.gMean, c.gM2/float64(c.gN-1)
+	if !(v > 0) || !(m > 0 && m < 1) {
+		return
+	}
+	if n := m*(1-m)/v - 1; n > 0 && !math.IsInf(n, 0) {
+		c.betaA, c.betaB = m*n, (1-m)*n
+	}
+}
+
+// record appends the current state (and derived and held-out values) to the output.
+func (c *chain) record() {
+	row := c.out[c.nrec*c.ncols : (c.nrec+1)*c.ncols]
+	n := copy(row, c.x)
+	if c.deriver != nil {
+		c.phase = "Derive"
+		c.deriver.Derive(c.x, row[n:])
+	}
+	if c.heldOut != nil {
+		c.phase = "HeldOut.LogLik"
+		c.heldOut.LogLik(c.x, c.held[c.nrec*c.nHeld:(c.nrec+1)*c.nHeld])
+	}
+	c.phase = "sampling"
+	c.nrec++
+}

@@ -1,0 +1,154 @@
+package nmc
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// A slot holds one point of a site with its score, derivatives and the proposal fitted
+// there. Every continuous site of a chain has two slots, the current point and the
+// proposed one; an accepted step swaps them, so the derivatives at the accepted point
+// are reused by the next step (the cache).
+type slot struct {
+	x, g, h []float64 // the site's coordinates (k), ∇f (k) and ∇²f (k×k)
+	f       float64   // the Markov-blanket score at x
+
+	// The proposal fitted at x (its meaning depends on the proposer).
+	mode int
+	fb   bool      // the proposal (or, per coordinate, part of it) is a fallback
+	fbc  []bool    // per-coordinate fallback flags (Positive, Interval)
+	l    []float64 // k×k: Cholesky factor or eigenvectors of −∇²f
+	w    []float64 // k: regularised eigenvalues, or a first parameter per coordinate
+	d    []float64 // k: Newton direction (−∇²f)⁻¹∇f, or a second parameter per coordinate
+	c    float64   // a constant of the density (half log-determinant, log normaliser)
+}
+
+func newSlot(k int) slot {
+	return slot{
+		x: make([]float64, k), g: make([]float64, k), h: make([]float64, k*k),
+		fbc: make([]bool, k), l: make([]float64, k*k), w: make([]float64, k), d: make([]float64, k),
+	}
+}
+
+// A proposer builds and evaluates the proposal of one site. Each chain owns its
+// proposers (they hold scratch space), one per continuous site.
+type proposer interface {
+	// name is the proposer's name in SiteStats.
+	name() string
+	// fit builds the proposal q(·|s.x) from s.x, s.g and s.h into s.
+	fit(s *slot)
+	// draw writes a draw from q(·|s.x) with step fraction gamma into dst.
+	draw(rng *rand.Rand, s *slot, gamma float64, dst []float64)
+	// logq returns log q(y|s.x) with step fraction gamma.
+	logq(s *slot, gamma float64, y []float64) float64
+}
+
+const (
+	logSqrt2Pi = 0.91893853320467274178032973640561763986139747363778 // log √(2π)
+	// rwRel is the random-walk fallback's scale relative to 1 + |x| on Real sites.
+	rwRel = 0.1
+	// logWalkSigma is the standard deviation of the log-scale (Positive) and
+	// logit-scale (Interval) random-walk fallbacks.
+	logWalkSigma = 0.3
+	// dirichletFallbackConc is c in the Simplex fallback Dirichlet(c·x + 1e-3).
+	dirichletFallbackConc = 100
+	// dirichletFloor is the floor of the fitted Dirichlet parameters.
+	dirichletFloor = 1e-3
+)
+
+// normLogPdf returns log N(y; mu, sd²).
+func normLogPdf(y, mu, sd float64) float64 {
+	z := (y - mu) / sd
+	return -0.5*z*z - math.Log(sd) - logSqrt2Pi
+}
+
+// logGammaRand returns the logarithm of a Gamma(alpha, 1) draw (alpha > 0), by
+// Marsaglia and Tsang's method, boosted for alpha < 1 in log space so that tiny shapes
+// do not underflow.
+func logGammaRand(rng *rand.Rand, alpha float64) float64 {
+	boost := 0.0
+	if alpha < 1 {
+		boost = math.Log(1-rng.Float64()) / alpha
+		alpha++
+	}
+	d := alpha - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		z := rng.NormFloat64()
+		v := 1 + c*z
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := 1 - rng.Float64()
+		if u < 1-0.0331*z*z*z*z || math.Log(u) < 0.5*z*z+d*(1-v+math.Log(v)) {
+			return math.Log(d*v) + boost
+		}
+	}
+}
+
+// betaRand draws from Beta(a, b), returning the draw u and 1 − u, each computed
+// without cancellation.
+func betaRand(rng *rand.Rand, a, b float64) (u, v float64) {
+	la := logGammaRand(rng, a)
+	lb := logGammaRand(rng, b)
+	return 1 / (1 + math.Exp(lb-la)), 1 / (1 + math.Exp(la-lb))
+}
+
+// lbeta returns log B(a, b).
+func lbeta(a, b float64) float64 {
+	x, _ := math.Lgamma(a)
+	y, _ := math.Lgamma(b)
+	z, _ := math.Lgamma(a + b)
+	return x + y - z
+}
+
+// lgamma returns log Γ(x) for x > 0.
+func lgamma(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}
+
+// logSumExp returns log Σ exp(v).
+func logSumExp(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		if x > m {
+			m = x
+		}
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for _, x := range v {
+		s += math.Exp(x - m)
+	}
+	return m + math.Log(s)
+}
+
+// newProposer returns the proposer of a continuous site, or nil for a discrete one.
+func newProposer(s Site, opts *Options) proposer {
+	switch s.Support {
+	case Real:
+		return newRealProposer(s.Size, opts.RealProposal == NewtonCauchy, opts.Robust)
+	case Positive:
+		return &positiveProposer{lower: s.Lower}
+	case Interval:
+		return &intervalProposer{lower: s.Lower, upper: s.Upper}
+	case Simplex:
+		return &simplexProposer{}
+	}
+	return nil
+}
+
+// proposerName returns the name of the proposer used for s.
+func proposerName(s Site, opts *Options) string {
+	if s.Support == Discrete {
+		if s.NumValues > 0 {
+			return "enumerate"
+		}
+		return "discrete-mh"
+	}
+	return newProposer(s, opts).name()
+}

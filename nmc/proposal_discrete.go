@@ -1,0 +1,126 @@
+package nmc
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Discrete sites. A finite site (NumValues > 0) is updated by its exact conditional,
+// enumerated (a Gibbs step, always accepted). An unbounded site (values 0, 1, 2, …) is
+// updated by Metropolis-Hastings with a folded two-sided geometric walk: from x, a step
+// ±n with P(n) = p(1−p)^(n−1), n ≥ 1, p = 1/(1 + √x/2), and a negative result y mapped
+// to −y − 1. Its density is q(y|x) = K_x(y − x) + K_x(−y − 1 − x), K_x(0) = 0.
+
+// discreteP returns the geometric parameter p of the walk from x.
+func discreteP(x float64) float64 { return 1 / (1 + 0.5*math.Sqrt(x)) }
+
+// discreteDraw draws y from the walk at x.
+func discreteDraw(rng *rand.Rand, x float64) float64 {
+	p := discreteP(x)
+	n := 1.0
+	if p < 1 {
+		n = 1 + math.Floor(math.Log(1-rng.Float64())/math.Log1p(-p))
+	}
+	if rng.Uint64()&1 == 0 {
+		n = -n
+	}
+	y := x + n
+	if y < 0 {
+		y = -y - 1
+	}
+	return y
+}
+
+// discreteLogKernel returns log K(d) = log(½·p(1−p)^(|d|−1)) for d ≠ 0, −Inf for d = 0.
+func discreteLogKernel(d, p float64) float64 {
+	n := math.Abs(d)
+	if n == 0 {
+		return math.Inf(-1)
+	}
+	lk := math.Log(0.5 * p)
+	if n > 1 {
+		lk += (n - 1) * math.Log1p(-p)
+	}
+	return lk
+}
+
+// discreteLogq returns log q(y|x) of the folded walk.
+func discreteLogq(x, y float64) float64 {
+	p := discreteP(x)
+	a := discreteLogKernel(y-x, p)
+	b := discreteLogKernel(-y-1-x, p)
+	m := max(a, b)
+	if math.IsInf(m, -1) {
+		return m
+	}
+	return m + math.Log1p(math.Exp(min(a, b)-m))
+}
+
+// stepEnumerate updates the finite discrete site i by its exact conditional.
+func (c *chain) stepEnumerate(i int) {
+	off, nv := c.off[i], c.sites[i].NumValues
+	old := c.x[off]
+	lp := c.logits[:nv]
+	for v := range lp {
+		c.x[off] = float64(v)
+		f := c.sc.Score(c.x, i, nil, nil)
+		if math.IsNaN(f) {
+			f = math.Inf(-1)
+		}
+		lp[v] = f
+	}
+	st := &c.stats[i]
+	st.Proposals++
+	lse := logSumExp(lp)
+	if math.IsInf(lse, 0) || math.IsNaN(lse) {
+		// No value has a finite, positive weight: keep the current value.
+		c.x[off] = old
+		st.Fallbacks++
+		return
+	}
+	u := c.rng.Float64()
+	v, cum := nv-1, 0.0
+	for j, l := range lp {
+		cum += math.Exp(l - lse)
+		if u < cum {
+			v = j
+			break
+		}
+	}
+	for math.IsInf(lp[v], -1) { // rounding pushed u past the last value with weight
+		v--
+	}
+	st.Accepted++
+	c.x[off] = float64(v)
+	if float64(v) != old {
+		c.changed(i)
+	}
+}
+
+// stepDiscreteMH updates the unbounded discrete site i by the folded geometric walk.
+func (c *chain) stepDiscreteMH(i int) {
+	off := c.off[i]
+	cur := &c.slots[i][0]
+	x := c.x[off]
+	if !c.isValid(i) {
+		cur.f = c.sc.Score(c.x, i, nil, nil)
+		c.setValid(i)
+	}
+	st := &c.stats[i]
+	st.Proposals++
+	y := discreteDraw(c.rng, x)
+	u := c.rng.Float64()
+	c.x[off] = y
+	fy := c.sc.Score(c.x, i, nil, nil)
+	logr := fy - cur.f + discreteLogq(y, x) - discreteLogq(x, y)
+	if fy > math.Inf(-1) && math.Log(u) < logr {
+		st.Accepted++
+		cur.f = fy
+		if y != x {
+			c.changed(i)
+		}
+		c.setValid(i)
+		return
+	}
+	c.x[off] = x
+}

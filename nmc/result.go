@@ -1,0 +1,69 @@
+package nmc
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/nmc-go/nmc/frames"
+)
+
+// Result is the outcome of Sample.
+type Result struct {
+	// Draws holds, per chain and recorded draw, every scalar coordinate (in the order
+	// of Site.Coords over Sites()) followed by the derived quantities when the model
+	// implements Deriver. After a cancelled or failed run a chain holds only its
+	// completed draws.
+	Draws *frames.Draws
+	// Sites holds per-site proposal statistics, totals over chains, in Sites() order.
+	Sites []SiteStats
+	// Wall is the wall-clock time of the whole run.
+	Wall time.Duration
+	// HeldOut holds, per chain, the pointwise held-out log-likelihoods row-major,
+	// draws × NumHeldOut, when Options.HeldOut is set; nil otherwise.
+	HeldOut [][]float64
+	// NumHeldOut is the number of held-out points (0 without Options.HeldOut).
+	NumHeldOut int
+	// StepFractions holds, per chain, the Beta(A, B) of the step fraction used for the
+	// recorded draws (after adaptation), when Options.StepFraction is set.
+	StepFractions []BetaStep
+	// Options are the effective options, defaults filled in.
+	Options Options
+}
+
+// SiteStats counts the Metropolis-Hastings steps of one site.
+type SiteStats struct {
+	// Name is the site's name.
+	Name string
+	// Proposer names the proposal used: "newton-gaussian", "newton-cauchy", "gamma",
+	// "dirichlet", "beta", "enumerate" or "discrete-mh".
+	Proposer string
+	// Proposals is the number of steps, warm-up included, over all chains.
+	Proposals int
+	// Accepted is the number of accepted proposals (every enumeration step counts as
+	// accepted).
+	Accepted int
+	// Fallbacks is the number of steps whose forward proposal was a fallback (for
+	// sites with several coordinates: at least one coordinate used one).
+	Fallbacks int
+	// PerChain holds the same counts chain by chain.
+	PerChain []ChainSiteStats
+}
+
+// ChainSiteStats counts the steps of one site in one chain.
+type ChainSiteStats struct {
+	Proposals, Accepted, Fallbacks int
+}
+
+// AcceptRate returns the fraction of accepted proposals of the named site over all
+// chains. It returns an error if no site has that name or it made no proposals.
+func (r *Result) AcceptRate(site string) (float64, error) {
+	for _, s := range r.Sites {
+		if s.Name == site {
+			if s.Proposals == 0 {
+				return 0, fmt.Errorf("nmc: site %q made no proposals", site)
+			}
+			return float64(s.Accepted) / float64(s.Proposals), nil
+		}
+	}
+	return 0, fmt.Errorf("nmc: no site named %q", site)
+}

@@ -1,0 +1,188 @@
+package nmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/nmc-go/nmc/frames"
+)
+
+// Neighborer is an optional interface of a Model: Neighbors(i) lists the sites whose
+// values enter site i's score (its Markov blanket, site i itself excluded or not).
+// With it, the sampler keeps a site's cached derivatives until one of those sites
+// changes; without it, any change of another site invalidates the cache.
+type Neighborer interface {
+	Neighbors(i int) []int
+}
+
+// Sample draws from the posterior of m by Newtonian Monte Carlo, running
+// opts.Chains chains in parallel goroutines (nil opts means all defaults).
+//
+// It returns an error, and no result, for an invalid model description or invalid
+// options, naming the site or the field. Once chains run it always returns a result:
+// if ctx is cancelled the chains stop and the result holds the draws completed so far
+// together with an error wrapping ctx.Err(); if one chain fails (no finite starting
+// point, a panic in model code, named by chain and site as in
+// `nmc: chain 2, site "beta": panic: …`), the other chains finish, their draws are
+// kept, and the error reports the failure.
+func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
+	if m == nil {
+		return nil, errors.New("nmc: nil model")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sites := m.Sites()
+	if err := checkSites(sites); err != nil {
+		return nil, err
+	}
+	eff, err := opts.withDefaults(Dim(sites))
+	if err != nil {
+		return nil, err
+	}
+	dependents, err := neighborhoods(m, len(sites))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, s := range sites {
+		names = append(names, s.Coords()...)
+	}
+	if d, ok := m.(Deriver); ok {
+		names = append(names, d.DerivedNames()...)
+	}
+	draws := &frames.Draws{Names: names, Chains: make([][]float64, eff.Chains)}
+	if err := draws.Validate(); err != nil {
+		return nil, fmt.Errorf("nmc: coordinate names: %w", err)
+	}
+	nHeld := 0
+	if eff.HeldOut != nil {
+		nHeld = eff.HeldOut.Len()
+		if nHeld < 0 {
+			return nil, fmt.Errorf("nmc: Options.HeldOut.Len() = %d is negative", nHeld)
+		}
+	}
+
+	start := time.Now()
+	chains := make([]*chain, eff.Chains)
+	errs := make([]error, eff.Chains)
+	var wg sync.WaitGroup
+	for c := range chains {
+		chains[c] = newChain(c, m, sites, dependents, &eff, len(names), nHeld)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[c] = chains[c].run(ctx)
+		}()
+	}
+	wg.Wait()
+
+	res := &Result{Draws: draws, Wall: time.Since(start), Options: eff, NumHeldOut: nHeld}
+	res.Sites = make([]SiteStats, len(sites))
+	for i, s := range sites {
+		res.Sites[i] = SiteStats{Name: s.Name, Proposer: proposerName(s, &eff), PerChain: make([]ChainSiteStats, eff.Chains)}
+	}
+	if eff.HeldOut != nil {
+		res.HeldOut = make([][]float64, eff.Chains)
+	}
+	for c, ch := range chains {
+		draws.Chains[c] = ch.out[:ch.nrec*len(names)]
+		if res.HeldOut != nil {
+			res.HeldOut[c] = ch.held[:ch.nrec*nHeld]
+		}
+		for i, st := range ch.stats {
+			t := &res.Sites[i]
+			t.PerChain[c] = st
+			t.Proposals += st.Proposals
+			t.Accepted += st.Accepted
+			t.Fallbacks += st.Fallbacks
+		}
+		if eff.StepFraction != nil {
+			res.StepFractions = append(res.StepFractions, BetaStep{A: ch.betaA, B: ch.betaB, Adapt: eff.StepFraction.Adapt})
+		}
+	}
+	var failed []error
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, ctx.Err()) {
+			failed = append(failed, e)
+		}
+	}
+	if ctx.Err() != nil {
+		failed = append(failed, fmt.Errorf("nmc: sampling stopped: %w", ctx.Err()))
+	}
+	return res, errors.Join(failed...)
+}
+
+// checkSites validates the model's site descriptions.
+func checkSites(sites []Site) error {
+	if len(sites) == 0 {
+		return errors.New("nmc: model has no sites")
+	}
+	seen := make(map[string]int, len(sites))
+	for i, s := range sites {
+		if s.Name == "" {
+			return fmt.Errorf("nmc: site %d has an empty name", i)
+		}
+		if j, ok := seen[s.Name]; ok {
+			return fmt.Errorf("nmc: site name %q is used by sites %d and %d", s.Name, j, i)
+		}
+		seen[s.Name] = i
+		if s.Size < 1 {
+			return fmt.Errorf("nmc: site %q has Size %d, want at least 1", s.Name, s.Size)
+		}
+		if s.CoordNames != nil && len(s.CoordNames) != s.Size {
+			return fmt.Errorf("nmc: site %q has %d CoordNames for Size %d", s.Name, len(s.CoordNames), s.Size)
+		}
+		finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+		switch s.Support {
+		case Real:
+		case Positive:
+			if !finite(s.Lower) {
+				return fmt.Errorf("nmc: site %q: Positive Lower = %g is not finite", s.Name, s.Lower)
+			}
+		case Interval:
+			if !finite(s.Lower) || !finite(s.Upper) || !(s.Lower < s.Upper) {
+				return fmt.Errorf("nmc: site %q: Interval (%g, %g) needs finite Lower < Upper", s.Name, s.Lower, s.Upper)
+			}
+		case Simplex:
+			if s.Size < 2 {
+				return fmt.Errorf("nmc: site %q: Simplex has Size %d, want at least 2", s.Name, s.Size)
+			}
+		case Discrete:
+			if s.Size != 1 {
+				return fmt.Errorf("nmc: site %q: Discrete has Size %d, want 1", s.Name, s.Size)
+			}
+			if s.NumValues < 0 {
+				return fmt.Errorf("nmc: site %q: NumValues = %d is negative", s.Name, s.NumValues)
+			}
+		default:
+			return fmt.Errorf("nmc: site %q has unknown Support %d", s.Name, int(s.Support))
+		}
+	}
+	return nil
+}
+
+// neighborhoods returns, when m is a Neighborer, dependents[j] = the sites whose score
+// reads site j; nil otherwise.
+func neighborhoods(m Model, n int) ([][]int, error) {
+	nb, ok := m.(Neighborer)
+	if !ok {
+		return nil, nil
+	}
+	dep := make([][]int, n)
+	for i := 0; i < n; i++ {
+		for _, j := range nb.Neighbors(i) {
+			if j < 0 || j >= n {
+				return nil, fmt.Errorf("nmc: Neighbors(%d) lists site %d, want 0 … %d", i, j, n-1)
+			}
+			if j != i {
+				dep[j] = append(dep[j], i)
+			}
+		}
+	}
+	return dep, nil
+}
