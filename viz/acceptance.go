@@ -87,6 +87,7 @@ func AcceptanceBars(stats []SiteBar) (*plot.Plot, error) {
 		p.X.Tick.Label.XAlign = draw.XRight
 		p.X.Tick.Label.YAlign = draw.YCenter
 	}
+	p.X.Min, p.X.Max = -0.7, float64(len(stats))-0.3
 	p.Y.Min, p.Y.Max = 0, 1.15
 	if len(stats) > 10 {
 		p.Y.Max = 1.35

@@ -2,6 +2,8 @@ package viz
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -75,8 +77,17 @@ func Autocorr(d *frames.Draws, name string, maxLag int) (*plot.Plot, error) {
 	zero.Color = plotter.DefaultLineStyle.Color
 	zero.Width = vg.Points(0.5)
 	p.Add(zero)
-	p.Y.Max = 1.35
-	p.Y.Min = min(p.Y.Min, -0.2)
+	p.Y.Max = 1.3
+	p.Y.Min = min(p.Y.Min, -0.25)
+	var ticks []plot.Tick
+	for k := math.Floor(p.Y.Min / 0.25); k <= 4; k++ {
+		t := plot.Tick{Value: k * 0.25}
+		if int(k)%2 == 0 {
+			t.Label = strconv.FormatFloat(t.Value, 'g', -1, 64)
+		}
+		ticks = append(ticks, t)
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	p.Legend.Top = true
 	return p, nil
 }

@@ -80,5 +80,8 @@ func Forest(d *frames.Draws, names []string) (*plot.Plot, error) {
 	labels := slices.Clone(params)
 	p.Y.Tick.Marker = namedTicks{At: at, Labels: labels}
 	p.Y.Min, p.Y.Max = -0.6, float64(rows)-0.4
+	if pad := 0.04 * (p.X.Max - p.X.Min); pad > 0 {
+		p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
+	}
 	return p, nil
 }

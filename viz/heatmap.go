@@ -62,19 +62,23 @@ func ConfusionHeatmap(matrix [][]float64, title string, rowLabels, colLabels []s
 	} else if lo == hi {
 		lo, hi = lo-0.5, hi+0.5
 	}
-	cmap := palette.Reverse(moreland.Kindlmann())
-	cmap.SetMin(0)
-	cmap.SetMax(1)
-	pal := cmap.Palette(256)
+	pal, err := bluesPalette()
+	if err != nil {
+		return nil, err
+	}
 	h := plotter.NewHeatMap(matrixGrid{matrix}, pal)
 	h.Min, h.Max = lo, hi
 
+	format := "%.2f"
+	if lo < 0 || hi > 1 {
+		format = "%.4g"
+	}
 	var lab plotter.XYLabels
 	var styles []color.Color
 	for i, row := range matrix {
 		for j, v := range row {
 			lab.XYs = append(lab.XYs, plotter.XY{X: float64(j), Y: float64(nr - 1 - i)})
-			lab.Labels = append(lab.Labels, fmt.Sprintf("%.2f", v))
+			lab.Labels = append(lab.Labels, fmt.Sprintf(format, v))
 			if (v-lo)/(hi-lo) > 0.5 {
 				styles = append(styles, color.White)
 			} else {
@@ -135,4 +139,20 @@ func defaultLabels(what string, labels []string, n int) ([]string, error) {
 		return nil, fmt.Errorf("viz: heatmap: %d %s labels for %d %ss", len(labels), what, n, what)
 	}
 	return labels, nil
+}
+
+// bluesPalette is a sequential palette from white to dark blue, monotone in
+// luminance, so cell shading reads the same in grey print.
+func bluesPalette() (palette.Palette, error) {
+	cmap, err := moreland.NewLuminance([]color.Color{
+		color.NRGBA{R: 8, G: 48, B: 107, A: 255},
+		color.NRGBA{R: 107, G: 174, B: 214, A: 255},
+		color.NRGBA{R: 247, G: 251, B: 255, A: 255},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("viz: heatmap: palette: %w", err)
+	}
+	cmap.SetMin(0)
+	cmap.SetMax(1)
+	return palette.Reverse(cmap).Palette(256), nil
 }

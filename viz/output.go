@@ -101,7 +101,7 @@ func Grid(plots [][]*plot.Plot, w, h vg.Length) (out []byte, err error) {
 	dc := draw.New(img)
 	t := draw.Tiles{
 		Rows: len(plots), Cols: cols,
-		PadX: vg.Millimeter, PadY: vg.Millimeter,
+		PadX: 2 * vg.Millimeter, PadY: 3 * vg.Millimeter,
 		PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2),
 	}
 	canvases := plot.Align(plots, t, dc)
