@@ -18,6 +18,25 @@
 //
 // Outside the support, or with invalid parameters, LogProb and Derivs return −Inf
 // (never panic); CheckParams explains what is wrong.
+//
+// # Families
+//
+// Real: Normal, StudentT, Cauchy, MultivariateNormal (covariance fixed by
+// NewMultivariateNormal). Positive (lower bound 0): HalfNormal, LogNormal, HalfCauchy,
+// Gamma (shape, RATE), InverseGamma (shape, SCALE), Exponential. Interval: Beta (0, 1),
+// Uniform (a, b). Simplex: Dirichlet. Discrete: Bernoulli, BernoulliLogit, Binomial,
+// BinomialLogit (2 and n+1 values), Categorical, CategoricalLogits (k values), Poisson,
+// PoissonLog (unbounded). Every family is a zero-size value (Normal{}) whose parameters
+// come in args, except MultivariateNormal.
+//
+// Derivs of Normal, BernoulliLogit, StudentT and the other scalar families do not
+// allocate; the engine may call them once per observation per step.
+//
+// # Panics
+//
+// LogProb, Derivs and InSupport panic only on programming errors: args shorter than
+// the layout, or grad and hess shorter than len(args) and len(args)². Rand expects dst
+// of the value width; with invalid parameters it writes NaN.
 package dist
 
 import (

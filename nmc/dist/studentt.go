@@ -1,0 +1,292 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/nmc-go/nmc/internal/special"
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// StudentT is Student's t family with nu > 0 degrees of freedom, location mu and
+// scale sigma > 0. With z = (x−μ)/σ,
+//
+//	log p(x | ν, μ, σ) = log Γ((ν+1)/2) − log Γ(ν/2) − ½ log(νπ) − log σ − (ν+1)/2 · log(1 + z²/ν).
+//
+// Args are [x, nu, mu, sigma]; the support is Real.
+type StudentT struct{}
+
+var _ Family = StudentT{}
+
+// Name returns "StudentT".
+func (StudentT) Name() string { return "StudentT" }
+
+// ParamNames returns {"nu", "mu", "sigma"}.
+func (StudentT) ParamNames() []string { return []string{"nu", "mu", "sigma"} }
+
+// Layout returns (1, {1, 1, 1}) for every k.
+func (StudentT) Layout(int) (int, []int) { return 1, ones(3) }
+
+func studentOK(x, nu, mu, s float64) bool {
+	return finite(x) && nu > 0 && !math.IsInf(nu, 1) && finite(mu) && s > 0 && !math.IsInf(s, 1)
+}
+
+func studentLogProb(z, nu, s float64) float64 {
+	return lgamma((nu+1)/2) - lgamma(nu/2) - 0.5*math.Log(nu*math.Pi) - math.Log(s) -
+		(nu+1)/2*math.Log1p(z*z/nu)
+}
+
+// LogProb returns the Student-t log density, or −Inf for invalid arguments.
+func (StudentT) LogProb(args []float64, _ int) float64 {
+	needArgs("StudentT", 4, args)
+	x, nu, mu, s := args[0], args[1], args[2], args[3]
+	if !studentOK(x, nu, mu, s) {
+		return negInf
+	}
+	return studentLogProb((x-mu)/s, nu, s)
+}
+
+// Derivs returns the Student-t log density and its gradient and Hessian with respect
+// to (x, ν, μ, σ). It does not allocate.
+func (StudentT) Derivs(args []float64, _ int, grad, hess []float64) float64 {
+	const n = 4
+	checkDerivs("StudentT", n, len(args), grad, hess)
+	x, nu, mu, s := args[0], args[1], args[2], args[3]
+	if !studentOK(x, nu, mu, s) {
+		return fail(n, grad, hess)
+	}
+	// With z = (x−μ)/σ and q = ν + z²:
+	//   ∂x = −(ν+1)z/(σq), ∂μ = −∂x, ∂σ = ν(z²−1)/(σq),
+	//   ∂ν = ½[ψ((ν+1)/2) − ψ(ν/2) − log(1+z²/ν) + (z²−1)/q].
+	z := (x - mu) / s
+	z2 := z * z
+	q := nu + z2
+	iq := 1 / q
+	is := 1 / s
+	is2 := is * is
+	iq2 := iq * iq
+	a := z2 - 1
+	gx := -(nu + 1) * z * is * iq
+	grad[0] = gx
+	grad[1] = 0.5 * (special.Digamma((nu+1)/2) - special.Digamma(nu/2) - math.Log1p(z2/nu) + a*iq)
+	grad[2] = -gx
+	grad[3] = nu * a * is * iq
+	hxx := (nu + 1) * (z2 - nu) * is2 * iq2
+	hxnu := -z * a * is * iq2
+	hxs := 2 * (nu + 1) * z * nu * is2 * iq2
+	hnunu := 0.25*(special.Trigamma((nu+1)/2)-special.Trigamma(nu/2)) + 0.5*z2/nu*iq - 0.5*a*iq2
+	hnus := a * z2 * is * iq2
+	hss := nu * is2 * ((1-3*z2)*iq + 2*z2*a*iq2)
+	h := hess[:n*n]
+	h[0], h[1], h[2], h[3] = hxx, hxnu, -hxx, hxs
+	h[4], h[5], h[6], h[7] = hxnu, hnunu, -hxnu, hnus
+	h[8], h[9], h[10], h[11] = -hxx, -hxnu, hxx, -hxs
+	h[12], h[13], h[14], h[15] = hxs, hnus, -hxs, hss
+	return studentLogProb(z, nu, s)
+}
+
+// CheckParams requires nu finite and > 0, mu finite and sigma finite and > 0.
+func (StudentT) CheckParams(params []float64, _ int) error {
+	if err := checkCount("StudentT", params, 3); err != nil {
+		return err
+	}
+	return firstErr(checkPositive("StudentT", "nu", params[0]), checkReal("StudentT", "mu", params[1]),
+		checkPositive("StudentT", "sigma", params[2]))
+}
+
+// Support returns Real.
+func (StudentT) Support([]float64, int) (nmc.Support, float64, float64, int) {
+	return nmc.Real, math.Inf(-1), math.Inf(1), 0
+}
+
+// InSupport reports whether x is finite.
+func (StudentT) InSupport(args []float64, _ int) bool { return len(args) > 0 && finite(args[0]) }
+
+// Rand draws x = μ + σ z/√(V/ν), z ~ N(0, 1), V ~ χ²_ν = Gamma(ν/2, rate ½), into dst[0].
+func (StudentT) Rand(rng *rand.Rand, params []float64, k int, dst []float64) {
+	if (StudentT{}).CheckParams(params, k) != nil {
+		fillNaN(dst[:1])
+		return
+	}
+	nu, mu, s := params[0], params[1], params[2]
+	// √(ν/V) computed on the log scale: V can underflow for tiny ν.
+	lv := RandLogGamma(rng, nu/2) + math.Ln2
+	dst[0] = mu + s*rng.NormFloat64()*math.Exp(0.5*(math.Log(nu)-lv))
+}
+
+// Cauchy is the Cauchy family with location mu and scale gamma > 0. With
+// z = (x−μ)/γ,
+//
+//	log p(x | μ, γ) = −log π − log γ − log(1 + z²).
+//
+// Args are [x, mu, gamma]; the support is Real.
+type Cauchy struct{}
+
+var _ Family = Cauchy{}
+
+// Name returns "Cauchy".
+func (Cauchy) Name() string { return "Cauchy" }
+
+// ParamNames returns {"mu", "gamma"}.
+func (Cauchy) ParamNames() []string { return []string{"mu", "gamma"} }
+
+// Layout returns (1, {1, 1}) for every k.
+func (Cauchy) Layout(int) (int, []int) { return 1, ones(2) }
+
+// LogProb returns the Cauchy log density, or −Inf for invalid arguments.
+func (Cauchy) LogProb(args []float64, _ int) float64 {
+	needArgs("Cauchy", 3, args)
+	x, mu, g := args[0], args[1], args[2]
+	if !normalOK(x, mu, g) {
+		return negInf
+	}
+	z := (x - mu) / g
+	return -math.Log(math.Pi*g) - math.Log1p(z*z)
+}
+
+// cauchyDerivs writes the derivatives of −log γ − log(1+z²), z = r/γ, with respect to
+// (r, γ) as gr, gg, hrr, hrg, hgg.
+func cauchyDerivs(r, g float64) (gr, gg, hrr, hrg, hgg float64) {
+	z := r / g
+	z2 := z * z
+	iq := 1 / (1 + z2)
+	ig := 1 / g
+	ig2 := ig * ig
+	gr = -2 * z * ig * iq
+	gg = (z2 - 1) * ig * iq
+	hrr = 2 * (z2 - 1) * ig2 * iq * iq
+	hrg = 4 * z * ig2 * iq * iq
+	hgg = ig2 * (-1 - 2*iq + 4*iq*iq)
+	return
+}
+
+// Derivs returns the Cauchy log density and its gradient and Hessian with respect to
+// (x, μ, γ).
+func (Cauchy) Derivs(args []float64, _ int, grad, hess []float64) float64 {
+	const n = 3
+	checkDerivs("Cauchy", n, len(args), grad, hess)
+	x, mu, g := args[0], args[1], args[2]
+	if !normalOK(x, mu, g) {
+		return fail(n, grad, hess)
+	}
+	gr, gg, hrr, hrg, hgg := cauchyDerivs(x-mu, g)
+	grad[0], grad[1], grad[2] = gr, -gr, gg
+	h := hess[:n*n]
+	h[0], h[1], h[2] = hrr, -hrr, hrg
+	h[3], h[4], h[5] = -hrr, hrr, -hrg
+	h[6], h[7], h[8] = hrg, -hrg, hgg
+	z := (x - mu) / g
+	return -math.Log(math.Pi*g) - math.Log1p(z*z)
+}
+
+// CheckParams requires mu finite and gamma finite and > 0.
+func (Cauchy) CheckParams(params []float64, _ int) error {
+	if err := checkCount("Cauchy", params, 2); err != nil {
+		return err
+	}
+	return firstErr(checkReal("Cauchy", "mu", params[0]), checkPositive("Cauchy", "gamma", params[1]))
+}
+
+// Support returns Real.
+func (Cauchy) Support([]float64, int) (nmc.Support, float64, float64, int) {
+	return nmc.Real, math.Inf(-1), math.Inf(1), 0
+}
+
+// InSupport reports whether x is finite.
+func (Cauchy) InSupport(args []float64, _ int) bool { return len(args) > 0 && finite(args[0]) }
+
+// Rand draws x = μ + γC into dst[0], with C a standard Cauchy variate (a ratio of
+// two standard normals).
+func (Cauchy) Rand(rng *rand.Rand, params []float64, k int, dst []float64) {
+	if (Cauchy{}).CheckParams(params, k) != nil {
+		fillNaN(dst[:1])
+		return
+	}
+	dst[0] = params[0] + params[1]*cauchyStd(rng)
+}
+
+// cauchyStd draws a standard Cauchy variate as the ratio of two normals, which avoids
+// the pole of tan at U = 0.
+func cauchyStd(rng *rand.Rand) float64 {
+	for {
+		d := rng.NormFloat64()
+		if d != 0 {
+			return rng.NormFloat64() / d
+		}
+	}
+}
+
+// HalfCauchy is the half-Cauchy family with scale > 0, the law of |X| for
+// X ~ Cauchy(0, scale). With z = x/scale,
+//
+//	log p(x | s) = log 2 − log π − log s − log(1 + z²),  x ≥ 0.
+//
+// Args are [x, scale]; the support is Positive with lower bound 0.
+type HalfCauchy struct{}
+
+var _ Family = HalfCauchy{}
+
+// Name returns "HalfCauchy".
+func (HalfCauchy) Name() string { return "HalfCauchy" }
+
+// ParamNames returns {"scale"}.
+func (HalfCauchy) ParamNames() []string { return []string{"scale"} }
+
+// Layout returns (1, {1}) for every k.
+func (HalfCauchy) Layout(int) (int, []int) { return 1, ones(1) }
+
+// LogProb returns the half-Cauchy log density, or −Inf for invalid arguments.
+func (HalfCauchy) LogProb(args []float64, _ int) float64 {
+	needArgs("HalfCauchy", 2, args)
+	x, s := args[0], args[1]
+	if !halfOK(x, s) {
+		return negInf
+	}
+	z := x / s
+	return math.Ln2 - math.Log(math.Pi*s) - math.Log1p(z*z)
+}
+
+// Derivs returns the half-Cauchy log density and its gradient and Hessian with
+// respect to (x, scale).
+func (HalfCauchy) Derivs(args []float64, _ int, grad, hess []float64) float64 {
+	const n = 2
+	checkDerivs("HalfCauchy", n, len(args), grad, hess)
+	x, s := args[0], args[1]
+	if !halfOK(x, s) {
+		return fail(n, grad, hess)
+	}
+	gr, gg, hrr, hrg, hgg := cauchyDerivs(x, s)
+	grad[0], grad[1] = gr, gg
+	h := hess[:n*n]
+	h[0], h[1] = hrr, hrg
+	h[2], h[3] = hrg, hgg
+	z := x / s
+	return math.Ln2 - math.Log(math.Pi*s) - math.Log1p(z*z)
+}
+
+// CheckParams requires scale finite and > 0.
+func (HalfCauchy) CheckParams(params []float64, _ int) error {
+	if err := checkCount("HalfCauchy", params, 1); err != nil {
+		return err
+	}
+	return checkPositive("HalfCauchy", "scale", params[0])
+}
+
+// Support returns Positive with lower bound 0.
+func (HalfCauchy) Support([]float64, int) (nmc.Support, float64, float64, int) {
+	return nmc.Positive, 0, math.Inf(1), 0
+}
+
+// InSupport reports whether x is finite and ≥ 0.
+func (HalfCauchy) InSupport(args []float64, _ int) bool {
+	return len(args) > 0 && args[0] >= 0 && !math.IsInf(args[0], 1)
+}
+
+// Rand draws x = scale·|C|, C standard Cauchy, into dst[0].
+func (HalfCauchy) Rand(rng *rand.Rand, params []float64, k int, dst []float64) {
+	if (HalfCauchy{}).CheckParams(params, k) != nil {
+		fillNaN(dst[:1])
+		return
+	}
+	dst[0] = params[0] * math.Abs(cauchyStd(rng))
+}
