@@ -264,7 +264,9 @@ func (Binomial) Support(params []float64, _ int) (nmc.Support, float64, float64,
 }
 
 // InSupport reports whether y is an integer in [0, n].
-func (Binomial) InSupport(args []float64, _ int) bool { return len(args) >= 2 && countOK(args[0], args[1]) }
+func (Binomial) InSupport(args []float64, _ int) bool {
+	return len(args) >= 2 && countOK(args[0], args[1])
+}
 
 // Rand draws y ~ Binomial(n, p) into dst[0].
 func (Binomial) Rand(rng *rand.Rand, params []float64, k int, dst []float64) {

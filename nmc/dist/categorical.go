@@ -104,7 +104,9 @@ func (Categorical) Support(_ []float64, k int) (nmc.Support, float64, float64, i
 }
 
 // InSupport reports whether y is an integer in [0, k).
-func (Categorical) InSupport(args []float64, k int) bool { return len(args) > 0 && categoryOK(args[0], k) }
+func (Categorical) InSupport(args []float64, k int) bool {
+	return len(args) > 0 && categoryOK(args[0], k)
+}
 
 // Rand draws y with probability probs[y] into dst[0].
 func (Categorical) Rand(rng *rand.Rand, params []float64, k int, dst []float64) {

@@ -161,7 +161,9 @@ func (PoissonLog) Support([]float64, int) (nmc.Support, float64, float64, int) {
 }
 
 // InSupport reports whether y is a non-negative integer.
-func (PoissonLog) InSupport(args []float64, _ int) bool { return len(args) > 0 && countValueOK(args[0]) }
+func (PoissonLog) InSupport(args []float64, _ int) bool {
+	return len(args) > 0 && countValueOK(args[0])
+}
 
 // Rand draws y ~ Poisson(exp(η)) into dst[0]; it writes NaN when exp(η) overflows.
 func (PoissonLog) Rand(rng *rand.Rand, params []float64, k int, dst []float64) {
