@@ -9,6 +9,7 @@
 // full-precision CSV file that round-trips bit for bit (gota's own CSV writer keeps
 // only six decimals, so it is not used). ReadCmdStanCSV and ReadCmdStanFiles load
 // the output of CmdStan's sampler for comparison with other implementations.
+// ReadTable and ReadTableFile load numeric data tables (model inputs) from CSV.
 //
 // # Conventions
 //
