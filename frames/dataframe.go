@@ -133,6 +133,10 @@ func LongDataFrame(d *Draws) (dataframe.DataFrame, error) {
 // missing chain or draw number and for a (chain, draw) pair that appears twice; an
 // error for a missing chain or draw column, a bool column, a frame with no
 // parameter columns, and for chains with different numbers of draws (ragged chains).
+// A float column is taken as it is, NaN included: gota itself turns a cell it
+// could not parse into NaN when it loads a column as float, and that cannot be
+// told from a real NaN afterwards, so load CSV with type detection (or use
+// ReadCSV) to have bad cells reported.
 func FromDataFrame(df dataframe.DataFrame) (*Draws, error) {
 	if df.Err != nil {
 		return nil, fmt.Errorf("frames: data frame carries an error: %w", df.Err)
