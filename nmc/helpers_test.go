@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/nmc-go/nmc/diagnostics"
 )
 
 // numStatChecks bounds the number of statistical checks (checkMean calls) made by the
@@ -18,67 +20,15 @@ var zCrit = func() float64 {
 	return distuv.UnitNormal.Quantile(1 - a1/2)
 }()
 
-// ess estimates the effective sample size of the mean of chains (equal lengths) by the
-// multi-chain autocorrelation estimate with Geyer's initial monotone positive sequence,
-// as in Stan (without splitting chains).
-func ess(chains [][]float64) float64 {
-	m := len(chains)
-	n := len(chains[0])
-	means := make([]float64, m)
-	w := 0.0
-	for c, x := range chains {
-		s := 0.0
-		for _, v := range x {
-			s += v
-		}
-		means[c] = s / float64(n)
-		ss := 0.0
-		for _, v := range x {
-			ss += (v - means[c]) * (v - means[c])
-		}
-		w += ss / float64(n-1)
+// ess returns the effective sample size of the mean of the series (the R package
+// posterior's ess_basic, from package diagnostics).
+func ess(t *testing.T, chains [][]float64) float64 {
+	t.Helper()
+	e, err := diagnostics.ESSBasic(chains)
+	if err != nil || math.IsNaN(e) {
+		t.Fatalf("ESS: %v, %v", e, err)
 	}
-	w /= float64(m)
-	gm, b := 0.0, 0.0
-	for _, v := range means {
-		gm += v
-	}
-	gm /= float64(m)
-	if m > 1 {
-		for _, v := range means {
-			b += (v - gm) * (v - gm)
-		}
-		b /= float64(m - 1) // this is B/n
-	}
-	varPlus := float64(n-1)/float64(n)*w + b
-	if !(varPlus > 0) {
-		return float64(m * n)
-	}
-	rho := func(t int) float64 {
-		acov := 0.0
-		for c, x := range chains {
-			s := 0.0
-			for i := 0; i+t < n; i++ {
-				s += (x[i] - means[c]) * (x[i+t] - means[c])
-			}
-			acov += s / float64(n)
-		}
-		acov /= float64(m)
-		return 1 - (w-acov)/varPlus
-	}
-	tau := -1.0
-	prev := math.Inf(1)
-	for t := 0; t+1 < n; t += 2 {
-		p := rho(t) + rho(t+1)
-		if p <= 0 {
-			break
-		}
-		p = math.Min(p, prev)
-		prev = p
-		tau += 2 * p
-	}
-	tau = math.Max(tau, 1/math.Log10(float64(m*n)))
-	return float64(m*n) / tau
+	return e
 }
 
 // checkMean checks that the mean of the series (one slice per chain) matches truth
@@ -99,14 +49,12 @@ func checkMean(t *testing.T, what string, series [][]float64, truth float64) {
 		}
 	}
 	sd := math.Sqrt(ss / float64(n-1))
-	e := ess(series)
-	mcse := sd / math.Sqrt(e)
 	if sd == 0 {
-		if mean != truth {
-			t.Errorf("%s: constant series %.6g, want %.6g", what, mean, truth)
-		}
+		t.Errorf("%s: constant series %.6g (truth %.6g)", what, mean, truth)
 		return
 	}
+	e := ess(t, series)
+	mcse := sd / math.Sqrt(e)
 	z := math.Abs(mean-truth) / mcse
 	if z > zCrit {
 		t.Errorf("%s: mean %.6g, want %.6g (mcse %.3g, ess %.0f, z = %.2f > %.2f)", what, mean, truth, mcse, e, z, zCrit)

@@ -2,7 +2,10 @@ package nmc
 
 import (
 	"fmt"
+	"io"
 	"time"
+
+	"github.com/go-gota/gota/dataframe"
 
 	"github.com/nmc-go/nmc/frames"
 )
@@ -66,4 +69,17 @@ func (r *Result) AcceptRate(site string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("nmc: no site named %q", site)
+}
+
+// DataFrame returns the draws as a gota DataFrame: an int column "chain" and an int
+// column "draw" (both 0-based), then one float column per coordinate and derived
+// quantity, one row per draw, chain after chain (see frames.DataFrame).
+func (r *Result) DataFrame() (dataframe.DataFrame, error) {
+	return frames.DataFrame(r.Draws)
+}
+
+// WriteCSV writes the draws to w as CSV with the columns of DataFrame (see
+// frames.WriteCSV). It returns the first write error.
+func (r *Result) WriteCSV(w io.Writer) error {
+	return frames.WriteCSV(w, r.Draws)
 }

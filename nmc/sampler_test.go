@@ -534,3 +534,94 @@ func TestNoAllocation(t *testing.T) {
 		}
 	}
 }
+
+// TestStepFraction: γ ~ Beta(0.3, 0.3), not adapted, drawn once per step and used for
+// both directions, leaves the posterior invariant (the reference redraws γ for the
+// reverse density, which does not).
+func TestStepFraction(t *testing.T) {
+	t.Parallel()
+	r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 2000, Seed: 101, StepFraction: &BetaStep{A: 0.3, B: 0.3}})
+	checkMoments(t, "x[0] with beta step", column(t, r, "x[0]"), 1.5, math.Sqrt(0.5), nil)
+	if r.StepFractions[0] != (BetaStep{A: 0.3, B: 0.3}) {
+		t.Errorf("step fraction %+v changed without Adapt", r.StepFractions[0])
+	}
+}
+
+// spyProposer records the step fraction of every call of the proposer it wraps.
+type spyProposer struct {
+	proposer
+	gammas []float64
+}
+
+func (s *spyProposer) draw(rng *rand.Rand, sl *slot, gamma float64, dst []float64) {
+	s.gammas = append(s.gammas, gamma)
+	s.proposer.draw(rng, sl, gamma, dst)
+}
+
+func (s *spyProposer) logq(sl *slot, gamma float64, y []float64) float64 {
+	s.gammas = append(s.gammas, gamma)
+	return s.proposer.logq(sl, gamma, y)
+}
+
+// TestStepFractionSameBothWays: within one step the forward draw, the forward density
+// and the reverse density all use the same γ, and γ changes from step to step.
+func TestStepFractionSameBothWays(t *testing.T) {
+	t.Parallel()
+	m := newMVNModel()
+	sites := m.Sites()
+	o, err := (&Options{StepFraction: &BetaStep{A: 2, B: 2}}).withDefaults(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := newChain(0, m, sites, nil, &o, 2, 0)
+	ch.sc = m.NewScorer()
+	if err := ch.init(); err != nil {
+		t.Fatal(err)
+	}
+	spy := &spyProposer{proposer: ch.props[0]}
+	ch.props[0] = spy
+	distinct := map[float64]bool{}
+	for range 50 {
+		spy.gammas = spy.gammas[:0]
+		ch.sweep(false)
+		if len(spy.gammas) != 3 { // draw, reverse logq, forward logq
+			t.Fatalf("%d proposer calls in one step, want 3", len(spy.gammas))
+		}
+		g := spy.gammas[0]
+		if spy.gammas[1] != g || spy.gammas[2] != g || !(g > 0 && g < 1) {
+			t.Fatalf("step fractions %v within one step", spy.gammas)
+		}
+		distinct[g] = true
+	}
+	if len(distinct) < 45 {
+		t.Errorf("%d distinct step fractions in 50 steps; want one fresh γ per step", len(distinct))
+	}
+}
+
+// TestResultFrames: the result converts to a DataFrame and to CSV with the chain and
+// draw columns first.
+func TestResultFrames(t *testing.T) {
+	t.Parallel()
+	r := sample(t, newMVNModel(), &Options{Chains: 2, Draws: 7, Seed: 5})
+	df, err := r.DataFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(df.Names(), ","), "chain,draw,x[0],x[1]"; got != want {
+		t.Errorf("columns %s, want %s", got, want)
+	}
+	if df.Nrow() != 14 {
+		t.Errorf("%d rows, want 14", df.Nrow())
+	}
+	if v := df.Elem(8, 3).Float(); v != r.Draws.Chains[1][1*2+1] {
+		t.Errorf("row 8 x[1] = %v, want chain 1 draw 1: %v", v, r.Draws.Chains[1][3])
+	}
+	var b strings.Builder
+	if err := r.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 15 || !strings.HasPrefix(lines[0], "chain,draw,") {
+		t.Errorf("CSV has %d lines, header %q", len(lines), lines[0])
+	}
+}
