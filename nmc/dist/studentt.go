@@ -31,9 +31,72 @@ func studentOK(x, nu, mu, s float64) bool {
 	return finite(x) && nu > 0 && !math.IsInf(nu, 1) && finite(mu) && s > 0 && !math.IsInf(s, 1)
 }
 
+// studentLogProb returns the Student-t log density at standardised z, computed as
+// [log Γ(a+½) − log Γ(a) − ½ log a] − ½ log 2π − log σ − (ν+1)/2 · log(1 + z²/ν) with
+// a = ν/2, which avoids the cancellation of the two log Γ for large ν.
 func studentLogProb(z, nu, s float64) float64 {
-	return lgamma((nu+1)/2) - lgamma(nu/2) - 0.5*math.Log(nu*math.Pi) - math.Log(s) -
-		(nu+1)/2*math.Log1p(z*z/nu)
+	return lgammaHalfDiff(nu/2) - logSqrt2Pi - math.Log(s) - (nu+1)/2*math.Log1p(z*z/nu)
+}
+
+// halfDiffSwitch is the argument above which the Γ-function differences at a and a+½
+// are taken from their asymptotic (Stirling) series; there the first omitted term is
+// below 1e-16 relative.
+const halfDiffSwitch = 20
+
+// lgammaHalfDiff returns log Γ(a+½) − log Γ(a) − ½ log a for a > 0, without the
+// cancellation of the direct form for large a (where it tends to −1/(8a)).
+func lgammaHalfDiff(a float64) float64 {
+	if a < halfDiffSwitch {
+		return lgamma(a+0.5) - lgamma(a) - 0.5*math.Log(a)
+	}
+	// Stirling: log Γ(z) = (z−½) log z − z + ½ log 2π + S(z), so the difference is
+	// a·log(1 + x) − ½ + S(a+½) − S(a) with x = 1/(2a), and
+	// a·log(1 + x) − ½ = Σₙ₌₁ (−x)ⁿ/(2(n+1)), summed to n = 14 (x ≤ 1/40).
+	x := 0.5 / a
+	var p float64
+	for n := 14; n >= 1; n-- {
+		p = -x * (1/float64(2*(n+1)) + p)
+	}
+	return p + stirlingTail(a+0.5) - stirlingTail(a)
+}
+
+// stirlingTail returns S(z) = Σ B₂ₙ/(2n(2n−1) z²ⁿ⁻¹) = 1/(12z) − 1/(360z³) + 1/(1260z⁵)
+// − 1/(1680z⁷) (DLMF 5.11.1), truncated where it is exact to double precision for
+// z ≥ 20.
+func stirlingTail(z float64) float64 {
+	y := 1 / (z * z)
+	return (1.0/12 - y*(1.0/360-y*(1.0/1260-y/1680))) / z
+}
+
+// digammaHalfDiff returns ψ(a+½) − ψ(a) for a > 0, accurate to a few ulps also for
+// large a, where it tends to 1/(2a).
+func digammaHalfDiff(a float64) float64 {
+	if a < halfDiffSwitch {
+		return special.Digamma(a+0.5) - special.Digamma(a)
+	}
+	// ψ(z) = log z − 1/(2z) − T(z) with T(z) = 1/(12z²) − 1/(120z⁴) + 1/(252z⁶) − 1/(240z⁸)
+	// (DLMF 5.11.2).
+	t := func(z float64) float64 {
+		y := 1 / (z * z)
+		return y * (1.0/12 - y*(1.0/120-y*(1.0/252-y/240)))
+	}
+	return math.Log1p(0.5/a) + 1/(2*a*(2*a+1)) - (t(a+0.5) - t(a))
+}
+
+// trigammaHalfDiff returns ψ₁(a+½) − ψ₁(a) for a > 0, accurate also for large a, where
+// it tends to −1/(2a²).
+func trigammaHalfDiff(a float64) float64 {
+	if a < halfDiffSwitch {
+		return special.Trigamma(a+0.5) - special.Trigamma(a)
+	}
+	// ψ₁(z) = 1/z + 1/(2z²) + U(z) with U(z) = 1/(6z³) − 1/(30z⁵) + 1/(42z⁷) − 1/(30z⁹)
+	// (DLMF 5.15.8).
+	u := func(z float64) float64 {
+		y := 1 / (z * z)
+		return y / z * (1.0/6 - y*(1.0/30-y*(1.0/42-y/30)))
+	}
+	b := a + 0.5
+	return -0.5/(a*b) - (a+0.25)/(2*a*a*b*b) + (u(b) - u(a))
 }
 
 // LogProb returns the Student-t log density, or −Inf for invalid arguments.
@@ -68,13 +131,13 @@ func (StudentT) Derivs(args []float64, _ int, grad, hess []float64) float64 {
 	a := z2 - 1
 	gx := -(nu + 1) * z * is * iq
 	grad[0] = gx
-	grad[1] = 0.5 * (special.Digamma((nu+1)/2) - special.Digamma(nu/2) - math.Log1p(z2/nu) + a*iq)
+	grad[1] = 0.5 * (digammaHalfDiff(nu/2) - math.Log1p(z2/nu) + a*iq)
 	grad[2] = -gx
 	grad[3] = nu * a * is * iq
 	hxx := (nu + 1) * (z2 - nu) * is2 * iq2
 	hxnu := -z * a * is * iq2
 	hxs := 2 * (nu + 1) * z * nu * is2 * iq2
-	hnunu := 0.25*(special.Trigamma((nu+1)/2)-special.Trigamma(nu/2)) + 0.5*z2/nu*iq - 0.5*a*iq2
+	hnunu := 0.25*trigammaHalfDiff(nu/2) + 0.5*z2/nu*iq - 0.5*a*iq2
 	hnus := a * z2 * is * iq2
 	hss := nu * is2 * ((1-3*z2)*iq + 2*z2*a*iq2)
 	h := hess[:n*n]
