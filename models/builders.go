@@ -1,0 +1,315 @@
+package models
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/nmc/graph"
+)
+
+// Built is a model ready to sample: the compiled graph model and, when test data was
+// given, its held-out pointwise log-likelihood (the input of the predictive
+// log-likelihood curve).
+type Built struct {
+	// Name is the model's name as the command line knows it, e.g. "blr".
+	Name string
+	// Model is the compiled model.
+	Model *graph.Model
+	// HeldOut computes log p(y_j | θ) for every test point; nil without test data.
+	HeldOut nmc.HeldOut
+}
+
+// or returns v, or def when v is 0.
+func or(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// LogisticPrior holds the prior scales of Bayesian logistic regression; zero fields
+// take the paper's values: alpha ~ N(0, 10), beta_k ~ N(0, 2.5).
+type LogisticPrior struct{ AlphaSD, BetaSD float64 }
+
+// Logistic builds Bayesian logistic regression, written with the public graph API:
+//
+//	alpha ~ Normal(0, 10); beta ~ Normal(0, 2.5) (one K-dimensional site);
+//	y_i ~ Bernoulli(logit⁻¹(alpha + X_i·beta)).
+//
+// test may be nil. Parameters: alpha, beta[k] (0-based).
+func Logistic(train RegressionData, test *RegressionData, prior *LogisticPrior) (*Built, error) {
+	if err := train.Validate(true); err != nil {
+		return nil, fmt.Errorf("models: blr: train: %w", err)
+	}
+	var p LogisticPrior
+	if prior != nil {
+		p = *prior
+	}
+	_, k := train.Dims()
+	b := graph.New()
+	alpha := b.Latent("alpha", graph.Normal(graph.C(0), graph.C(or(p.AlphaSD, 10))))
+	beta := b.Vector("beta", k, graph.Normal(graph.C(0), graph.C(or(p.BetaSD, 2.5))))
+	b.Observe("y", graph.BernoulliLogit(graph.Add(alpha, graph.MatVec(train.X, beta))), train.Y)
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("models: blr: %w", err)
+	}
+	out := &Built{Name: "blr", Model: m}
+	if test != nil {
+		if err := test.Validate(true); err != nil {
+			return nil, fmt.Errorf("models: blr: test: %w", err)
+		}
+		if _, kt := test.Dims(); kt != k {
+			return nil, fmt.Errorf("models: blr: test data has %d predictors, train %d", kt, k)
+		}
+		h, err := newLinearHeldOut(m, *test, false)
+		if err != nil {
+			return nil, err
+		}
+		out.HeldOut = h
+	}
+	return out, nil
+}
+
+// RobustPrior holds the hyperparameters of robust regression; zero fields take the
+// paper's values: nu ~ Gamma(2, rate 0.1), sigma ~ Exponential(rate 0.1),
+// alpha ~ N(0, 10), beta_k ~ N(0, 2.5).
+type RobustPrior struct{ NuShape, NuRate, SigmaRate, AlphaSD, BetaSD float64 }
+
+// Robust builds robust (Student-t) regression:
+//
+//	nu ~ Gamma(2, 0.1); sigma ~ Exponential(0.1); alpha ~ N(0, 10); beta ~ N(0, 2.5);
+//	y_i ~ StudentT(nu, alpha + X_i·beta, sigma).
+//
+// Parameters: nu, sigma, alpha, beta[k].
+func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Built, error) {
+	if err := train.Validate(false); err != nil {
+		return nil, fmt.Errorf("models: robust: train: %w", err)
+	}
+	var p RobustPrior
+	if prior != nil {
+		p = *prior
+	}
+	_, k := train.Dims()
+	b := graph.New()
+	nu := b.Latent("nu", graph.Gamma(graph.C(or(p.NuShape, 2)), graph.C(or(p.NuRate, 0.1))))
+	sigma := b.Latent("sigma", graph.Exponential(graph.C(or(p.SigmaRate, 0.1))))
+	alpha := b.Latent("alpha", graph.Normal(graph.C(0), graph.C(or(p.AlphaSD, 10))))
+	beta := b.Vector("beta", k, graph.Normal(graph.C(0), graph.C(or(p.BetaSD, 2.5))))
+	b.Observe("y", graph.StudentT(nu, graph.Add(alpha, graph.MatVec(train.X, beta)), sigma), train.Y)
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("models: robust: %w", err)
+	}
+	out := &Built{Name: "robust", Model: m}
+	if test != nil {
+		if err := test.Validate(false); err != nil {
+			return nil, fmt.Errorf("models: robust: test: %w", err)
+		}
+		if _, kt := test.Dims(); kt != k {
+			return nil, fmt.Errorf("models: robust: test data has %d predictors, train %d", kt, k)
+		}
+		h, err := newLinearHeldOut(m, *test, true)
+		if err != nil {
+			return nil, err
+		}
+		out.HeldOut = h
+	}
+	return out, nil
+}
+
+// AnnotationPrior holds the hyperparameters of the Dawid-Skene model; zero fields take
+// the paper's values: pi ~ Dirichlet(1/C, …), theta[l,m] ~ Dirichlet(alpha_m) with
+// alpha_mn = Gamma·Rho on the diagonal and Gamma·(1−Rho)/(C−1) off it, Gamma = 10,
+// Rho = 0.5.
+type AnnotationPrior struct{ PiConcentration, Gamma, Rho float64 }
+
+// Annotation builds the Dawid-Skene annotation model with discrete true labels:
+//
+//	pi ~ Dirichlet(1/C, …); z_i ~ Categorical(pi); theta[l,m] ~ Dirichlet(alpha_m);
+//	y_j ~ Categorical(theta[labeler_j, z[item_j]]).
+//
+// Parameters: pi[m], z[i], theta[l,m,n] (0-based). test may be nil; its held-out
+// likelihood sums out each test item's class.
+func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPrior) (*Built, error) {
+	if err := train.Validate(); err != nil {
+		return nil, fmt.Errorf("models: annotation: train: %w", err)
+	}
+	if train.NumItems == 0 {
+		return nil, fmt.Errorf("models: annotation: train data has no items")
+	}
+	var p AnnotationPrior
+	if prior != nil {
+		p = *prior
+	}
+	c, l := train.NumClasses, train.NumLabelers
+	cfg := AnnotationConfig{N: 2, Labelers: l, Classes: c, JLoc: 1, Gamma: or(p.Gamma, 10), Rho: or(p.Rho, 0.5)}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	conc := make([]float64, c)
+	for m := range conc {
+		conc[m] = or(p.PiConcentration, 1/float64(c))
+	}
+	rows := make([][]float64, c)
+	for m := range rows {
+		rows[m] = cfg.ConfusionPrior(m)
+	}
+	classOf := make([]int, l*c)
+	for i := range classOf {
+		classOf[i] = i % c
+	}
+	b := graph.New()
+	pi := b.Latent("pi", graph.Dirichlet(graph.Vec(conc...)))
+	z := b.Latent("z", graph.Categorical(pi), train.NumItems)
+	theta := b.Latent("theta", graph.Dirichlet(graph.Index(graph.Rows(rows), classOf)), l, c)
+	if train.NumLabels() > 0 {
+		b.ObserveInts("y", graph.Categorical(graph.At(theta, graph.By(train.Labeler), graph.ByNode(graph.Index(z, train.Item)))), train.Label)
+	}
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("models: annotation: %w", err)
+	}
+	out := &Built{Name: "annotation", Model: m}
+	if test != nil {
+		if err := test.Validate(); err != nil {
+			return nil, fmt.Errorf("models: annotation: test: %w", err)
+		}
+		if test.NumLabelers != l || test.NumClasses != c {
+			return nil, fmt.Errorf("models: annotation: test data has %d labelers and %d classes, train %d and %d", test.NumLabelers, test.NumClasses, l, c)
+		}
+		h, err := newAnnotationHeldOut(m, *test)
+		if err != nil {
+			return nil, err
+		}
+		out.HeldOut = h
+	}
+	return out, nil
+}
+
+// Funnel builds Neal's funnel: z ~ Normal(0, 3); x ~ Normal(0, exp(z/2)).
+// Parameters: z, x.
+func Funnel() (*Built, error) {
+	b := graph.New()
+	z := b.Latent("z", graph.Normal(graph.C(0), graph.C(3)))
+	b.Latent("x", graph.Normal(graph.C(0), graph.Exp(graph.Mul(z, graph.C(0.5)))))
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("models: funnel: %w", err)
+	}
+	return &Built{Name: "funnel", Model: m}, nil
+}
+
+// EightSchoolsData is Rubin's eight schools: estimated effects and their standard errors.
+var EightSchoolsData = struct{ Y, Sigma []float64 }{
+	Y:     []float64{28, 8, -3, 7, -1, 1, 18, 12},
+	Sigma: []float64{15, 10, 16, 11, 9, 11, 10, 18},
+}
+
+// EightSchools builds the hierarchical eight-schools model:
+//
+//	mu ~ Normal(0, 5); tau ~ HalfCauchy(5); theta_j ~ Normal(mu, tau); y_j ~ Normal(theta_j, sigma_j)
+//
+// centred, or non-centred (theta_raw_j ~ Normal(0, 1), theta = mu + tau·theta_raw,
+// recorded with every draw). Parameters: mu, tau, theta[j] (and theta_raw[j]).
+func EightSchools(y, sigma []float64, noncentred bool) (*Built, error) {
+	if len(y) == 0 || len(y) != len(sigma) {
+		return nil, fmt.Errorf("models: eight_schools: %d effects and %d standard errors", len(y), len(sigma))
+	}
+	for j, s := range sigma {
+		if !(s > 0) || !finite(s) {
+			return nil, fmt.Errorf("models: eight_schools: sigma[%d] = %v, want a finite value > 0", j, s)
+		}
+	}
+	b := graph.New()
+	mu := b.Latent("mu", graph.Normal(graph.C(0), graph.C(5)))
+	tau := b.Latent("tau", graph.HalfCauchy(graph.C(5)))
+	var theta *graph.Node
+	if noncentred {
+		raw := b.Latent("theta_raw", graph.Normal(graph.C(0), graph.C(1)), len(y))
+		theta = graph.Add(mu, graph.Mul(tau, raw))
+		b.Deterministic("theta", theta)
+	} else {
+		theta = b.Latent("theta", graph.Normal(mu, tau), len(y))
+	}
+	b.Observe("y", graph.Normal(theta, graph.Data(sigma)), y)
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("models: eight_schools: %w", err)
+	}
+	return &Built{Name: "eight_schools", Model: m}, nil
+}
+
+// NormalKnownSigma builds mu ~ Normal(mu0, tau0); y_i ~ Normal(mu, sigma). Parameter: mu.
+func NormalKnownSigma(y []float64, mu0, tau0, sigma float64) (*Built, error) {
+	b := graph.New()
+	mu := b.Latent("mu", graph.Normal(graph.C(mu0), graph.C(tau0)))
+	b.Observe("y", graph.Normal(mu, graph.C(sigma)), y)
+	return build("normal_known_sigma", b)
+}
+
+// GammaPoisson builds lambda ~ Gamma(a, rate b); y_i ~ Poisson(lambda). Parameter: lambda.
+func GammaPoisson(y []int, a, rate float64) (*Built, error) {
+	b := graph.New()
+	lambda := b.Latent("lambda", graph.Gamma(graph.C(a), graph.C(rate)))
+	b.ObserveInts("y", graph.Poisson(lambda), y)
+	return build("gamma_poisson", b)
+}
+
+// BetaBinomial builds p ~ Beta(a, b); s_j ~ Binomial(trials_j, p). Parameter: p.
+func BetaBinomial(trials, successes []int, a, bb float64) (*Built, error) {
+	if len(trials) != len(successes) {
+		return nil, fmt.Errorf("models: beta_binomial: %d trials and %d successes", len(trials), len(successes))
+	}
+	b := graph.New()
+	p := b.Latent("p", graph.Beta(graph.C(a), graph.C(bb)))
+	b.ObserveInts("s", graph.Binomial(graph.Ints(trials), p), successes)
+	return build("beta_binomial", b)
+}
+
+// DirichletCategorical builds p ~ Dirichlet(alpha); y_i ~ Categorical(p) (y 0-based).
+// Parameters: p[k].
+func DirichletCategorical(y []int, alpha []float64) (*Built, error) {
+	b := graph.New()
+	p := b.Latent("p", graph.Dirichlet(graph.Vec(alpha...)))
+	b.ObserveInts("y", graph.Categorical(p), y)
+	return build("dirichlet_categorical", b)
+}
+
+// GammaNormalPrecision builds tau ~ Gamma(a, rate b); y_i ~ Normal(mu, 1/√tau) with
+// mu known. Parameter: tau.
+func GammaNormalPrecision(y []float64, mu, a, rate float64) (*Built, error) {
+	b := graph.New()
+	tau := b.Latent("tau", graph.Gamma(graph.C(a), graph.C(rate)))
+	b.Observe("y", graph.Normal(graph.C(mu), graph.Pow(tau, -0.5)), y)
+	return build("gamma_normal", b)
+}
+
+// MVNNormal builds mu ~ MVN(mu0, sigma0); y_i ~ MVN(mu, sigma) for the rows of y.
+// Parameters: mu[k].
+func MVNNormal(y mat.Matrix, mu0 []float64, sigma0, sigma *mat.SymDense) (*Built, error) {
+	if y == nil {
+		return nil, fmt.Errorf("models: mvn_normal: nil data")
+	}
+	r, c := y.Dims()
+	flat := make([]float64, 0, r*c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			flat = append(flat, y.At(i, j))
+		}
+	}
+	b := graph.New()
+	mu := b.Latent("mu", graph.MultivariateNormal(graph.Vec(mu0...), sigma0))
+	b.Observe("y", graph.MultivariateNormal(mu, sigma), flat)
+	return build("mvn_normal", b)
+}
+
+func build(name string, b *graph.Builder) (*Built, error) {
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("models: %s: %w", name, err)
+	}
+	return &Built{Name: name, Model: m}, nil
+}

@@ -1,0 +1,68 @@
+package graph
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// blrBench builds Bayesian logistic regression with n rows and k features.
+func blrBench(b *testing.B, n, k int) (*Model, []float64, *mat.Dense) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := mat.NewDense(n, k, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			x.Set(i, j, 10*rng.NormFloat64())
+		}
+		y[i] = float64(rng.IntN(2))
+	}
+	bd := New()
+	alpha := bd.Latent("alpha", Normal(C(0), C(10)))
+	beta := bd.Vector("beta", k, Normal(C(0), C(2.5)))
+	bd.Observe("y", BernoulliLogit(Add(alpha, MatVec(x, beta))), y)
+	m, err := bd.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	state := make([]float64, nmc.Dim(m.Sites()))
+	for i := range state {
+		state[i] = 0.01 * rng.NormFloat64()
+	}
+	return m, state, x
+}
+
+var sinkF float64
+
+// BenchmarkBLRBetaHessian measures f, g and H of the beta site (N = 10,000, K = 40).
+func BenchmarkBLRBetaHessian(b *testing.B) {
+	const n, k = 10000, 40
+	m, state, _ := blrBench(b, n, k)
+	sc := m.NewScorer()
+	g, h := make([]float64, k), make([]float64, k*k)
+	sinkF = sc.Score(state, 1, g, h)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		sinkF += sc.Score(state, 1, g, h)
+	}
+}
+
+// BenchmarkBLRSyrkBaseline is gonum's Syrk alone computing XᵀX on the same
+// N×K matrix: the floor for X^T diag(w) X.
+func BenchmarkBLRSyrkBaseline(b *testing.B) {
+	const n, k = 10000, 40
+	_, _, x := blrBench(b, n, k)
+	raw := x.RawMatrix()
+	c := blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: make([]float64, k*k)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: n, Cols: k, Stride: raw.Stride, Data: raw.Data}, 0, c)
+	}
+}

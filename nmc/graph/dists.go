@@ -1,0 +1,95 @@
+package graph
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/nmc-go/nmc/nmc/dist"
+)
+
+// Normal is N(mu, sigma²), sigma the standard deviation.
+func Normal(mu, sigma *Node) *Dist { return NewDist(dist.Normal{}, 1, mu, sigma) }
+
+// HalfNormal is the normal N(0, sigma²) folded onto (0, ∞).
+func HalfNormal(sigma *Node) *Dist { return NewDist(dist.HalfNormal{}, 1, sigma) }
+
+// LogNormal is the distribution of exp(N(mu, sigma²)).
+func LogNormal(mu, sigma *Node) *Dist { return NewDist(dist.LogNormal{}, 1, mu, sigma) }
+
+// StudentT is Student's t with nu degrees of freedom, location mu and scale sigma.
+func StudentT(nu, mu, sigma *Node) *Dist { return NewDist(dist.StudentT{}, 1, nu, mu, sigma) }
+
+// Cauchy has location mu and scale.
+func Cauchy(mu, scale *Node) *Dist { return NewDist(dist.Cauchy{}, 1, mu, scale) }
+
+// HalfCauchy is the Cauchy(0, scale) folded onto (0, ∞).
+func HalfCauchy(scale *Node) *Dist { return NewDist(dist.HalfCauchy{}, 1, scale) }
+
+// Gamma has shape alpha and rate beta.
+func Gamma(alpha, beta *Node) *Dist { return NewDist(dist.Gamma{}, 1, alpha, beta) }
+
+// InverseGamma has shape alpha and scale beta.
+func InverseGamma(alpha, beta *Node) *Dist { return NewDist(dist.InverseGamma{}, 1, alpha, beta) }
+
+// Exponential has the given rate.
+func Exponential(rate *Node) *Dist { return NewDist(dist.Exponential{}, 1, rate) }
+
+// Beta has shapes alpha and beta; its support is (0, 1).
+func Beta(alpha, beta *Node) *Dist { return NewDist(dist.Beta{}, 1, alpha, beta) }
+
+// Uniform is uniform on (a, b); a and b must be constant for a latent.
+func Uniform(a, b *Node) *Dist { return NewDist(dist.Uniform{}, 1, a, b) }
+
+// Dirichlet has concentration alpha, a node of width k (the simplex dimension).
+func Dirichlet(alpha *Node) *Dist {
+	if alpha == nil {
+		return NewDist(dist.Dirichlet{}, 0, alpha)
+	}
+	return NewDist(dist.Dirichlet{}, alpha.width, alpha)
+}
+
+// MultivariateNormal has mean mu (a node of width k) and a constant covariance
+// matrix (k×k, symmetric positive definite).
+func MultivariateNormal(mu *Node, cov *mat.SymDense) *Dist {
+	fam, err := dist.NewMultivariateNormal(cov)
+	if err != nil {
+		return &Dist{err: err}
+	}
+	if mu == nil {
+		return NewDist(fam, 0, mu)
+	}
+	return NewDist(fam, mu.width, mu)
+}
+
+// Bernoulli has success probability p; values 0 and 1.
+func Bernoulli(p *Node) *Dist { return NewDist(dist.Bernoulli{}, 1, p) }
+
+// BernoulliLogit has success probability logistic(logit).
+func BernoulliLogit(logit *Node) *Dist { return NewDist(dist.BernoulliLogit{}, 1, logit) }
+
+// Binomial counts successes in n trials of probability p.
+func Binomial(n, p *Node) *Dist { return NewDist(dist.Binomial{}, 1, n, p) }
+
+// BinomialLogit is Binomial with probability logistic(logit).
+func BinomialLogit(n, logit *Node) *Dist { return NewDist(dist.BinomialLogit{}, 1, n, logit) }
+
+// Categorical takes values 0 … k−1 with probabilities p (a node of width k).
+func Categorical(p *Node) *Dist {
+	if p == nil {
+		return NewDist(dist.Categorical{}, 0, p)
+	}
+	return NewDist(dist.Categorical{}, p.width, p)
+}
+
+// CategoricalLogits takes values 0 … k−1 with probabilities softmax(logits).
+func CategoricalLogits(logits *Node) *Dist {
+	if logits == nil {
+		return NewDist(dist.CategoricalLogits{}, 0, logits)
+	}
+	return NewDist(dist.CategoricalLogits{}, logits.width, logits)
+}
+
+// Poisson has the given rate.
+func Poisson(rate *Node) *Dist { return NewDist(dist.Poisson{}, 1, rate) }
+
+// PoissonLog is Poisson with rate exp(logRate).
+func PoissonLog(logRate *Node) *Dist { return NewDist(dist.PoissonLog{}, 1, logRate) }

@@ -1,0 +1,464 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// Model is a compiled graph model. It implements nmc.Model (and nmc.Deriver when
+// the builder recorded deterministic quantities), and reports each site's
+// neighbours so that the sampler can reuse derivatives.
+type Model struct {
+	fams    []*family
+	factors []*factor
+	derived []namedNode
+
+	sites     []nmc.Site
+	offsets   []int
+	dim       int
+	blanket   [][]entry // per site: factor elements whose log density involves it
+	neighbors [][]int
+	maxArgs   int
+}
+
+type entry struct {
+	f, e int32
+}
+
+var _ nmc.Model = (*Model)(nil)
+var _ nmc.Deriver = (*Model)(nil)
+
+// Sites lists the latent sites in state order.
+func (m *Model) Sites() []nmc.Site { return m.sites }
+
+// Neighbors returns the sites whose values enter site i's Markov-blanket score
+// (site i included).
+func (m *Model) Neighbors(i int) []int { return m.neighbors[i] }
+
+// Blanket returns the number of factor elements (prior and likelihood terms) that
+// site i's score sums over.
+func (m *Model) Blanket(i int) int { return len(m.blanket[i]) }
+
+// Offset returns the position in the state of the first coordinate of the named
+// latent family and the number of its coordinates.
+func (m *Model) Offset(name string) (offset, size int, err error) {
+	for _, f := range m.fams {
+		if f.name == name {
+			return f.offset, f.length * f.width, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("graph: unknown latent %q", name)
+}
+
+func (m *Model) compile() error {
+	// Sites and supports.
+	off := 0
+	for _, f := range m.fams {
+		f.first = len(m.sites)
+		f.offset = off
+		nsites := f.length
+		if f.vector {
+			nsites = 1
+		}
+		for s := 0; s < nsites; s++ {
+			e := s
+			if f.vector {
+				e = 0
+			}
+			kind, lo, hi, nv, err := m.support(f, e)
+			if err != nil {
+				return err
+			}
+			if f.vector {
+				for e2 := 1; e2 < f.length; e2++ {
+					k2, lo2, hi2, _, err := m.support(f, e2)
+					if err != nil {
+						return err
+					}
+					if k2 != kind || lo2 != lo || hi2 != hi {
+						return fmt.Errorf("graph: vector %q: coordinates %d and 0 have different supports", f.name, e2)
+					}
+				}
+			}
+			size := f.width
+			if f.vector {
+				size = f.length
+			}
+			if kind == nmc.Discrete && size != 1 {
+				return fmt.Errorf("graph: latent %q: a discrete vector site is not supported; declare a plate", f.name)
+			}
+			site := nmc.Site{Name: f.elemName(s), Size: size, Support: kind, Lower: lo, Upper: hi, NumValues: nv}
+			if f.vector {
+				site.Name = f.name
+			}
+			site.CoordNames = make([]string, size)
+			for c := 0; c < size; c++ {
+				switch {
+				case f.vector:
+					site.CoordNames[c] = fmt.Sprintf("%s[%d]", f.name, c)
+				case size == 1:
+					site.CoordNames[c] = site.Name
+				case len(f.shape) == 0:
+					site.CoordNames[c] = fmt.Sprintf("%s[%d]", f.name, c)
+				default:
+					site.CoordNames[c] = site.Name[:len(site.Name)-1] + fmt.Sprintf(",%d]", c)
+				}
+			}
+			m.sites = append(m.sites, site)
+			off += size
+		}
+	}
+	m.dim = off
+	m.offsets = nmc.Offsets(m.sites)
+
+	// Check constant parameters and observed values.
+	for _, fc := range m.factors {
+		if err := m.checkFactor(fc); err != nil {
+			return err
+		}
+	}
+
+	// Markov blankets and neighbours.
+	m.blanket = make([][]entry, len(m.sites))
+	nb := make([]map[int]struct{}, len(m.sites))
+	var deps, prev []int
+	for fi, fc := range m.factors {
+		_, pw := fc.d.fam.Layout(fc.d.k)
+		na := fc.width
+		for _, w := range pw {
+			na += w
+		}
+		m.maxArgs = max(m.maxArgs, na)
+		for e := 0; e < fc.length; e++ {
+			deps = deps[:0]
+			if fc.fam != nil {
+				deps = addDep(deps, fc.fam.site(e))
+			}
+			for _, p := range fc.d.params {
+				pe := e
+				if p.length == 1 {
+					pe = 0
+				}
+				deps = collectDeps(p, pe, deps)
+			}
+			for _, s := range deps {
+				m.blanket[s] = append(m.blanket[s], entry{int32(fi), int32(e)})
+			}
+			if slices.Equal(deps, prev) {
+				continue
+			}
+			prev = append(prev[:0], deps...)
+			for _, s := range deps {
+				if nb[s] == nil {
+					nb[s] = map[int]struct{}{}
+				}
+				for _, t := range deps {
+					nb[s][t] = struct{}{}
+				}
+			}
+		}
+	}
+	m.neighbors = make([][]int, len(m.sites))
+	for s := range nb {
+		for t := range nb[s] {
+			m.neighbors[s] = append(m.neighbors[s], t)
+		}
+		slices.Sort(m.neighbors[s])
+	}
+	return nil
+}
+
+func addDep(deps []int, s int) []int {
+	for _, d := range deps {
+		if d == s {
+			return deps
+		}
+	}
+	return append(deps, s)
+}
+
+// collectDeps adds the sites that element e of n depends on.
+func collectDeps(n *Node, e int, deps []int) []int {
+	switch n.op {
+	case opConst:
+		return deps
+	case opLatent:
+		return addDep(deps, n.fam.site(e))
+	case opSum:
+		a := n.args[0]
+		if a.op == opLatent && a.fam.vector {
+			return addDep(deps, a.fam.first)
+		}
+		for i := 0; i < a.length; i++ {
+			deps = collectDeps(a, i, deps)
+		}
+		return deps
+	case opMatVec:
+		a := n.args[0]
+		if a.op == opLatent && a.fam.vector {
+			return addDep(deps, a.fam.first)
+		}
+		for i := 0; i < a.length; i++ {
+			deps = collectDeps(a, i, deps)
+		}
+		return deps
+	case opIndex:
+		return collectDeps(n.args[0], n.idx[e], deps)
+	case opAt:
+		src := n.args[0]
+		shape := src.shape
+		if shape == nil {
+			shape = []int{src.length}
+		}
+		// Enumerate every candidate along node-indexed dimensions.
+		var rec func(d, flat int)
+		rec = func(d, flat int) {
+			if d == len(shape) {
+				deps = collectDeps(src, flat, deps)
+				return
+			}
+			if data := n.atData[d]; data != nil {
+				i := data[0]
+				if len(data) > 1 {
+					i = data[e]
+				}
+				rec(d+1, flat*shape[d]+i)
+				return
+			}
+			for i := 0; i < shape[d]; i++ {
+				rec(d+1, flat*shape[d]+i)
+			}
+		}
+		rec(0, 0)
+		for _, in := range n.atNode {
+			if in != nil {
+				ie := e
+				if in.length == 1 {
+					ie = 0
+				}
+				deps = collectDeps(in, ie, deps)
+			}
+		}
+		return deps
+	}
+	for _, a := range n.args {
+		ae := e
+		if a.length == 1 {
+			ae = 0
+		}
+		deps = collectDeps(a, ae, deps)
+	}
+	return deps
+}
+
+func isConst(n *Node) bool {
+	if n.op == opLatent {
+		return false
+	}
+	for _, a := range n.args {
+		if !isConst(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// support returns the support of element e of a latent family. Parameters that
+// set bounds must be constant.
+func (m *Model) support(f *family, e int) (nmc.Support, float64, float64, int, error) {
+	params := make([]float64, 0, 8)
+	allConst := true
+	for _, p := range f.d.params {
+		if !isConst(p) {
+			allConst = false
+		}
+	}
+	sc := m.valueScorer(nil)
+	for _, p := range f.d.params {
+		pe := e
+		if p.length == 1 {
+			pe = 0
+		}
+		if isConst(p) {
+			params = sc.values(p, pe, params)
+		} else {
+			// A placeholder: kinds never depend on non-constant parameters except
+			// through bounds, which are checked below.
+			for c := 0; c < p.width; c++ {
+				params = append(params, math.NaN())
+			}
+		}
+	}
+	kind, lo, hi, nv := f.d.fam.Support(params, f.d.k)
+	if !allConst && (kind == nmc.Interval || (kind == nmc.Positive && lo != 0) || (kind == nmc.Positive && math.IsNaN(lo))) {
+		return 0, 0, 0, 0, fmt.Errorf("graph: latent %q: the bounds of its %s prior must be constant", f.name, f.d.fam.Name())
+	}
+	if kind == nmc.Discrete && math.IsNaN(float64(nv)) {
+		nv = 0
+	}
+	return kind, lo, hi, nv, nil
+}
+
+// checkFactor validates constant parameters and observed values of a factor.
+func (m *Model) checkFactor(fc *factor) error {
+	what := "latent"
+	if fc.fam == nil {
+		what = "observed"
+	}
+	allConst := true
+	for _, p := range fc.d.params {
+		if !isConst(p) {
+			allConst = false
+		}
+	}
+	sc := m.valueScorer(nil)
+	vw := fc.width
+	args := make([]float64, 0, m.maxArgs+vw+16)
+	for e := 0; e < fc.length; e++ {
+		args = args[:0]
+		if fc.obs != nil {
+			args = append(args, fc.obs[e*vw:(e+1)*vw]...)
+		} else {
+			for c := 0; c < vw; c++ {
+				args = append(args, 0)
+			}
+		}
+		constNow := true
+		for _, p := range fc.d.params {
+			pe := e
+			if p.length == 1 {
+				pe = 0
+			}
+			if isConst(p) {
+				args = sc.values(p, pe, args)
+			} else {
+				constNow = false
+				for c := 0; c < p.width; c++ {
+					args = append(args, math.NaN())
+				}
+			}
+		}
+		if allConst || constNow {
+			if err := fc.d.fam.CheckParams(args[vw:], fc.d.k); err != nil {
+				return fmt.Errorf("graph: %s %q, element %d: %w", what, fc.name, e, err)
+			}
+			if fc.obs != nil && !fc.d.fam.InSupport(args, fc.d.k) {
+				return fmt.Errorf("graph: observed %q, element %d: value %v is outside the support of %s", fc.name, e, fc.obs[e*vw:(e+1)*vw], fc.d.fam.Name())
+			}
+		} else if fc.obs != nil {
+			// Parameters depend on latents: check the value against the support kind.
+			kind, lo, hi, nv := fc.d.fam.Support(args[vw:], fc.d.k)
+			if !valueInKind(fc.obs[e*vw:(e+1)*vw], kind, lo, hi, nv) {
+				return fmt.Errorf("graph: observed %q, element %d: value %v is outside the support of %s", fc.name, e, fc.obs[e*vw:(e+1)*vw], fc.d.fam.Name())
+			}
+		}
+	}
+	return nil
+}
+
+func valueInKind(v []float64, kind nmc.Support, lo, hi float64, nv int) bool {
+	for _, x := range v {
+		switch kind {
+		case nmc.Positive:
+			if !(x > lo) && !math.IsNaN(lo) {
+				return false
+			}
+		case nmc.Interval:
+			if !(x > lo && x < hi) && !math.IsNaN(lo) && !math.IsNaN(hi) {
+				return false
+			}
+		case nmc.Discrete:
+			if x != math.Trunc(x) || x < 0 || (nv > 0 && x >= float64(nv)) {
+				return false
+			}
+		}
+	}
+	if kind == nmc.Simplex {
+		s := 0.0
+		for _, x := range v {
+			if !(x >= 0) {
+				return false
+			}
+			s += x
+		}
+		return math.Abs(s-1) < 1e-9
+	}
+	return true
+}
+
+// NewScorer returns an evaluator for one chain.
+func (m *Model) NewScorer() nmc.Scorer { return m.newScorer() }
+
+// Init draws a starting state from the prior, latent families in declaration order.
+func (m *Model) Init(rng *rand.Rand, x []float64) error {
+	if len(x) != m.dim {
+		return fmt.Errorf("graph: Init: state has %d coordinates, want %d", len(x), m.dim)
+	}
+	sc := m.valueScorer(x)
+	params := make([]float64, 0, 16)
+	val := make([]float64, 0, 16)
+	for _, f := range m.fams {
+		for e := 0; e < f.length; e++ {
+			params = params[:0]
+			for _, p := range f.d.params {
+				pe := e
+				if p.length == 1 {
+					pe = 0
+				}
+				params = sc.values(p, pe, params)
+			}
+			for _, v := range params {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("graph: Init: latent %q element %d: prior parameter is %v", f.name, e, v)
+				}
+			}
+			if err := f.d.fam.CheckParams(params, f.d.k); err != nil {
+				return fmt.Errorf("graph: Init: latent %q element %d: %w", f.name, e, err)
+			}
+			val = slices.Grow(val[:0], f.width)[:f.width]
+			f.d.fam.Rand(rng, params, f.d.k, val)
+			for c := 0; c < f.width; c++ {
+				x[f.offset+e*f.width+c] = val[c]
+			}
+		}
+	}
+	return nil
+}
+
+// DerivedNames names the deterministic quantities recorded with every draw.
+func (m *Model) DerivedNames() []string {
+	var out []string
+	for _, d := range m.derived {
+		n := d.n
+		for e := 0; e < n.length; e++ {
+			for c := 0; c < n.width; c++ {
+				switch {
+				case n.length == 1 && n.width == 1:
+					out = append(out, d.name)
+				case n.width == 1:
+					out = append(out, fmt.Sprintf("%s[%d]", d.name, e))
+				case n.length == 1:
+					out = append(out, fmt.Sprintf("%s[%d]", d.name, c))
+				default:
+					out = append(out, fmt.Sprintf("%s[%d,%d]", d.name, e, c))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Derive writes the deterministic quantities at state x into dst.
+func (m *Model) Derive(x []float64, dst []float64) {
+	sc := m.valueScorer(x)
+	out := dst[:0]
+	for _, d := range m.derived {
+		for e := 0; e < d.n.length; e++ {
+			out = sc.values(d.n, e, out)
+		}
+	}
+}

@@ -1,0 +1,527 @@
+package graph
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// scorer evaluates Markov-blanket scores for one chain. It owns every buffer it
+// uses, so a warm scorer does not allocate.
+type scorer struct {
+	m      *Model
+	x      []float64
+	active int // site whose derivatives are wanted; -1 for values only
+	k      int
+	base   int // state offset of the active site
+	ops    jetOps
+	stack  []jet
+	top    int
+
+	argv   []float64
+	argj   []jet
+	d1, d2 []float64
+
+	grad, hess []float64
+	batches    []*rowBatch
+}
+
+// rowBatch accumulates gradient and Hessian weights for rows of one data matrix:
+// ∇ += Σ wg_r a_r and ∇² += Σ wh_r a_r a_rᵀ, applied at the end by one rank-k update.
+type rowBatch struct {
+	m       *dataMatrix
+	wg, wh  []float64
+	touched []int
+	mark    []bool
+	pos     []float64 // scratch: rows scaled by √wh (wh > 0)
+	neg     []float64 // scratch: rows scaled by √−wh (wh < 0)
+}
+
+func (m *Model) newScorer() *scorer {
+	na := max(m.maxArgs, 1)
+	return &scorer{
+		m:     m,
+		stack: make([]jet, 256),
+		argv:  make([]float64, na),
+		argj:  make([]jet, na),
+		d1:    make([]float64, na),
+		d2:    make([]float64, na*na),
+	}
+}
+
+func (m *Model) valueScorer(x []float64) *scorer {
+	return &scorer{m: m, x: x, active: -1, stack: make([]jet, 64)}
+}
+
+// push reserves n jets on the stack.
+func (s *scorer) push(n int) []jet {
+	if s.top+n > len(s.stack) {
+		ns := make([]jet, 2*(s.top+n))
+		copy(ns, s.stack[:s.top])
+		s.stack = ns
+	}
+	out := s.stack[s.top : s.top+n]
+	s.top += n
+	return out
+}
+
+// values appends the component values of element e of n to dst (no derivatives).
+func (s *scorer) values(n *Node, e int, dst []float64) []float64 {
+	saved := s.active
+	s.active = -1
+	top := s.top
+	out := s.push(n.width)
+	s.eval(n, e, out)
+	for _, j := range out {
+		dst = append(dst, j.v)
+	}
+	s.top = top
+	s.active = saved
+	return dst
+}
+
+func elem(n *Node, e int) int {
+	if n.length == 1 {
+		return 0
+	}
+	return e
+}
+
+// eval writes the jets of element e of n into out (length n.width).
+func (s *scorer) eval(n *Node, e int, out []jet) {
+	switch n.op {
+	case opConst:
+		w := n.width
+		for c := range out {
+			out[c] = jet{v: n.vals[e*w+c]}
+		}
+		return
+	case opLatent:
+		f := n.fam
+		base := f.offset + e*f.width
+		if s.active >= 0 && f.site(e) == s.active {
+			for c := range out {
+				out[c] = jet{v: s.x[base+c], kind: jUnit, i: f.coord(e, c), gc: 1}
+			}
+			return
+		}
+		for c := range out {
+			out[c] = jet{v: s.x[base+c]}
+		}
+		return
+	case opAdd, opSub, opMul, opDiv:
+		top := s.top
+		a, b := n.args[0], n.args[1]
+		ja, jb := s.push(a.width), s.push(b.width)
+		s.eval(a, elem(a, e), ja)
+		s.eval(b, elem(b, e), jb)
+		for c := range out {
+			pa, pb := &ja[0], &jb[0]
+			if a.width > 1 {
+				pa = &ja[c]
+			}
+			if b.width > 1 {
+				pb = &jb[c]
+			}
+			switch n.op {
+			case opAdd:
+				out[c] = s.ops.lin(1, pa, 1, pb)
+			case opSub:
+				out[c] = s.ops.lin(1, pa, -1, pb)
+			case opMul:
+				out[c] = s.ops.mul(pa, pb)
+			case opDiv:
+				bv := pb.v
+				r := s.ops.apply(pb, 1/bv, -1/(bv*bv), 2/(bv*bv*bv))
+				out[c] = s.ops.mul(pa, &r)
+			}
+		}
+		s.top = top
+		return
+	case opNeg, opExp, opLog, opLog1p, opSqrt, opPow, opLogistic, opSoftplus:
+		top := s.top
+		a := n.args[0]
+		ja := s.push(a.width)
+		s.eval(a, e, ja)
+		for c := range out {
+			v := ja[c].v
+			var f, d1, d2 float64
+			switch n.op {
+			case opNeg:
+				out[c] = s.ops.scale(-1, &ja[c])
+				continue
+			case opExp:
+				f = math.Exp(v)
+				d1, d2 = f, f
+			case opLog:
+				f, d1, d2 = math.Log(v), 1/v, -1/(v*v)
+			case opLog1p:
+				f, d1, d2 = math.Log1p(v), 1/(1+v), -1/((1+v)*(1+v))
+			case opSqrt:
+				f = math.Sqrt(v)
+				d1 = 0.5 / f
+				d2 = -0.25 / (f * v)
+			case opPow:
+				p := n.power
+				f = math.Pow(v, p)
+				d1 = p * math.Pow(v, p-1)
+				d2 = p * (p - 1) * math.Pow(v, p-2)
+			case opLogistic:
+				f = logistic(v)
+				d1 = f * (1 - f)
+				d2 = d1 * (1 - 2*f)
+			case opSoftplus:
+				f = softplus(v)
+				d1 = logistic(v)
+				d2 = d1 * (1 - d1)
+			}
+			out[c] = s.ops.apply(&ja[c], f, d1, d2)
+		}
+		s.top = top
+		return
+	case opSum:
+		top := s.top
+		a := n.args[0]
+		acc := jet{}
+		ja := s.push(a.width)
+		for i := 0; i < a.length; i++ {
+			s.eval(a, i, ja)
+			for c := range ja {
+				acc = s.ops.lin(1, &acc, 1, &ja[c])
+			}
+		}
+		out[0] = acc
+		s.top = top
+		return
+	case opMatVec:
+		a := n.args[0]
+		row := n.x.row(e)
+		if a.op == opLatent && a.fam.vector {
+			f := a.fam
+			v := blas64.Dot(blas64.Vector{N: len(row), Data: row, Inc: 1},
+				blas64.Vector{N: len(row), Data: s.x[f.offset : f.offset+len(row)], Inc: 1})
+			if s.active >= 0 && f.first == s.active {
+				out[0] = jet{v: v, kind: jRow, i: e, m: n.x, gc: 1}
+			} else {
+				out[0] = jet{v: v}
+			}
+			return
+		}
+		top := s.top
+		ja := s.push(1)
+		acc := jet{}
+		for i, xi := range row {
+			s.eval(a, i, ja)
+			acc = s.ops.lin(1, &acc, xi, &ja[0])
+		}
+		out[0] = acc
+		s.top = top
+		return
+	case opIndex:
+		s.eval(n.args[0], n.idx[e], out)
+		return
+	case opAt:
+		src := n.args[0]
+		shape := src.shape
+		if shape == nil {
+			shape = []int{src.length}
+		}
+		flat := 0
+		for d := range shape {
+			var i int
+			if data := n.atData[d]; data != nil {
+				i = data[elem1(len(data), e)]
+			} else {
+				in := n.atNode[d]
+				top := s.top
+				j := s.push(1)
+				s.eval(in, elem(in, e), j)
+				s.top = top
+				v := j[0].v
+				if !(v >= 0 && v < float64(shape[d])) || v != math.Trunc(v) {
+					for c := range out {
+						out[c] = jet{v: math.NaN()}
+					}
+					return
+				}
+				i = int(v)
+			}
+			flat = flat*shape[d] + i
+		}
+		s.eval(src, flat, out)
+		return
+	}
+	panic("graph: unknown op") // unreachable: every op is handled above
+}
+
+func elem1(n, e int) int {
+	if n == 1 {
+		return 0
+	}
+	return e
+}
+
+func logistic(v float64) float64 {
+	if v >= 0 {
+		return 1 / (1 + math.Exp(-v))
+	}
+	ev := math.Exp(v)
+	return ev / (1 + ev)
+}
+
+func softplus(v float64) float64 {
+	if v > 0 {
+		return v + math.Log1p(math.Exp(-v))
+	}
+	return math.Log1p(math.Exp(v))
+}
+
+// LogJoint returns the full unnormalised log joint density.
+func (s *scorer) LogJoint(x []float64) float64 {
+	s.x, s.active = x, -1
+	total := 0.0
+	for fi, fc := range s.m.factors {
+		for e := 0; e < fc.length; e++ {
+			total += s.factorElem(fi, e, false)
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+		}
+	}
+	return total
+}
+
+// Score returns the Markov-blanket score of site i, with its gradient and Hessian
+// when grad and hess are non-nil.
+func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
+	s.x = x
+	deriv := grad != nil && hess != nil
+	if deriv {
+		s.active = i
+		s.k = s.m.sites[i].Size
+		s.ops.k = s.k
+		s.base = s.m.offsets[i]
+		s.grad, s.hess = grad[:s.k], hess[:s.k*s.k]
+		clear(s.grad)
+		clear(s.hess)
+	} else {
+		s.active = -1
+	}
+	total := 0.0
+	for _, en := range s.m.blanket[i] {
+		total += s.factorElem(int(en.f), int(en.e), deriv)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			s.resetBatches()
+			return total
+		}
+	}
+	if deriv {
+		s.flushBatches()
+	}
+	return total
+}
+
+// factorElem returns the log density of element e of factor fi and, with deriv,
+// adds its derivatives with respect to the active site to the accumulators.
+func (s *scorer) factorElem(fi, e int, deriv bool) float64 {
+	fc := s.m.factors[fi]
+	d := fc.d
+	s.top = 0
+	s.ops.ar.top = 0
+	na := 0
+	vw := fc.width
+	if fc.obs != nil {
+		for c := 0; c < vw; c++ {
+			s.argj[c] = jet{v: fc.obs[e*vw+c]}
+		}
+	} else {
+		s.eval(fc.fam.node, e, s.argj[:vw])
+	}
+	na = vw
+	for _, p := range d.params {
+		s.eval(p, elem(p, e), s.argj[na:na+p.width])
+		na += p.width
+	}
+	args := s.argj[:na]
+	anyDeriv := false
+	for c := range args {
+		s.argv[c] = args[c].v
+		if args[c].kind != jConst {
+			anyDeriv = true
+		}
+	}
+	if !deriv || !anyDeriv {
+		return d.fam.LogProb(s.argv[:na], d.k)
+	}
+	d1, d2 := s.d1[:na], s.d2[:na*na]
+	lp := d.fam.Derivs(s.argv[:na], d.k, d1, d2)
+	if math.IsInf(lp, 0) || math.IsNaN(lp) {
+		return lp
+	}
+	for a := range args {
+		ja := &args[a]
+		if ja.kind == jConst {
+			continue
+		}
+		s.addGrad(d1[a], ja)
+		if d1[a] != 0 {
+			s.addHess(d1[a], ja)
+		}
+		for b := range args {
+			jb := &args[b]
+			if jb.kind == jConst || d2[a*na+b] == 0 {
+				continue
+			}
+			s.addOuter(d2[a*na+b], ja, jb)
+		}
+	}
+	return lp
+}
+
+func (s *scorer) batch(m *dataMatrix) *rowBatch {
+	for _, b := range s.batches {
+		if b.m == m {
+			return b
+		}
+	}
+	b := &rowBatch{m: m, wg: make([]float64, m.rows), wh: make([]float64, m.rows), mark: make([]bool, m.rows)}
+	s.batches = append(s.batches, b)
+	return b
+}
+
+func (b *rowBatch) touch(r int) {
+	if !b.mark[r] {
+		b.mark[r] = true
+		b.touched = append(b.touched, r)
+	}
+}
+
+func (s *scorer) addGrad(w float64, j *jet) {
+	switch j.kind {
+	case jUnit:
+		s.grad[j.i] += w * j.gc
+	case jRow:
+		b := s.batch(j.m)
+		b.touch(j.i)
+		b.wg[j.i] += w * j.gc
+	case jDense:
+		for p, g := range j.g {
+			s.grad[p] += w * g
+		}
+	}
+}
+
+func (s *scorer) addHess(w float64, j *jet) {
+	switch j.kind {
+	case jUnit:
+		s.hess[j.i*s.k+j.i] += w * j.hc
+	case jRow:
+		if j.hc != 0 {
+			b := s.batch(j.m)
+			b.touch(j.i)
+			b.wh[j.i] += w * j.hc
+		}
+	case jDense:
+		for p, h := range j.h {
+			s.hess[p] += w * h
+		}
+	}
+}
+
+// addOuter adds w·∇a ∇bᵀ to the Hessian.
+func (s *scorer) addOuter(w float64, a, b *jet) {
+	k := s.k
+	if a.kind == jUnit && b.kind == jUnit {
+		s.hess[a.i*k+b.i] += w * a.gc * b.gc
+		return
+	}
+	if a.kind == jRow && sameBase(a, b) {
+		bt := s.batch(a.m)
+		bt.touch(a.i)
+		bt.wh[a.i] += w * a.gc * b.gc
+		return
+	}
+	ga, _ := s.ops.densify(a)
+	gb, _ := s.ops.densify(b)
+	for p := 0; p < k; p++ {
+		if ga[p] == 0 {
+			continue
+		}
+		hp := s.hess[p*k : p*k+k]
+		c := w * ga[p]
+		for q := 0; q < k; q++ {
+			hp[q] += c * gb[q]
+		}
+	}
+}
+
+func (s *scorer) resetBatches() {
+	for _, b := range s.batches {
+		for _, r := range b.touched {
+			b.wg[r], b.wh[r], b.mark[r] = 0, 0, false
+		}
+		b.touched = b.touched[:0]
+	}
+}
+
+// flushBatches applies the row weights: ∇ += Σ wg_r a_r, ∇² += Aᵀ diag(wh) A, the
+// latter as two rank-k updates (positive and negative weights).
+func (s *scorer) flushBatches() {
+	k := s.k
+	for _, b := range s.batches {
+		if len(b.touched) == 0 {
+			continue
+		}
+		cols := b.m.cols
+		if cols != k {
+			panic("graph: row jet of the wrong width") // unreachable: MatVec checks the shapes
+		}
+		if cap(b.pos) < len(b.touched)*k {
+			b.pos = make([]float64, len(b.touched)*k)
+			b.neg = make([]float64, len(b.touched)*k)
+		}
+		np, nn := 0, 0
+		for _, r := range b.touched {
+			row := b.m.row(r)
+			if wg := b.wg[r]; wg != 0 {
+				for p, v := range row {
+					s.grad[p] += wg * v
+				}
+			}
+			wh := b.wh[r]
+			switch {
+			case wh > 0:
+				sc := math.Sqrt(wh)
+				dst := b.pos[np*k : np*k+k]
+				for p, v := range row {
+					dst[p] = sc * v
+				}
+				np++
+			case wh < 0:
+				sc := math.Sqrt(-wh)
+				dst := b.neg[nn*k : nn*k+k]
+				for p, v := range row {
+					dst[p] = sc * v
+				}
+				nn++
+			}
+			b.wg[r], b.wh[r], b.mark[r] = 0, 0, false
+		}
+		b.touched = b.touched[:0]
+		// Other terms were added to both triangles; Syrk adds to the upper one
+		// (C = alpha·AᵀA + C), after which the lower triangle is copied from it.
+		h := blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: s.hess}
+		if np > 0 {
+			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: np, Cols: k, Stride: k, Data: b.pos[:np*k]}, 1, h)
+		}
+		if nn > 0 {
+			blas64.Syrk(blas.Trans, -1, blas64.General{Rows: nn, Cols: k, Stride: k, Data: b.neg[:nn*k]}, 1, h)
+		}
+		for p := 0; p < k; p++ {
+			for q := p + 1; q < k; q++ {
+				s.hess[q*k+p] = s.hess[p*k+q]
+			}
+		}
+	}
+}
