@@ -509,7 +509,8 @@ func WriteAnnotationDir(dir string, cfg AnnotationConfig, train, test Annotation
 // ---- truth files ----------------------------------------------------------------
 
 // WriteTruthCSV writes generating values to path (columns parameter, value), converting
-// the 0-based Go names to the files' 1-based names.
+// the 0-based Go names to the files' 1-based names. Names holding a comma
+// ("theta[1,2,3]") are quoted, as CSV requires.
 func WriteTruthCSV(path string, names []string, values []float64) error {
 	if len(names) != len(values) {
 		return fmt.Errorf("models: %s: %d names but %d values", path, len(names), len(values))
@@ -531,6 +532,20 @@ func WriteTruthCSV(path string, names []string, values []float64) error {
 			w.WriteByte('\n')
 		}
 	})
+}
+
+// WriteAnnotationTruthCSV writes the generating values of an annotation data set to path
+// (columns parameter, value) with the shared files' names: the prevalences as
+// "prev[m]" (Stan's name for π) and the confusion matrices as "theta[l,m,n]", 1-based.
+// ReadTruthCSV reads the file back with 0-based names ("prev[0]", "theta[0,0,0]").
+func WriteAnnotationTruthCSV(path string, t AnnotationTruth) error {
+	names, values := t.Named()
+	for i, n := range names {
+		if strings.HasPrefix(n, "pi[") {
+			names[i] = "prev" + n[len("pi"):]
+		}
+	}
+	return WriteTruthCSV(path, names, values)
 }
 
 // csvField quotes s when it holds a comma or a quote.

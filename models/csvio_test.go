@@ -169,6 +169,21 @@ func TestGeneratedRoundTrip(t *testing.T) {
 	if meta.Config() != cfg || !reflect.DeepEqual(tr, atrain) || !reflect.DeepEqual(te, atest) {
 		t.Error("annotation round trip changed the data")
 	}
+	apath := filepath.Join(dir, "annotation_truth.csv")
+	if err := WriteAnnotationTruthCSV(apath, atruth); err != nil {
+		t.Fatal(err)
+	}
+	at, err := ReadTruthCSV(apath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(at) != 4+7*4*4 || at["prev[3]"] != atruth.Pi[3] || at["theta[6,2,1]"] != atruth.Theta[6][2][1] {
+		t.Errorf("annotation truth read back: %d values, prev[3] = %v, theta[6,2,1] = %v", len(at), at["prev[3]"], at["theta[6,2,1]"])
+	}
+	raw, _ = os.ReadFile(apath)
+	if !strings.HasPrefix(string(raw), "parameter,value\nprev[1],") || !strings.Contains(string(raw), "\n\"theta[7,4,4]\",0") {
+		t.Errorf("annotation truth file does not use the shared 1-based names:\n%.80s…", raw)
+	}
 	an, av := atruth.Named()
 	if len(an) != 4+7*4*4 || an[4] != "theta[0,0,0]" || av[5] != atruth.Theta[0][0][1] {
 		t.Errorf("annotation truth names %v…", an[:6])
