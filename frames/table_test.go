@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,4 +136,21 @@ func TestReadTableFile(t *testing.T) {
 	if _, err := ReadTableFile(filepath.Join(dir, "missing.csv")); err == nil || !strings.HasPrefix(err.Error(), "frames: ") {
 		t.Errorf("missing file: error %v", err)
 	}
+}
+
+func ExampleReadTable() {
+	tb, err := ReadTable(strings.NewReader("y,x1,x2\n1,0.5,2\n0,-1,3\n"), "blr_train.csv")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	X, y, _ := tb.Design("y")
+	r, c := X.Dims()
+	fmt.Println(tb.Header, r, c, y)
+
+	_, err = ReadTable(strings.NewReader("y,x1,x2,x3\n1,2,3,4\n1,2,3,abc\n"), "blr_train.csv")
+	fmt.Println(err)
+	// Output:
+	// [y x1 x2] 2 2 [1 0]
+	// frames: blr_train.csv:3: column "x3": cannot parse "abc"
 }
