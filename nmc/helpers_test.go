@@ -1,7 +1,10 @@
 package nmc
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -9,10 +12,35 @@ import (
 	"github.com/nmc-go/nmc/diagnostics"
 )
 
-// numStatChecks bounds the number of statistical checks (checkMean calls) made by the
-// package's tests; the per-check level is Šidák-corrected so that the whole family has
+// numStatChecks bounds the number of statistical checks (z-tests through zExceeds)
+// made by the package's tests (102 at the last count; NMC_COUNT_CHECKS=1 go test -v
+// prints it); the per-check level is Šidák-corrected so that the whole family has
 // level 0.01.
 const numStatChecks = 120
+
+// statChecks counts the statistical checks made; TestMain fails the run if it
+// exceeds numStatChecks, which would make the correction too weak.
+var statChecks atomic.Int64
+
+// zExceeds counts one statistical check and reports whether |z| exceeds zCrit.
+func zExceeds(z float64) bool {
+	statChecks.Add(1)
+	return !(math.Abs(z) <= zCrit)
+}
+
+// TestMain runs the tests, then fails the run if more statistical checks were made
+// than numStatChecks allows for.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if n := statChecks.Load(); n > numStatChecks {
+		fmt.Fprintf(os.Stderr, "nmc tests: %d statistical checks, more than numStatChecks = %d: raise it\n", n, numStatChecks)
+		code = 1
+	}
+	if os.Getenv("NMC_COUNT_CHECKS") != "" {
+		fmt.Fprintf(os.Stderr, "statistical checks: %d\n", statChecks.Load())
+	}
+	os.Exit(code)
+}
 
 // zCrit is the two-sided critical z of one check: α₁ = 1 − (1 − 0.01)^(1/numStatChecks).
 var zCrit = func() float64 {
@@ -50,13 +78,14 @@ func checkMean(t *testing.T, what string, series [][]float64, truth float64) {
 	}
 	sd := math.Sqrt(ss / float64(n-1))
 	if sd == 0 {
+		statChecks.Add(1)
 		t.Errorf("%s: constant series %.6g (truth %.6g)", what, mean, truth)
 		return
 	}
 	e := ess(t, series)
 	mcse := sd / math.Sqrt(e)
 	z := math.Abs(mean-truth) / mcse
-	if z > zCrit {
+	if zExceeds(z) {
 		t.Errorf("%s: mean %.6g, want %.6g (mcse %.3g, ess %.0f, z = %.2f > %.2f)", what, mean, truth, mcse, e, z, zCrit)
 	}
 }

@@ -283,7 +283,7 @@ func TestProposalDensities(t *testing.T) {
 				}
 			}
 			emp /= n
-			if z := math.Abs(emp-p) / math.Sqrt(p*(1-p)/n); z > zCrit {
+			if z := math.Abs(emp-p) / math.Sqrt(p*(1-p)/n); zExceeds(z) {
 				t.Errorf("%s: P(y ≤ %.4g) = %.4f from draws, %.4f from the density (z = %.1f)", c.name, thr, emp, p, z)
 			}
 		}
@@ -316,7 +316,7 @@ func TestDiscreteWalkDensity(t *testing.T) {
 		}
 		for _, y := range []float64{0, x + 1} { // two cells per x
 			p := math.Exp(discreteLogq(x, y))
-			if z := math.Abs(float64(cnt[y])/n-p) / math.Sqrt(p*(1-p)/n); z > zCrit {
+			if z := math.Abs(float64(cnt[y])/n-p) / math.Sqrt(p*(1-p)/n); zExceeds(z) {
 				t.Errorf("x=%g: P(y=%g) = %.4f from draws, %.4f from q (z = %.1f)", x, y, float64(cnt[y])/n, p, z)
 			}
 		}

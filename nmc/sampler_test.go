@@ -625,3 +625,39 @@ func TestResultFrames(t *testing.T) {
 		t.Errorf("CSV has %d lines, header %q", len(lines), lines[0])
 	}
 }
+
+// TestFallbacks: where the derivatives are not finite the proposers fall back to
+// state-dependent walks, whose densities enter both directions of the ratio; the
+// posteriors stay right and the fallbacks are counted.
+func TestFallbacks(t *testing.T) {
+	t.Parallel()
+	normal := &scalarModel{ // N(4, 1)
+		site: Site{Name: "x", Size: 1, Support: Real},
+		fn:   func(x float64) (float64, float64, float64) { return -0.5 * (x - 4) * (x - 4), 4 - x, -1 },
+		init: func(rng *rand.Rand) float64 { return rng.NormFloat64() },
+	}
+	gp, ga, gb := gammaPoissonModel(3, 1, []float64{2, 4}, 1, 0) // Gamma(9, 3)
+	bb, ba, bbb := betaBinomialModel(2, 3, 4, 6, 1, 0, 1)        // Beta(6, 5)
+	dc := []float64{1, 2, 3}                                     // Dirichlet(2, 3, 4)
+	for _, c := range []struct {
+		name       string
+		m          Model
+		coord      string
+		mean, sd   float64
+		minFallOut float64 // least fraction of fallback proposals expected
+	}{
+		{"real", withNaNDerivs(normal, func(x float64) bool { return x > 3.5 }), "x", 4, 1, 0.3},
+		{"positive", withNaNDerivs(gp, func(x float64) bool { return x > 3 }), "lambda", ga / gb, math.Sqrt(ga) / gb, 0.2},
+		{"interval", withNaNDerivs(bb, func(x float64) bool { return x > 0.6 }), "p", ba / (ba + bbb), math.Sqrt(ba * bbb / ((ba + bbb) * (ba + bbb) * (ba + bbb + 1))), 0.1},
+		{"simplex", nanDirichlet{&dirichletModel{c: dc}}, "theta[0]", 2.0 / 9, math.Sqrt(2 * 7 / (81.0 * 10)), 0.02},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := sample(t, c.m, &Options{Chains: 4, Draws: 2000, Seed: 111})
+			checkMoments(t, c.coord, column(t, r, c.coord), c.mean, c.sd, nil)
+			s := r.Sites[0]
+			if f := float64(s.Fallbacks) / float64(s.Proposals); f < c.minFallOut || s.Fallbacks == s.Proposals {
+				t.Errorf("%d fallbacks in %d proposals", s.Fallbacks, s.Proposals)
+			}
+		})
+	}
+}

@@ -382,3 +382,29 @@ func tiltedBetaModel() *scalarModel {
 		init: func(rng *rand.Rand) float64 { return rng.Float64() },
 	}
 }
+
+// withNaNDerivs returns a copy of m whose gradient is reported as NaN wherever bad(x)
+// holds, forcing the fallback proposal there; the score itself is unchanged.
+func withNaNDerivs(m *scalarModel, bad func(x float64) bool) *scalarModel {
+	c := *m
+	c.fn = func(x float64) (float64, float64, float64) {
+		f, g, h := m.fn(x)
+		if bad(x) {
+			g = math.NaN()
+		}
+		return f, g, h
+	}
+	return &c
+}
+
+// nanDirichlet is dirichletModel with a NaN Hessian wherever x[0] > 0.4.
+type nanDirichlet struct{ *dirichletModel }
+
+func (m nanDirichlet) NewScorer() Scorer { return m }
+func (m nanDirichlet) Score(x []float64, i int, grad, hess []float64) float64 {
+	f := m.dirichletModel.Score(x, i, grad, hess)
+	if hess != nil && x[0] > 0.4 {
+		hess[0] = math.NaN()
+	}
+	return f
+}
