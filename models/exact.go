@@ -36,8 +36,25 @@ type Marginal struct {
 	Par1, Par2 float64
 }
 
-// Mean returns the mean of the distribution (NaN for an unknown family).
+// valid reports whether the family is known and its parameters are in their domain
+// (a finite mean and positive standard deviation; positive shape and rate; positive a
+// and b). The methods return NaN for an invalid distribution.
+func (m Marginal) valid() bool {
+	switch m.Family {
+	case FamilyNormal:
+		return finite(m.Par1) && positive(m.Par2)
+	case FamilyGamma, FamilyBeta:
+		return positive(m.Par1) && positive(m.Par2)
+	}
+	return false
+}
+
+// Mean returns the mean of the distribution (NaN for an unknown family or invalid
+// parameters).
 func (m Marginal) Mean() float64 {
+	if !m.valid() {
+		return math.NaN()
+	}
 	switch m.Family {
 	case FamilyNormal:
 		return m.Par1
@@ -49,8 +66,12 @@ func (m Marginal) Mean() float64 {
 	return math.NaN()
 }
 
-// SD returns the standard deviation of the distribution (NaN for an unknown family).
+// SD returns the standard deviation of the distribution (NaN for an unknown family or
+// invalid parameters).
 func (m Marginal) SD() float64 {
+	if !m.valid() {
+		return math.NaN()
+	}
 	switch m.Family {
 	case FamilyNormal:
 		return m.Par2
@@ -64,9 +85,9 @@ func (m Marginal) SD() float64 {
 }
 
 // Quantile returns the p-quantile, the inverse of the CDF, for 0 ≤ p ≤ 1 (NaN for p
-// outside [0, 1] or an unknown family).
+// outside [0, 1], an unknown family or invalid parameters).
 func (m Marginal) Quantile(p float64) float64 {
-	if !(p >= 0 && p <= 1) {
+	if !(p >= 0 && p <= 1) || !m.valid() {
 		return math.NaN()
 	}
 	switch m.Family {
@@ -81,8 +102,11 @@ func (m Marginal) Quantile(p float64) float64 {
 }
 
 // LogPDF returns the natural log of the density at x (−Inf outside the support, NaN for
-// an unknown family).
+// an unknown family or invalid parameters).
 func (m Marginal) LogPDF(x float64) float64 {
+	if !m.valid() {
+		return math.NaN()
+	}
 	switch m.Family {
 	case FamilyNormal:
 		return distuv.Normal{Mu: m.Par1, Sigma: m.Par2}.LogProb(x)

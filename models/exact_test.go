@@ -300,6 +300,11 @@ func TestPosteriorErrors(t *testing.T) {
 	if _, err := p.JointLogPDF([]float64{1, 2}); err == nil {
 		t.Error("JointLogPDF with 2 values for 1 parameter: no error")
 	}
+	for _, m := range []Marginal{{"beta", -1, 2}, {"gamma", 1, 0}, {"normal", 0, -1}, {"cauchy", 0, 1}} {
+		if v := []float64{m.Mean(), m.SD(), m.Quantile(0.5), m.LogPDF(0.5)}; !math.IsNaN(v[0]) || !math.IsNaN(v[1]) || !math.IsNaN(v[2]) || !math.IsNaN(v[3]) {
+			t.Errorf("%+v: Mean, SD, Quantile, LogPDF = %v, want NaN", m, v)
+		}
+	}
 	if lp, _ := p.LogPDF("lambda", -1); !math.IsInf(lp, -1) {
 		t.Errorf("LogPDF outside the support = %v, want −Inf", lp)
 	}
