@@ -49,7 +49,7 @@ func ReadTable(r io.Reader, source string) (*Table, error) {
 		return nil, fmt.Errorf("frames: %s: empty file, want a header line", source)
 	}
 	if err != nil {
-		return nil, tableCSVError(source, err)
+		return nil, csvError(source, err)
 	}
 	t := &Table{Source: source, Header: make([]string, len(header))}
 	seen := make(map[string]int, len(header))
@@ -74,7 +74,7 @@ func ReadTable(r io.Reader, source string) (*Table, error) {
 			break
 		}
 		if err != nil {
-			return nil, tableCSVError(source, err)
+			return nil, csvError(source, err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != width {
@@ -99,15 +99,6 @@ func ReadTable(r io.Reader, source string) (*Table, error) {
 		t.lines = append(t.lines, line)
 	}
 	return t, nil
-}
-
-// tableCSVError turns an encoding/csv error (bad quoting) into a frames error with the line.
-func tableCSVError(source string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("frames: %s:%d: column %d: %v", source, pe.Line, pe.Column, pe.Err)
-	}
-	return fmt.Errorf("frames: %s: %v", source, err)
 }
 
 // ReadTableFile opens path and reads it with ReadTable, using path as the source name.

@@ -71,7 +71,7 @@ func TestReadTableErrors(t *testing.T) {
 		{"nan", "y,x1\n1,NaN\n", `frames: f.csv:2: column "x1": non-finite value "NaN"`},
 		{"inf", "y,x1\n-Inf,1\n", `frames: f.csv:2: column "y": non-finite value "-Inf"`},
 		{"range", "y,x1\n1,1e400\n", `frames: f.csv:2: column "x1": "1e400" is out of the float64 range`},
-		{"quote", "y,x1\n1,\"2\n", `frames: f.csv:2: column`},
+		{"quote", "y,x1\n1,\"2\n", `frames: f.csv:2:`},
 	}
 	for _, c := range cases {
 		_, err := ReadTable(strings.NewReader(c.in), "f.csv")
