@@ -47,6 +47,6 @@ func BenchmarkSweepNormalNormal(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		ch.sweep(false)
+		ch.sweep(false, nil)
 	}
 }

@@ -166,7 +166,10 @@ func (c *chain) run(ctx context.Context) (err error) {
 			return ctx.Err()
 		default:
 		}
-		c.sweep(sweep < o.Warmup)
+		if !c.sweep(sweep < o.Warmup, done) {
+			c.report(sweep, total)
+			return ctx.Err()
+		}
 		if sweep >= o.Warmup && (sweep-o.Warmup+1)%o.Thin == 0 {
 			c.record()
 		}
@@ -240,13 +243,23 @@ func (c *chain) checkStart() string {
 	return ""
 }
 
-// sweep updates every site once, in a fresh random order.
-func (c *chain) sweep(warmup bool) {
+// sweep updates every site once, in a fresh random order. It checks done every 256
+// sites, so that a long sweep can be cancelled, and reports false if it was (the
+// partial sweep is not recorded).
+func (c *chain) sweep(warmup bool, done <-chan struct{}) bool {
 	for i := len(c.perm) - 1; i > 0; i-- {
 		j := c.rng.IntN(i + 1)
 		c.perm[i], c.perm[j] = c.perm[j], c.perm[i]
 	}
-	for _, i := range c.perm {
+	for n, i := range c.perm {
+		if n&255 == 255 {
+			select {
+			case <-done:
+				c.site = -1
+				return false
+			default:
+			}
+		}
 		c.site = i
 		s := &c.sites[i]
 		switch {
@@ -259,6 +272,7 @@ func (c *chain) sweep(warmup bool) {
 		}
 	}
 	c.site = -1
+	return true
 }
 
 // stepContinuous is one Metropolis-Hastings step of the continuous site i.

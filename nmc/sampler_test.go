@@ -529,7 +529,7 @@ func TestNoAllocation(t *testing.T) {
 		if err := ch.init(); err != nil {
 			t.Fatal(err)
 		}
-		if a := testing.AllocsPerRun(200, func() { ch.sweep(true) }); a != 0 {
+		if a := testing.AllocsPerRun(200, func() { ch.sweep(true, nil) }); a != 0 {
 			t.Errorf("%s: %v allocations per sweep", c.name, a)
 		}
 	}
@@ -583,7 +583,7 @@ func TestStepFractionSameBothWays(t *testing.T) {
 	distinct := map[float64]bool{}
 	for range 50 {
 		spy.gammas = spy.gammas[:0]
-		ch.sweep(false)
+		ch.sweep(false, nil)
 		if len(spy.gammas) != 3 { // draw, reverse logq, forward logq
 			t.Fatalf("%d proposer calls in one step, want 3", len(spy.gammas))
 		}
@@ -659,5 +659,26 @@ func TestFallbacks(t *testing.T) {
 				t.Errorf("%d fallbacks in %d proposals", s.Fallbacks, s.Proposals)
 			}
 		})
+	}
+}
+
+// TestCancelWithinSweep: a sweep over many sites stops soon after cancellation, and
+// the unfinished sweep is not recorded.
+func TestCancelWithinSweep(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := &manySites{n: 20000, cancel: cancel, after: 25000}
+	r, err := Sample(ctx, m, &Options{Chains: 1, Draws: 3, Seed: 1})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	// Initialisation takes 20000 calls; the cancel comes 2500 steps into the first
+	// sweep and must be seen within 256 more steps (2 calls each).
+	if n := m.calls.Load(); n > 25000+2*256+2 {
+		t.Errorf("%d Score calls: the sweep went on after cancellation", n)
+	}
+	if n := r.Draws.NumDraws(0); n != 0 {
+		t.Errorf("%d draws recorded, want 0", n)
 	}
 }

@@ -2,6 +2,7 @@ package nmc
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
@@ -407,4 +408,38 @@ func (m nanDirichlet) Score(x []float64, i int, grad, hess []float64) float64 {
 		hess[0] = math.NaN()
 	}
 	return f
+}
+
+// manySites has n independent N(0, 1) Real sites; its scorer cancels a context after
+// a number of Score calls.
+type manySites struct {
+	n      int
+	cancel context.CancelFunc
+	after  int64
+	calls  atomic.Int64
+}
+
+func (m *manySites) Sites() []Site {
+	s := make([]Site, m.n)
+	for i := range s {
+		s[i] = Site{Name: fmt.Sprintf("x%d", i), Size: 1}
+	}
+	return s
+}
+func (m *manySites) NewScorer() Scorer { return m }
+func (m *manySites) Init(rng *rand.Rand, x []float64) error {
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	return nil
+}
+func (m *manySites) LogJoint(x []float64) float64 { return 0 }
+func (m *manySites) Score(x []float64, i int, g, h []float64) float64 {
+	if m.calls.Add(1) == m.after {
+		m.cancel()
+	}
+	if g != nil {
+		g[0], h[0] = -x[i], -1
+	}
+	return -0.5 * x[i] * x[i]
 }
