@@ -129,11 +129,11 @@ func (InverseGamma) Derivs(args []float64, _ int, grad, hess []float64) float64 
 	lx, lb := math.Log(x), math.Log(b)
 	ix, ib := 1/x, 1/b
 	ix2 := ix * ix
-	grad[0] = -(a+1)*ix + b*ix2
+	grad[0] = ix * (b*ix - (a + 1))
 	grad[1] = lb - special.Digamma(a) - lx
 	grad[2] = a*ib - ix
 	h := hess[:n*n]
-	h[0], h[1], h[2] = (a+1)*ix2-2*b*ix2*ix, -ix, ix2
+	h[0], h[1], h[2] = ix2*((a+1)-2*b*ix), -ix, ix2
 	h[3], h[4], h[5] = -ix, -special.Trigamma(a), ib
 	h[6], h[7], h[8] = ix2, ib, -a*ib*ib
 	return a*lb - lgamma(a) - (a+1)*lx - b*ix

@@ -96,7 +96,7 @@ func trigammaHalfDiff(a float64) float64 {
 		return y / z * (1.0/6 - y*(1.0/30-y*(1.0/42-y/30)))
 	}
 	b := a + 0.5
-	return -0.5/(a*b) - (a+0.25)/(2*a*a*b*b) + (u(b) - u(a))
+	return -0.5/a/b - (1+0.25/a)/(2*a*b*b) + (u(b) - u(a))
 }
 
 // LogProb returns the Student-t log density, or −Inf for invalid arguments.
@@ -129,17 +129,21 @@ func (StudentT) Derivs(args []float64, _ int, grad, hess []float64) float64 {
 	is2 := is * is
 	iq2 := iq * iq
 	a := z2 - 1
-	gx := -(nu + 1) * z * is * iq
+	// Ratios such as (ν+1)/q are formed first, so that huge ν cannot overflow a
+	// product that a later factor would bring back into range (Inf·0 = NaN).
+	r1 := (nu + 1) * iq // (ν+1)/q
+	rn := nu * iq       // ν/q
+	gx := -r1 * z * is
 	grad[0] = gx
 	grad[1] = 0.5 * (digammaHalfDiff(nu/2) - math.Log1p(z2/nu) + a*iq)
 	grad[2] = -gx
-	grad[3] = nu * a * is * iq
-	hxx := (nu + 1) * (z2 - nu) * is2 * iq2
+	grad[3] = rn * a * is
+	hxx := r1 * ((z2 - nu) * iq) * is2
 	hxnu := -z * a * is * iq2
-	hxs := 2 * (nu + 1) * z * nu * is2 * iq2
+	hxs := 2 * r1 * rn * z * is2
 	hnunu := 0.25*trigammaHalfDiff(nu/2) + 0.5*z2/nu*iq - 0.5*a*iq2
 	hnus := a * z2 * is * iq2
-	hss := nu * is2 * ((1-3*z2)*iq + 2*z2*a*iq2)
+	hss := rn * is2 * ((1 - 3*z2) + 2*z2*a*iq)
 	h := hess[:n*n]
 	h[0], h[1], h[2], h[3] = hxx, hxnu, -hxx, hxs
 	h[4], h[5], h[6], h[7] = hxnu, hnunu, -hxnu, hnus
