@@ -127,6 +127,13 @@ func logSumExp(v []float64) float64 {
 	return m + math.Log(s)
 }
 
+var (
+	_ proposer = (*realProposer)(nil)
+	_ proposer = (*positiveProposer)(nil)
+	_ proposer = (*intervalProposer)(nil)
+	_ proposer = (*simplexProposer)(nil)
+)
+
 // newProposer returns the proposer of a continuous site, or nil for a discrete one.
 func newProposer(s Site, opts *Options) proposer {
 	switch s.Support {

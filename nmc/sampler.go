@@ -29,6 +29,9 @@ type Neighborer interface {
 // point, a panic in model code, named by chain and site as in
 // `nmc: chain 2, site "beta": panic: …`), the other chains finish, their draws are
 // kept, and the error reports the failure.
+//
+// m.NewScorer and m.Init are called from the chain goroutines, one chain each, so
+// they must be safe for concurrent use (Sites is called once, before).
 func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	if m == nil {
 		return nil, errors.New("nmc: nil model")
