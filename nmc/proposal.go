@@ -109,24 +109,6 @@ func lgamma(x float64) float64 {
 	return v
 }
 
-// logSumExp returns log Σ exp(v).
-func logSumExp(v []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range v {
-		if x > m {
-			m = x
-		}
-	}
-	if math.IsInf(m, 0) {
-		return m
-	}
-	s := 0.0
-	for _, x := range v {
-		s += math.Exp(x - m)
-	}
-	return m + math.Log(s)
-}
-
 var (
 	_ proposer = (*realProposer)(nil)
 	_ proposer = (*positiveProposer)(nil)

@@ -3,6 +3,8 @@ package nmc
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/nmc-go/nmc/internal/special"
 )
 
 // Discrete sites. A finite site (NumValues > 0) is updated by its exact conditional,
@@ -71,7 +73,7 @@ func (c *chain) stepEnumerate(i int) {
 	}
 	st := &c.stats[i]
 	st.Proposals++
-	lse := logSumExp(lp)
+	lse := special.LogSumExp(lp)
 	if math.IsInf(lse, 0) || math.IsNaN(lse) {
 		// No value has a finite, positive weight: keep the current value.
 		c.x[off] = old

@@ -3,6 +3,8 @@ package nmc
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/nmc-go/nmc/internal/special"
 )
 
 // Modes of the Real proposal fitted at a point.
@@ -219,5 +221,5 @@ func (p *realProposer) logq(s *slot, gamma float64, y []float64) float64 {
 	p.lw[0] = p.logqNewton(s, gamma, 1, y)
 	p.lw[1] = math.Log(robustWideWeight) + p.logqNewton(s, gamma, robustWide, y)
 	p.lw[2] = math.Log(robustWalkWeight) + p.logqWalk(s, y)
-	return logSumExp(p.lw[:]) - logRobustTotal
+	return special.LogSumExp(p.lw[:]) - logRobustTotal
 }
