@@ -206,15 +206,28 @@ func (CategoricalLogits) Derivs(args []float64, k int, grad, hess []float64) flo
 	for i := 1; i < n; i++ {
 		grad[i] = -math.Exp(l[i-1] - lse) // −s_i
 	}
+	// The diagonal −s_i(1 − s_i) is formed as −Σ_{j≠i} s_i s_j (each row of the
+	// softmax Hessian sums to 0), and ∂/∂logits[y] = 1 − s_y as Σ_{j≠y} s_j, so that
+	// neither cancels when s_i ≈ 1.
 	for i := 1; i < n; i++ {
 		row := hess[i*n : (i+1)*n]
+		var off float64
 		for j := 1; j < n; j++ {
-			row[j] = grad[i] * grad[j]
+			if j != i {
+				row[j] = grad[i] * grad[j]
+				off += row[j]
+			}
 		}
-		row[i] += grad[i]
+		row[i] = -off
 	}
 	yi := int(y)
-	grad[1+yi]++
+	var rest float64
+	for j := 1; j < n; j++ {
+		if j != 1+yi {
+			rest -= grad[j]
+		}
+	}
+	grad[1+yi] = rest
 	return l[yi] - lse
 }
 

@@ -358,3 +358,34 @@ func TestHalfDiffs(t *testing.T) {
 		}
 	}
 }
+
+// TestCategoricalLogitsTails checks the derivatives at logits (−30, 30, 0), where the
+// dominant probability is 1 − 1e-13, against closed forms in the differences
+// (shifted logits −60, 0, −30): with D = 1 + e⁻³⁰ + e⁻⁶⁰, s₀ = e⁻⁶⁰/D, s₂ = e⁻³⁰/D and
+// 1 − s₁ = (e⁻³⁰ + e⁻⁶⁰)/D, exact to rounding.
+func TestCategoricalLogitsTails(t *testing.T) {
+	t.Parallel()
+	e30, e60 := math.Exp(-30), math.Exp(-60)
+	D := 1 + e30 + e60
+	s0, s2, rest1 := e60/D, e30/D, (e30+e60)/D
+	s1 := 1 / D
+	args := []float64{1, -30, 30, 0}
+	grad, hess := make([]float64, 4), make([]float64, 16)
+	(CategoricalLogits{}).Derivs(args, 3, grad, hess)
+	want := []struct {
+		got, want float64
+		what      string
+	}{
+		{grad[1], -s0, "∂ logits[0]"},
+		{grad[2], rest1, "∂ logits[1] = 1 − s₁"},
+		{grad[3], -s2, "∂ logits[2]"},
+		{hess[2*4+2], -s1 * rest1, "∂² logits[1]² = −s₁(1 − s₁)"},
+		{hess[3*4+3], -s2 * (s0 + s1), "∂² logits[2]²"},
+		{hess[2*4+3], s1 * s2, "∂² logits[1] logits[2]"},
+	}
+	for _, w := range want {
+		if math.Abs(w.got-w.want) > 1e-14*math.Abs(w.want) {
+			t.Errorf("%s = %.17g, want %.17g", w.what, w.got, w.want)
+		}
+	}
+}
