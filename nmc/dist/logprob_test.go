@@ -389,3 +389,26 @@ func TestCategoricalLogitsTails(t *testing.T) {
 		}
 	}
 }
+
+// TestLogBeta checks log B(a, b) against B(1, 1) = 1, B(2, 3) = 1/12, B(½, ½) = π and
+// B(a, 1) = 1/a, and NaN outside the domain.
+func TestLogBeta(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ a, b, want float64 }{
+		{1, 1, 0},
+		{2, 3, -math.Log(12)},
+		{0.5, 0.5, math.Log(math.Pi)},
+		{1e-3, 1, math.Log(1e3)},
+		{250, 1, -math.Log(250)},
+	}
+	for _, c := range cases {
+		if got := LogBeta(c.a, c.b); !eqLP(got, c.want, 1e-13) {
+			t.Errorf("LogBeta(%v, %v) = %.17g, want %.17g", c.a, c.b, got, c.want)
+		}
+	}
+	for _, ab := range [][2]float64{{0, 1}, {1, -1}, {math.NaN(), 1}} {
+		if v := LogBeta(ab[0], ab[1]); !math.IsNaN(v) {
+			t.Errorf("LogBeta(%v, %v) = %v, want NaN", ab[0], ab[1], v)
+		}
+	}
+}
