@@ -29,6 +29,10 @@
 // PoissonLog (unbounded). Every family is a zero-size value (Normal{}) whose parameters
 // come in args, except MultivariateNormal.
 //
+// Dirichlet and Categorical evaluate their homogeneous extensions off the simplex
+// (LogProb needs only positive elements, not a unit sum), which is what the simplex
+// proposer differentiates; InSupport and CheckParams check the sum, within SimplexTol.
+//
 // Derivs of Normal, BernoulliLogit, StudentT and the other scalar families do not
 // allocate; the engine may call them once per observation per step.
 //
@@ -82,6 +86,8 @@ type ParamError struct {
 	Reason string  // e.g. "must be > 0"
 }
 
+// Error returns "dist: <Family> parameter <Param>[<Index>] = <Value> <Reason>", the
+// index omitted for a scalar parameter.
 func (e *ParamError) Error() string {
 	if e.Index >= 0 {
 		return fmt.Sprintf("dist: %s parameter %s[%d] = %g %s", e.Family, e.Param, e.Index, e.Value, e.Reason)
