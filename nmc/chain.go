@@ -209,6 +209,14 @@ func (c *chain) init() error {
 			continue
 		}
 		if last = c.checkStart(); last == "" {
+			if o.InitRefine > 0 {
+				c.phase = "start refinement"
+				c.refine()
+				c.phase = "initialisation"
+				if msg := c.checkStart(); msg != "" {
+					return fmt.Errorf("nmc: chain %d: start refinement left an invalid state: %s", c.id, msg)
+				}
+			}
 			c.invalidateAll()
 			return nil
 		}

@@ -41,6 +41,12 @@ type proposer interface {
 	draw(rng *rand.Rand, s *slot, gamma float64, dst []float64)
 	// logq returns log q(y|s.x) with step fraction gamma.
 	logq(s *slot, gamma float64, y []float64) float64
+	// centre writes the most probable point of the fitted proposal (its mean where
+	// the mode is on the boundary) into dst; false if the fit is a fallback.
+	centre(s *slot, dst []float64) bool
+	// logqFit returns the log density of the fitted proposal itself (γ = 1, no
+	// robust mixture) at y.
+	logqFit(s *slot, y []float64) float64
 }
 
 const (

@@ -86,3 +86,20 @@ func (p *intervalProposer) logq(s *slot, _ float64, y []float64) float64 {
 	}
 	return lq
 }
+
+func (p *intervalProposer) centre(s *slot, dst []float64) bool {
+	if s.fb {
+		return false
+	}
+	for j := range dst {
+		a, b := s.w[j], s.d[j]
+		u := a / (a + b)
+		if a > 1 && b > 1 {
+			u = (a - 1) / (a + b - 2)
+		}
+		dst[j] = p.lower + (p.upper-p.lower)*u
+	}
+	return true
+}
+
+func (p *intervalProposer) logqFit(s *slot, y []float64) float64 { return p.logq(s, 1, y) }

@@ -60,3 +60,20 @@ func (p *positiveProposer) logq(s *slot, _ float64, y []float64) float64 {
 	}
 	return lq
 }
+
+func (p *positiveProposer) centre(s *slot, dst []float64) bool {
+	if s.fb {
+		return false
+	}
+	for j := range dst {
+		a, b := s.w[j], s.d[j]
+		if a > 1 {
+			dst[j] = p.lower + (a-1)/b
+		} else {
+			dst[j] = p.lower + a/b
+		}
+	}
+	return true
+}
+
+func (p *positiveProposer) logqFit(s *slot, y []float64) float64 { return p.logq(s, 1, y) }

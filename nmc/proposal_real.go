@@ -223,3 +223,20 @@ func (p *realProposer) logq(s *slot, gamma float64, y []float64) float64 {
 	p.lw[2] = math.Log(robustWalkWeight) + p.logqWalk(s, y)
 	return special.LogSumExp(p.lw[:]) - logRobustTotal
 }
+
+func (p *realProposer) centre(s *slot, dst []float64) bool {
+	if s.mode == realFallback {
+		return false
+	}
+	for i := range dst {
+		dst[i] = s.x[i] + s.d[i]
+	}
+	return true
+}
+
+func (p *realProposer) logqFit(s *slot, y []float64) float64 {
+	if s.mode == realFallback {
+		return p.logqWalk(s, y)
+	}
+	return p.logqNewton(s, 1, 1, y)
+}

@@ -72,3 +72,24 @@ func (p *simplexProposer) logq(s *slot, _ float64, y []float64) float64 {
 	}
 	return lq
 }
+
+func (p *simplexProposer) centre(s *slot, dst []float64) bool {
+	if s.fb {
+		return false
+	}
+	sum, allAbove := 0.0, true
+	for _, a := range s.w[:len(dst)] {
+		sum += a
+		allAbove = allAbove && a > 1
+	}
+	for i := range dst {
+		if allAbove {
+			dst[i] = (s.w[i] - 1) / (sum - float64(len(dst)))
+		} else {
+			dst[i] = s.w[i] / sum
+		}
+	}
+	return true
+}
+
+func (p *simplexProposer) logqFit(s *slot, y []float64) float64 { return p.logq(s, 1, y) }
