@@ -669,7 +669,7 @@ func TestCancelWithinSweep(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := &manySites{n: 20000, cancel: cancel, after: 25000}
-	r, err := Sample(ctx, m, &Options{Chains: 1, Draws: 3, Seed: 1})
+	r, err := Sample(ctx, m, &Options{Chains: 1, Draws: 3, Seed: 1, InitRefine: -1})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
