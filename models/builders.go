@@ -15,8 +15,11 @@ import (
 type Built struct {
 	// Name is the model's name as the command line knows it, e.g. "blr".
 	Name string
-	// Model is the compiled model.
-	Model *graph.Model
+	// Model is what to sample: Graph, or Graph with a model-specific start (the
+	// annotation model starts from majority-vote classes).
+	Model nmc.Model
+	// Graph is the compiled graph model (state layout, Offset, Neighbors).
+	Graph *graph.Model
 	// HeldOut computes log p(y_j | θ) for every test point; nil without test data.
 	HeldOut nmc.HeldOut
 }
@@ -56,7 +59,7 @@ func Logistic(train RegressionData, test *RegressionData, prior *LogisticPrior) 
 	if err != nil {
 		return nil, fmt.Errorf("models: blr: %w", err)
 	}
-	out := &Built{Name: "blr", Model: m}
+	out := &Built{Name: "blr", Model: m, Graph: m}
 	if test != nil {
 		if err := test.Validate(true); err != nil {
 			return nil, fmt.Errorf("models: blr: test: %w", err)
@@ -103,7 +106,7 @@ func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Bu
 	if err != nil {
 		return nil, fmt.Errorf("models: robust: %w", err)
 	}
-	out := &Built{Name: "robust", Model: m}
+	out := &Built{Name: "robust", Model: m, Graph: m}
 	if test != nil {
 		if err := test.Validate(false); err != nil {
 			return nil, fmt.Errorf("models: robust: test: %w", err)
@@ -172,7 +175,11 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 	if err != nil {
 		return nil, fmt.Errorf("models: annotation: %w", err)
 	}
-	out := &Built{Name: "annotation", Model: m}
+	start, err := newAnnotationStart(m, train, conc, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := &Built{Name: "annotation", Model: start, Graph: m}
 	if test != nil {
 		if err := test.Validate(); err != nil {
 			return nil, fmt.Errorf("models: annotation: test: %w", err)
@@ -199,7 +206,7 @@ func Funnel() (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: funnel: %w", err)
 	}
-	return &Built{Name: "funnel", Model: m}, nil
+	return &Built{Name: "funnel", Model: m, Graph: m}, nil
 }
 
 // EightSchoolsData is Rubin's eight schools: estimated effects and their standard errors.
@@ -239,7 +246,7 @@ func EightSchools(y, sigma []float64, noncentred bool) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: eight_schools: %w", err)
 	}
-	return &Built{Name: "eight_schools", Model: m}, nil
+	return &Built{Name: "eight_schools", Model: m, Graph: m}, nil
 }
 
 // NormalKnownSigma builds mu ~ Normal(mu0, tau0); y_i ~ Normal(mu, sigma). Parameter: mu.
@@ -311,5 +318,5 @@ func build(name string, b *graph.Builder) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: %s: %w", name, err)
 	}
-	return &Built{Name: name, Model: m}, nil
+	return &Built{Name: name, Model: m, Graph: m}, nil
 }
