@@ -120,12 +120,15 @@ func ReadCSVFile(path string) (*Draws, error) {
 // column is a parameter, in file order, and names must be non-empty and unique.
 // Rows must come chain by chain in increasing chain number, with draws numbered
 // 0, 1, 2, … within each chain. A chain number skipped over is read as a chain
-// with no draws. Chains may have different numbers of draws.
+// with no draws. Chains may have different numbers of draws. Chain numbers must
+// be below 65536, so that a corrupt chain number cannot make the reader allocate
+// billions of empty chains.
 //
 // It returns an error for empty input, a missing chain or draw column, an empty or
 // duplicate name, a row with the wrong number of fields, a value that does not
-// parse as a float, a chain or draw number that is not a non-negative integer,
-// chains out of order and draw numbering that is not contiguous from 0.
+// parse as a float, a chain or draw number that is not a non-negative integer, a
+// chain number of 65536 or more, chains out of order and draw numbering that is
+// not contiguous from 0.
 func ReadCSV(r io.Reader, source string) (*Draws, error) {
 	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
 	cr.FieldsPerRecord = -1
@@ -193,6 +196,9 @@ func ReadCSV(r io.Reader, source string) (*Draws, error) {
 		if err != nil {
 			return nil, fmt.Errorf("frames: %s:%d: column %q: %v", source, line, DrawColumn, err)
 		}
+		if c >= maxChainNumber {
+			return nil, fmt.Errorf("frames: %s:%d: column %q: chain number %d is too large (want below %d)", source, line, ChainColumn, c, maxChainNumber)
+		}
 		if c != curChain {
 			if c < curChain {
 				return nil, fmt.Errorf("frames: %s:%d: column %q: chain %d follows chain %d; rows must come chain by chain in increasing order", source, line, ChainColumn, c, curChain)
@@ -230,6 +236,11 @@ func ReadCSV(r io.Reader, source string) (*Draws, error) {
 	}
 	return d, nil
 }
+
+// maxChainNumber bounds the chain numbers ReadCSV accepts: a chain number
+// skipped over becomes an empty chain, so without a bound one corrupt cell such
+// as 999999999999 would allocate memory for a trillion chains.
+const maxChainNumber = 1 << 16
 
 // parseIndex parses a non-negative integer chain or draw number.
 func parseIndex(s string) (int, error) {

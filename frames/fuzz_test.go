@@ -259,3 +259,20 @@ func fuzzGotaCSV(data []byte, detect bool) (df dataframe.DataFrame, ok bool) {
 	}()
 	return dataframe.ReadCSV(bytes.NewReader(data), dataframe.DetectTypes(detect)), true
 }
+
+// TestReadCSVHugeChainNumber is the regression test for a corrupt chain number
+// making ReadCSV allocate one empty chain per skipped number (999999999999
+// asked for ~24 TB): such numbers are now an error naming the line and value.
+func TestReadCSVHugeChainNumber(t *testing.T) {
+	_, err := ReadCSV(strings.NewReader("chain,draw,x\n0,0,1\n999999999999,0,2\n"), "big.csv")
+	if err == nil || !strings.Contains(err.Error(), "big.csv:3") || !strings.Contains(err.Error(), "999999999999") {
+		t.Fatalf("err = %v, want an error naming big.csv:3 and the chain number", err)
+	}
+	d, err := ReadCSV(strings.NewReader("chain,draw,x\n65535,0,2\n"), "edge.csv")
+	if err != nil {
+		t.Fatalf("largest allowed chain number: %v", err)
+	}
+	if d.NumChains() != 65536 || d.NumDraws(65535) != 1 || d.NumDraws(0) != 0 {
+		t.Fatalf("got %d chains, last with %d draws", d.NumChains(), d.NumDraws(d.NumChains()-1))
+	}
+}
