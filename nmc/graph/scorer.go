@@ -318,8 +318,23 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	}
 	if deriv {
 		s.flushBatches()
+		s.symmetrize()
 	}
 	return total
+}
+
+// symmetrize makes the Hessian exactly symmetric. Dense products and outer
+// products add the same terms to [p,q] and [q,p] in different orders, so the two
+// triangles can differ in the last bits; the Scorer contract promises a symmetric
+// matrix.
+func (s *scorer) symmetrize() {
+	k := s.k
+	for p := 0; p < k; p++ {
+		for q := p + 1; q < k; q++ {
+			v := 0.5 * (s.hess[p*k+q] + s.hess[q*k+p])
+			s.hess[p*k+q], s.hess[q*k+p] = v, v
+		}
+	}
 }
 
 // factorElem returns the log density of element e of factor fi and, with deriv,
