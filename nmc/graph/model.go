@@ -294,7 +294,9 @@ func (m *Model) support(f *family, e int) (nmc.Support, float64, float64, int, e
 		}
 	}
 	kind, lo, hi, nv := f.d.fam.Support(params, f.d.k)
-	if !allConst && (kind == nmc.Interval || (kind == nmc.Positive && lo != 0) || (kind == nmc.Positive && math.IsNaN(lo))) {
+	// Bounds that do not depend on the parameters (Beta's (0, 1)) come back as
+	// numbers from the NaN placeholders; bounds that do come back NaN.
+	if !allConst && ((kind == nmc.Interval && (math.IsNaN(lo) || math.IsNaN(hi))) || (kind == nmc.Positive && lo != 0)) {
 		return 0, 0, 0, 0, fmt.Errorf("graph: latent %q: the bounds of its %s prior must be constant", f.name, f.d.fam.Name())
 	}
 	if kind == nmc.Discrete && math.IsNaN(float64(nv)) {
