@@ -311,20 +311,27 @@ func ReadAnnotationZ(path string, d *AnnotationData) error {
 	if err != nil {
 		return err
 	}
-	z := make([]int, d.NumItems)
-	for i := range z {
-		z[i] = -1
-	}
+	// Index the rows by item before allocating one class per item: d.NumItems can
+	// come from a metadata file and be far larger than the rows can cover.
+	row := make(map[int]int, len(items))
 	for r, it := range items {
-		if z[it] >= 0 {
+		if _, dup := row[it]; dup {
 			return fmt.Errorf("models: %s:%d: column \"item\": item %d appears twice", path, t.Line(r), it+1)
 		}
-		z[it] = zs[r]
+		row[it] = r
 	}
-	for i, v := range z {
-		if v < 0 {
-			return fmt.Errorf("models: %s: item %d has no row (want one per item 1..%d)", path, i+1, d.NumItems)
+	if len(items) != d.NumItems {
+		// ids are in range and distinct, so fewer rows than items leaves one out
+		// among the first len(items)+1.
+		for i := 0; ; i++ {
+			if _, ok := row[i]; !ok {
+				return fmt.Errorf("models: %s: item %d has no row (want one per item 1..%d)", path, i+1, d.NumItems)
+			}
 		}
+	}
+	z := make([]int, d.NumItems)
+	for r, it := range items {
+		z[it] = zs[r]
 	}
 	d.Z = z
 	return nil
