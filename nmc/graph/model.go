@@ -299,8 +299,11 @@ func (m *Model) support(f *family, e int) (nmc.Support, float64, float64, int, e
 	if !allConst && ((kind == nmc.Interval && (math.IsNaN(lo) || math.IsNaN(hi))) || (kind == nmc.Positive && lo != 0)) {
 		return 0, 0, 0, 0, fmt.Errorf("graph: latent %q: the bounds of its %s prior must be constant", f.name, f.d.fam.Name())
 	}
-	if kind == nmc.Discrete && math.IsNaN(float64(nv)) {
-		nv = 0
+	if kind == nmc.Discrete && (math.IsNaN(hi) || nv < 0) {
+		// A bound from a non-constant parameter (Binomial's n from a latent): the
+		// placeholder gave NaN, and int(NaN)+1 is meaningless. Unbounded instead;
+		// values above the current bound score −Inf.
+		hi, nv = math.Inf(1), 0
 	}
 	return kind, lo, hi, nv, nil
 }
