@@ -139,3 +139,26 @@ func TestEveryDistribution(t *testing.T) {
 		})
 	}
 }
+
+// TestBinomialLatentTrials declares a Binomial whose number of trials is a discrete
+// latent: the site must be unbounded discrete (its bound is not known at Build), and
+// its score must agree with the log joint.
+func TestBinomialLatentTrials(t *testing.T) {
+	b := New()
+	k := b.Latent("k", Poisson(C(3)))
+	u := b.Latent("u", Normal(C(0), C(1)))
+	b.Latent("x", BinomialLogit(Add(k, C(1)), u))
+	b.ObserveInts("y", Binomial(Add(k, C(2)), Logistic(u)), []int{1, 2})
+	m, err := b.Build()
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	x := m.Sites()[2]
+	if x.Support != nmc.Discrete || x.NumValues != 0 {
+		t.Errorf("x: support %v with %d values, want discrete with 0 (unbounded)", x.Support, x.NumValues)
+	}
+	st := checkModelDerivs(t, "binomial-latent-n", m, rand.New(rand.NewPCG(9, 99)), 6, 60)
+	if !t.Failed() && st.points < 6 {
+		t.Errorf("only %d acceptable points out of 60 prior draws", st.points)
+	}
+}
