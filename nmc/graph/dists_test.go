@@ -74,7 +74,9 @@ func TestEveryDistribution(t *testing.T) {
 			func(u0, u1, x *Node) *Dist { return Dirichlet(Mul(Exp(u0), Add(x, Vec(0.5, 0.5, 0.5)))) },
 			[]float64{0.2, 0.3, 0.5, 0.6, 0.3, 0.1}},
 		{"MultivariateNormal", nmc.Real,
-			func(u0, u1 *Node) *Dist { return MultivariateNormal(Add(Mul(u0, Vec(1, 2)), Mul(Exp(u1), Vec(-1, 1))), cov) },
+			func(u0, u1 *Node) *Dist {
+				return MultivariateNormal(Add(Mul(u0, Vec(1, 2)), Mul(Exp(u1), Vec(-1, 1))), cov)
+			},
 			func(u0, u1, x *Node) *Dist { return MultivariateNormal(Add(x, Mul(Mul(u0, u1), Vec(0.5, 1))), cov) },
 			[]float64{0.5, -1, 2, 1}},
 		{"Bernoulli", nmc.Discrete,
