@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // WriteCSV writes draws to w as CSV: a header "chain,draw,<names>" (names that
@@ -20,9 +21,11 @@ import (
 // no draws writes no lines; ReadCSV restores it only if a later chain has draws.
 //
 // Output is buffered; WriteCSV returns the first write error, or an error if d is
-// invalid (see Draws.Validate) or a parameter is named "chain" or "draw".
+// invalid (see Draws.Validate), a parameter is named "chain" or "draw" or a name
+// holds a line break (encoding/csv turns "\r\n" inside a quoted field into "\n",
+// so such a name would not read back as written).
 func WriteCSV(w io.Writer, d *Draws) error {
-	if err := checkDraws(d); err != nil {
+	if err := checkCSVDraws(d); err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -72,7 +75,7 @@ func appendFloat(buf []byte, x float64) []byte {
 // the file is closed, so a failed write never leaves a partial file under path;
 // the temporary file is removed on error.
 func WriteCSVFile(path string, d *Draws) (err error) {
-	if err := checkDraws(d); err != nil {
+	if err := checkCSVDraws(d); err != nil {
 		return err
 	}
 	tmp := path + ".tmp"
@@ -117,7 +120,8 @@ func ReadCSVFile(path string) (*Draws, error) {
 // \"abc\""; lines count from 1, the header being line 1).
 //
 // The header must have a "chain" and a "draw" column (anywhere); every other
-// column is a parameter, in file order, and names must be non-empty and unique.
+// column is a parameter, in file order, and names must be non-empty, unique and
+// free of line breaks ('\r', '\n').
 // Rows must come chain by chain in increasing chain number, with draws numbered
 // 0, 1, 2, … within each chain. A chain number skipped over is read as a chain
 // with no draws. Chains may have different numbers of draws. Chain numbers must
@@ -125,7 +129,7 @@ func ReadCSVFile(path string) (*Draws, error) {
 // billions of empty chains.
 //
 // It returns an error for empty input, a missing chain or draw column, an empty or
-// duplicate name, a row with the wrong number of fields, a value that does not
+// duplicate name or one with a line break, a row with the wrong number of fields, a value that does not
 // parse as a float, a chain or draw number that is not a non-negative integer, a
 // chain number of 65536 or more, chains out of order and draw numbering that is
 // not contiguous from 0.
@@ -147,6 +151,9 @@ func ReadCSV(r io.Reader, source string) (*Draws, error) {
 	for j, h := range header {
 		if h == "" {
 			return nil, fmt.Errorf("frames: %s:1: column %d has an empty name", source, j+1)
+		}
+		if strings.ContainsAny(h, "\r\n") {
+			return nil, fmt.Errorf("frames: %s:1: column %d: name %q holds a line break", source, j+1, h)
 		}
 		if k, ok := seen[h]; ok {
 			return nil, fmt.Errorf("frames: %s:1: column name %q appears twice (columns %d and %d)", source, h, k+1, j+1)
@@ -235,6 +242,20 @@ func ReadCSV(r io.Reader, source string) (*Draws, error) {
 		d.Chains = append(d.Chains, cur)
 	}
 	return d, nil
+}
+
+// checkCSVDraws is checkDraws plus the rule that names hold no line breaks,
+// which encoding/csv cannot round-trip ("\r\n" in a quoted field reads as "\n").
+func checkCSVDraws(d *Draws) error {
+	if err := checkDraws(d); err != nil {
+		return err
+	}
+	for i, n := range d.Names {
+		if strings.ContainsAny(n, "\r\n") {
+			return fmt.Errorf("frames: parameter %d: name %q holds a line break, which CSV cannot store", i, n)
+		}
+	}
+	return nil
 }
 
 // maxChainNumber bounds the chain numbers ReadCSV accepts: a chain number

@@ -3,6 +3,7 @@ package frames
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -274,5 +275,21 @@ func TestReadCSVHugeChainNumber(t *testing.T) {
 	}
 	if d.NumChains() != 65536 || d.NumDraws(65535) != 1 || d.NumDraws(0) != 0 {
 		t.Fatalf("got %d chains, last with %d draws", d.NumChains(), d.NumDraws(d.NumChains()-1))
+	}
+}
+
+// TestCSVNameLineBreak is the regression test for the fuzzer's finding that a
+// quoted name holding "\r\n" read back as "\n" after WriteCSV: names with line
+// breaks are now refused by both ReadCSV and WriteCSV.
+func TestCSVNameLineBreak(t *testing.T) {
+	_, err := ReadCSV(strings.NewReader("chain,draw,\"\r\r\n\"\n"), "nl.csv")
+	if err == nil || !strings.Contains(err.Error(), "nl.csv:1: column 3") {
+		t.Fatalf("ReadCSV: err = %v, want one naming nl.csv:1: column 3", err)
+	}
+	for _, name := range []string{"a\r\nb", "a\nb", "a\r"} {
+		d := &Draws{Names: []string{name}, Chains: [][]float64{{1}}}
+		if err := WriteCSV(io.Discard, d); err == nil || !strings.Contains(err.Error(), "line break") {
+			t.Fatalf("WriteCSV(name %q): err = %v, want a line-break error", name, err)
+		}
 	}
 }
