@@ -7,8 +7,12 @@ import (
 
 // positiveProposer proposes every coordinate of a Positive site independently:
 // x′ − c ~ Gamma(α, β) with α = 1 − (x−c)²H_jj and β = −(x−c)H_jj − g_j (shape, rate),
-// exact for a Gamma conditional. A coordinate whose fit is invalid falls back to the
-// multiplicative walk log(x′−c) ~ N(log(x−c), 0.3²).
+// exact for a Gamma conditional. A coordinate whose Gamma fit is invalid (the score
+// is convex there, as a scale parameter far above its mode) falls back to a Newton
+// step on the log scale, log(x′−c) ~ N(m, s²) fitted to the derivatives of the
+// log-scale density f + log(x−c), when those are concave; otherwise to the
+// multiplicative walk log(x′−c) ~ N(log(x−c), 0.3²). In s.w and s.d a fallback
+// coordinate holds (s, m): s > 0 for the log-scale Newton step, s = 0 for the walk.
 type positiveProposer struct {
 	lower float64
 }
@@ -27,16 +31,35 @@ func (p *positiveProposer) fit(s *slot) {
 		s.fbc[j] = !ok
 		if !ok {
 			s.fb = true
+			// log scale: t = log y, f_t = f + t, ∂f_t = y g + 1, ∂²f_t = y² H + y g.
+			gt := y*s.g[j] + 1
+			ht := y*y*hjj + y*s.g[j]
+			m := math.Log(y) - gt/ht
+			if ht < 0 && !math.IsInf(ht, 0) && !math.IsNaN(m) && !math.IsInf(m, 0) && y > 0 {
+				s.w[j], s.d[j] = 1/math.Sqrt(-ht), m
+			} else {
+				s.w[j], s.d[j] = 0, math.Log(y)
+			}
 			continue
 		}
 		s.w[j], s.d[j] = a, b
 	}
 }
 
+// logScale returns the mean and standard deviation of log(x′−c) for a fallback
+// coordinate j.
+func logScale(s *slot, j int) (m, sd float64) {
+	if s.w[j] > 0 {
+		return s.d[j], s.w[j]
+	}
+	return s.d[j], logWalkSigma
+}
+
 func (p *positiveProposer) draw(rng *rand.Rand, s *slot, _ float64, dst []float64) {
-	for j, x := range s.x {
+	for j := range s.x {
 		if s.fbc[j] {
-			dst[j] = p.lower + (x-p.lower)*math.Exp(logWalkSigma*rng.NormFloat64())
+			m, sd := logScale(s, j)
+			dst[j] = p.lower + math.Exp(m+sd*rng.NormFloat64())
 			continue
 		}
 		dst[j] = p.lower + math.Exp(logGammaRand(rng, s.w[j]))/s.d[j]
@@ -45,14 +68,15 @@ func (p *positiveProposer) draw(rng *rand.Rand, s *slot, _ float64, dst []float6
 
 func (p *positiveProposer) logq(s *slot, _ float64, y []float64) float64 {
 	lq := 0.0
-	for j, x := range s.x {
+	for j := range s.x {
 		v := y[j] - p.lower
 		if !(v > 0) {
 			return math.Inf(-1)
 		}
 		if s.fbc[j] {
 			lv := math.Log(v)
-			lq += normLogPdf(lv, math.Log(x-p.lower), logWalkSigma) - lv
+			m, sd := logScale(s, j)
+			lq += normLogPdf(lv, m, sd) - lv
 			continue
 		}
 		a, b := s.w[j], s.d[j]
@@ -62,10 +86,14 @@ func (p *positiveProposer) logq(s *slot, _ float64, y []float64) float64 {
 }
 
 func (p *positiveProposer) centre(s *slot, dst []float64) bool {
-	if s.fb {
-		return false
-	}
 	for j := range dst {
+		if s.fbc[j] {
+			if s.w[j] == 0 {
+				return false
+			}
+			dst[j] = p.lower + math.Exp(s.d[j]) // the log-scale Newton point
+			continue
+		}
 		a, b := s.w[j], s.d[j]
 		if a > 1 {
 			dst[j] = p.lower + (a-1)/b
