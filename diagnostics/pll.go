@@ -72,11 +72,24 @@ func (r *RunningPLL) Add(row []float64) error {
 			return fmt.Errorf("diagnostics: running pll: draw %d, held-out point %d: log density %v is not allowed", draw, j, v)
 		}
 	}
+	// A point whose densities are all 0 so far (−Inf) makes both sums −Inf. Add
+	// that explicitly: with huge positive log densities elsewhere the running
+	// sums can overflow to +Inf first, and +Inf + −Inf would be NaN.
 	var c, t float64
+	cZero, tZero := false, false
 	for j, v := range row {
 		r.acc[j].add(v)
-		c += r.acc[j].value()
+		a := r.acc[j].value()
+		cZero = cZero || math.IsInf(a, -1)
+		tZero = tZero || math.IsInf(v, -1)
+		c += a
 		t += v
+	}
+	if cZero {
+		c = math.Inf(-1)
+	}
+	if tZero {
+		t = math.Inf(-1)
 	}
 	r.joint.add(t)
 	logn := math.Log(float64(draw + 1))
