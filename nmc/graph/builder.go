@@ -28,7 +28,18 @@ func NewDist(fam dist.Family, k int, params ...*Node) *Dist {
 		d.err = errors.New("graph: nil distribution family")
 		return d
 	}
-	if err := firstErr(params...); err != nil {
+	names := fam.ParamNames()
+	for i, p := range params {
+		if p == nil {
+			name := fmt.Sprint(i)
+			if i < len(names) {
+				name = names[i]
+			}
+			d.err = fmt.Errorf("graph: %s parameter %s is a nil node", fam.Name(), name)
+			return d
+		}
+	}
+	if err := firstErr(fam.Name(), params...); err != nil {
 		d.err = err
 		return d
 	}
@@ -37,7 +48,6 @@ func NewDist(fam dist.Family, k int, params ...*Node) *Dist {
 		d.err = fmt.Errorf("graph: %s takes %d parameters, got %d", fam.Name(), len(pw), len(params))
 		return d
 	}
-	names := fam.ParamNames()
 	for i, p := range params {
 		if p.width != pw[i] {
 			d.err = fmt.Errorf("graph: %s parameter %s has width %d, want %d", fam.Name(), names[i], p.width, pw[i])
@@ -252,7 +262,11 @@ func (b *Builder) Deterministic(name string, n *Node) {
 		b.fail(err)
 		return
 	}
-	if err := firstErr(n); err != nil {
+	if n == nil {
+		b.fail(fmt.Errorf("graph: deterministic %q: nil node", name))
+		return
+	}
+	if err := n.err; err != nil {
 		b.fail(fmt.Errorf("graph: deterministic %q: %w", name, err))
 		return
 	}

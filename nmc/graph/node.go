@@ -90,10 +90,15 @@ func errNode(format string, a ...any) *Node {
 	return &Node{op: opConst, length: 1, width: 1, vals: []float64{math.NaN()}, err: fmt.Errorf("graph: "+format, a...)}
 }
 
-func firstErr(ns ...*Node) error {
-	for _, n := range ns {
+// firstErr returns an error for the first nil operand of op, or the first error
+// carried by an operand.
+func firstErr(op string, ns ...*Node) error {
+	for i, n := range ns {
 		if n == nil {
-			return fmt.Errorf("graph: nil node")
+			if len(ns) == 1 {
+				return fmt.Errorf("graph: %s: the operand is a nil node", op)
+			}
+			return fmt.Errorf("graph: %s: operand %d is a nil node", op, i)
 		}
 		if n.err != nil {
 			return n.err
@@ -174,7 +179,7 @@ func Rows(rows [][]float64) *Node {
 }
 
 func broadcast(name string, a, b *Node) (length, width int, err error) {
-	if err := firstErr(a, b); err != nil {
+	if err := firstErr(name, a, b); err != nil {
 		return 0, 0, err
 	}
 	length, width = max(a.length, b.length), max(a.width, b.width)
@@ -196,7 +201,7 @@ func binary(op opKind, a, b *Node) *Node {
 }
 
 func unary(op opKind, a *Node) *Node {
-	if err := firstErr(a); err != nil {
+	if err := firstErr(opNames[op], a); err != nil {
 		return &Node{op: op, length: 1, width: 1, err: err}
 	}
 	return &Node{op: op, args: []*Node{a}, length: a.length, width: a.width}
@@ -247,7 +252,7 @@ func Pow(a *Node, p float64) *Node {
 
 // Sum returns the sum of every component of every element of a, as a scalar.
 func Sum(a *Node) *Node {
-	if err := firstErr(a); err != nil {
+	if err := firstErr("Sum", a); err != nil {
 		return &Node{op: opSum, length: 1, width: 1, err: err}
 	}
 	return &Node{op: opSum, args: []*Node{a}, length: 1, width: 1}
@@ -260,7 +265,7 @@ func Dot(a, b *Node) *Node { return Sum(Mul(a, b)) }
 // v of c scalar elements (for example a Vector site of regression coefficients):
 // r scalar elements, element i = Σ_j X_ij v_j.
 func MatVec(x mat.Matrix, v *Node) *Node {
-	if err := firstErr(v); err != nil {
+	if err := firstErr("MatVec", v); err != nil {
 		return &Node{op: opMatVec, length: 1, width: 1, err: err}
 	}
 	if x == nil {
@@ -287,7 +292,7 @@ func MatVec(x mat.Matrix, v *Node) *Node {
 // integer data, 0-based). Use it to broadcast a per-group quantity over
 // observations: Index(theta, school).
 func Index(a *Node, idx []int) *Node {
-	if err := firstErr(a); err != nil {
+	if err := firstErr("Index", a); err != nil {
 		return &Node{op: opIndex, length: 1, width: 1, err: err}
 	}
 	if len(idx) == 0 {
@@ -322,7 +327,7 @@ func ByNode(n *Node) Idx { return Idx{node: n} }
 //
 //	At(theta, By(labeler), ByNode(Index(z, item)))
 func At(src *Node, idx ...Idx) *Node {
-	if err := firstErr(src); err != nil {
+	if err := firstErr("At", src); err != nil {
 		return &Node{op: opAt, length: 1, width: 1, err: err}
 	}
 	shape := src.shape
@@ -356,7 +361,7 @@ func At(src *Node, idx ...Idx) *Node {
 			}
 			out.atData[d] = append([]int(nil), ix.data...)
 		default:
-			return errNode("At: index %d is empty", d)
+			return errNode("At: index %d is empty (By of no data, or ByNode of a nil node)", d)
 		}
 		if l != 1 && n != -1 && n != 1 && l != n {
 			return errNode("At: index %d has %d elements, others %d", d, l, n)
