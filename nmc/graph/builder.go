@@ -103,7 +103,8 @@ type factor struct {
 }
 
 // Builder declares a model: latent families, observations and derived quantities.
-// Its methods record the first error; Build returns it.
+// Its methods record the first error; Build returns it. The zero value is an empty
+// builder, like New().
 type Builder struct {
 	fams    []*family
 	factors []*factor
@@ -132,6 +133,9 @@ func (b *Builder) claim(name string) error {
 	}
 	if b.names[name] {
 		return fmt.Errorf("graph: duplicate variable name %q", name)
+	}
+	if b.names == nil { // a zero Builder, not made by New
+		b.names = map[string]bool{}
 	}
 	b.names[name] = true
 	return nil
