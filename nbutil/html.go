@@ -209,3 +209,21 @@ func worse(a, b diagnostics.SummaryRow) bool {
 	}
 	return a.ESSBulk < b.ESSBulk
 }
+
+// ShowPNG displays a PNG image in a GoNB notebook. Outside a notebook it does
+// nothing.
+func ShowPNG(png []byte) {
+	if InNotebook() {
+		gonbui.DisplayPng(png)
+	}
+}
+
+// ShowText displays s as preformatted text in a GoNB notebook, HTML-escaped, and
+// writes it to standard output elsewhere.
+func ShowText(s string) {
+	if InNotebook() {
+		gonbui.DisplayHTML(`<pre style="font-size:12px">` + html.EscapeString(s) + "</pre>")
+		return
+	}
+	fmt.Print(s)
+}

@@ -356,3 +356,24 @@ func TestCompareSampledConjugate(t *testing.T) {
 		t.Errorf("no ok verdict:\n%s", h)
 	}
 }
+
+func TestTruthHTML(t *testing.T) {
+	t.Parallel()
+	rows := []diagnostics.SummaryRow{
+		{Variable: "alpha", Mean: 1, SD: 0.1, Q5: 0.8, Q95: 1.2},
+		{Variable: "beta[0]", Mean: -2, SD: 0.1, Q5: -2.2, Q95: -1.8},
+	}
+	h, err := TruthHTML(rows, []string{"alpha", "beta[0]"}, []float64{1.1, -1.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(h, ">yes<") != 1 || strings.Count(h, ">no<") != 1 || !strings.Contains(h, "1 of 2 true values") {
+		t.Errorf("coverage wrong:\n%s", h)
+	}
+	if _, err := TruthHTML(rows, []string{"alpha"}, nil); err == nil || !strings.Contains(err.Error(), "1 names but 0 true values") {
+		t.Errorf("length mismatch: error %v", err)
+	}
+	if _, err := TruthHTML(rows, []string{"nu"}, []float64{3}); err == nil || !strings.Contains(err.Error(), `"nu"`) {
+		t.Errorf("unknown name: error %v", err)
+	}
+}

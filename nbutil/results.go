@@ -167,3 +167,47 @@ func ExactHTML(cs []Comparison) string {
 	b.WriteString("</table>\n")
 	return b.String()
 }
+
+// TruthHTML returns an HTML table that sets the generating values of a simulated
+// data set against the posterior: variable, true value, posterior mean, sd, q5,
+// q95 and whether the true value lies in [q5, q95], followed by a line counting
+// the values inside. names and values are parallel (as models.LinearTruth.Named
+// gives them). For a well-calibrated posterior about 90% of the values fall inside
+// the interval (fewer when the values are correlated, as regression coefficients
+// are). It returns an error for slices of different lengths or a name with no
+// summary row.
+func TruthHTML(rows []diagnostics.SummaryRow, names []string, values []float64) (string, error) {
+	if len(names) != len(values) {
+		return "", fmt.Errorf("nbutil: %d names but %d true values", len(names), len(values))
+	}
+	byName := make(map[string]diagnostics.SummaryRow, len(rows))
+	for _, r := range rows {
+		byName[r.Variable] = r
+	}
+	var b strings.Builder
+	b.WriteString("<table " + tableStyle + ">\n<tr>")
+	for _, h := range []string{"variable", "truth", "mean", "sd", "q5", "q95", "in 90% interval"} {
+		fmt.Fprintf(&b, `<th style="padding:1px 6px;text-align:right">%s</th>`, h)
+	}
+	b.WriteString("</tr>\n")
+	inside := 0
+	for i, name := range names {
+		r, ok := byName[name]
+		if !ok {
+			return "", fmt.Errorf("nbutil: no summary row for true value %q", name)
+		}
+		fmt.Fprintf(&b, `<tr><td style="padding:1px 6px;text-align:left">%s</td>`, html.EscapeString(name))
+		for _, v := range []float64{values[i], r.Mean, r.SD, r.Q5, r.Q95} {
+			b.WriteString(cell(v, false))
+		}
+		if values[i] >= r.Q5 && values[i] <= r.Q95 {
+			inside++
+			b.WriteString(`<td style="padding:1px 6px;text-align:right">yes</td>`)
+		} else {
+			b.WriteString(`<td style="padding:1px 6px;text-align:right;color:#c00;font-weight:bold">no</td>`)
+		}
+		b.WriteString("</tr>\n")
+	}
+	fmt.Fprintf(&b, "</table>\n<p>%d of %d true values lie in their 90%% posterior interval.</p>\n", inside, len(names))
+	return b.String(), nil
+}
