@@ -35,37 +35,10 @@ type env struct {
 
 // commands lists the subcommands in the order "nmc -h" shows them.
 var commands = []*command{
-	{
-		name:     "sample",
-		args:     "[flags]",
-		synopsis: "sample a model with Newtonian Monte Carlo (not implemented yet)",
-		help:     "Not implemented yet.",
-		flags:    notImplemented("sample"),
-	},
+	sampleCommand,
 	summaryCommand,
-	{
-		name:     "gen",
-		args:     "[flags]",
-		synopsis: "generate a data set for one of the paper's models (not implemented yet)",
-		help:     "Not implemented yet.",
-		flags:    notImplemented("gen"),
-	},
-	{
-		name:     "paper",
-		args:     "[flags]",
-		synopsis: "reproduce the paper's experiments (not implemented yet)",
-		help:     "Not implemented yet.",
-		flags:    notImplemented("paper"),
-	},
-}
-
-// notImplemented returns the flags function of a command that only has a name so far.
-func notImplemented(name string) func(*flag.FlagSet) func(*env, []string) error {
-	return func(*flag.FlagSet) func(*env, []string) error {
-		return func(*env, []string) error {
-			return errNotYet
-		}
-	}
+	genCommand,
+	paperCommand,
 }
 
 // run runs nmc with the command-line arguments args (without the program name),
@@ -164,13 +137,16 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) error) {
 	return fs, c.flags(fs)
 }
 
-// errorLine returns the message of err as one line, without the package prefix
-// of the library packages ("frames: ", "diagnostics: "): after "nmc summary: " the
-// prefix says nothing to a user.
+// errorLine returns the message of err as one line, without the package prefixes
+// of the library packages ("frames: ", "diagnostics: "), at its start or after
+// another message's ": ": after "nmc summary: " they say nothing to a user.
 func errorLine(err error) string {
 	s := strings.Join(strings.Fields(err.Error()), " ")
-	for _, p := range []string{"frames: ", "diagnostics: ", "models: ", "nmc: "} {
-		s = strings.TrimPrefix(s, p)
+	for _, p := range []string{"frames: ", "diagnostics: ", "models: ", "nmc: ", "viz: "} {
+		for strings.HasPrefix(s, p) {
+			s = strings.TrimPrefix(s, p)
+		}
+		s = strings.ReplaceAll(s, ": "+p, ": ")
 	}
 	return s
 }
@@ -205,6 +181,3 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 		fs.SetOutput(io.Discard)
 	}
 }
-
-// errNotYet is the error of a command that is not implemented yet.
-var errNotYet = errors.New("not implemented yet")

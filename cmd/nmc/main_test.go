@@ -103,10 +103,10 @@ func TestBadCommandLine(t *testing.T) {
 	}
 }
 
-func TestNotImplemented(t *testing.T) {
-	for _, name := range []string{"sample", "gen", "paper"} {
+func TestModelRequired(t *testing.T) {
+	for _, name := range []string{"sample", "gen"} {
 		code, out, errOut := runCLI(t, name)
-		checkOneLineError(t, code, out, errOut, "nmc "+name+": not implemented yet")
+		checkOneLineError(t, code, out, errOut, "nmc "+name+": -model is required", "blr", "dirichlet_categorical")
 	}
 }
 

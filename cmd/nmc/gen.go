@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+)
+
+var genCommand = &command{
+	name:     "gen",
+	args:     "-model NAME [-n N] [-k K] [-seed S] -out DIR",
+	synopsis: "generate a data set for one of the paper's models",
+	help: `Gen draws a data set from a model's generative process and writes it into
+DIR (created if missing) in the schemas shared with the Stan and JAGS
+versions, ids 1-based:
+
+  blr, robust   MODEL_train.csv, MODEL_test.csv (y,x1,…,xK), MODEL_truth.csv
+  annotation    annotation_train.csv, annotation_test.csv (item,labeler,label),
+                annotation_train_z.csv, annotation_test_z.csv (item,z),
+                annotation_meta.csv, annotation_truth.csv
+  conjugate     MODEL.csv (y, or trials,successes for beta_binomial), MODEL_truth.csv
+
+"nmc sample -model MODEL -train DIR/MODEL_train.csv -test DIR/MODEL_test.csv"
+(or -train DIR/MODEL.csv) samples the data back. Models with data: ` +
+		"blr, robust, annotation, normal_known_sigma, gamma_poisson, beta_binomial, dirichlet_categorical.\n\n" + sizeHelp,
+	flags: genFlags,
+}
+
+// genFlags declares the flags of "nmc gen".
+func genFlags(fs *flag.FlagSet) func(*env, []string) error {
+	model := fs.String("model", "", "the model whose data to generate (required)")
+	n := fs.Int("n", 0, "rows, items, observations or groups (0: the model's default)")
+	k := fs.Int("k", 0, "predictors, labelers, categories or trials (0: the model's default)")
+	seed := fs.Uint64("seed", 1, "seed of the random generator")
+	out := fs.String("out", "", "write the files into `dir` (required; created if missing)")
+	return func(e *env, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("unexpected argument %q (gen takes flags only)", args[0])
+		}
+		if err := checkModel(*model); err != nil {
+			return err
+		}
+		if _, ok := genSizes[*model]; !ok {
+			return fmt.Errorf("-model: model %s has no data to generate", *model)
+		}
+		if *out == "" {
+			return errors.New("-out DIR is required")
+		}
+		d, err := generate(*model, *n, *k, *seed)
+		if err != nil {
+			return err
+		}
+		if err := makeDir("-out", *out); err != nil {
+			return err
+		}
+		files, err := d.write(*out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s: %s, seed %d\nwrote %s\n", *model, describeData(d), *seed, strings.Join(files, ", "))
+		return nil
+	}
+}

@@ -1,0 +1,347 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+
+	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/viz"
+)
+
+var sampleCommand = &command{
+	name:     "sample",
+	args:     "-model NAME [-train FILE [-test FILE] | -n N -k K] [flags]",
+	synopsis: "sample a model with Newtonian Monte Carlo",
+	help: `Sample draws from the posterior of one of the paper's models by Newtonian
+Monte Carlo and prints the posterior summary, the wall time, and the
+acceptance rate and fallback count of every site family.
+
+Models (-model): ` + strings.Join(modelNames, ", ") + `.
+The conjugate models (normal_known_sigma, gamma_poisson, beta_binomial,
+dirichlet_categorical) use the hyperparameters of the shared data set's
+conjugate/hyperparameters.csv, and their exact posterior is printed next to
+the estimate with z = (mean − exact mean) / mcse_mean.
+
+Data: -train (and optionally -test, the held-out data of the predictive
+log-likelihood) read files in the shared schemas: y,x1,…,xK for blr and
+robust; item,labeler,label for annotation (sizes from annotation_meta.csv
+beside the train file, or -meta); the conjugate data files as they are.
+Without -train the data are generated from the model's generative process
+with -n, -k and -seed.
+
+` + sizeHelp + `
+
+With held-out data the running predictive log-likelihood (PLL) is computed
+over the draws of all chains interleaved by draw, in the joint form
+log mean_s exp(Σ_j log p(y_j | θ_s)); samples to convergence is the first
+number of pooled draws after which the curve stays within 1% of its final
+value.`,
+	flags: sampleFlags,
+}
+
+// sampleFlags declares the flags of "nmc sample".
+func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
+	model := fs.String("model", "", "the model to sample (required; see above)")
+	train := fs.String("train", "", "read the training data from `file` (default: generate data)")
+	test := fs.String("test", "", "read held-out data from `file` (blr, robust, annotation)")
+	meta := fs.String("meta", "", "annotation only: the metadata `file` (default: annotation_meta.csv beside -train)")
+	n := fs.Int("n", 0, "generated data: rows, items, observations or groups (0: the model's default)")
+	k := fs.Int("k", 0, "generated data: predictors, labelers, categories or trials (0: the model's default)")
+	seed := fs.Uint64("seed", 1, "seed of the generated data and of the sampler (chain c uses PCG stream c)")
+	draws := fs.Int("draws", 1000, "recorded draws per chain")
+	chains := fs.Int("chains", 4, "number of chains, run in parallel")
+	warmup := fs.Int("warmup", 100, "sweeps per chain before recording")
+	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
+	summary := fs.String("summary", "", "write the summary of every quantity to `file` (CSV)")
+	pll := fs.String("pll", "", "write the running predictive log-likelihood curves to `file` (CSV; needs held-out data)")
+	plots := fs.String("plots", "", "write PNG figures (traces, densities, acceptance, PLL) into `dir`")
+	vars := fs.String("vars", "", "print only these comma-separated quantities (a family name such as beta selects all)")
+	return func(e *env, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("unexpected argument %q (sample takes flags only)", args[0])
+		}
+		if err := checkModel(*model); err != nil {
+			return err
+		}
+		s := runSettings{chains: *chains, draws: *draws, warmup: *warmup, seed: *seed}
+		if err := s.check(); err != nil {
+			return err
+		}
+		var d *dataset
+		var err error
+		switch {
+		case *train != "" || *test != "":
+			if *n != 0 || *k != 0 {
+				return errors.New("-n and -k generate data; they cannot be used with -train or -test")
+			}
+			d, err = load(*model, *train, *test, *meta)
+		default:
+			if *meta != "" {
+				return errors.New("-meta given without -train")
+			}
+			d, err = generate(*model, *n, *k, *seed)
+		}
+		if err != nil {
+			return err
+		}
+		if *pll != "" && d.model != "blr" && d.model != "robust" && d.model != "annotation" {
+			return fmt.Errorf("-pll: model %s has no held-out data", d.model)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		var selected []string
+		if *vars != "" {
+			selected = splitNames(*vars)
+		}
+		r, err := execute(ctx, e, d, s, d.model, func(names []string) error { return checkVars(selected, names) })
+		if err != nil {
+			return err
+		}
+		return reportSample(e.stdout, r, s, sampleOutputs{draws: *out, summary: *summary, pll: *pll, plots: *plots, vars: *vars})
+	}
+}
+
+// sampleOutputs are the output files and selections of nmc sample.
+type sampleOutputs struct {
+	draws, summary, pll, plots, vars string
+}
+
+// maxPrinted is the most summary rows printed; the -summary file holds them all.
+const maxPrinted = 40
+
+// reportSample prints the results of a sample run to w and writes the requested
+// files.
+func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) error {
+	res := r.res
+	fmt.Fprintf(w, "model %s: %s; %d chains × %d draws after %d warm-up sweeps, seed %d\n",
+		r.data.model, describeData(r.data), s.chains, s.draws, s.warmup, s.seed)
+	sweeps := s.chains * (s.draws + s.warmup)
+	fmt.Fprintf(w, "wall time %s (%.0f sweeps/s over all chains)\n\n", formatDuration(res.Wall), float64(sweeps)/res.Wall.Seconds())
+
+	var all []diagnostics.SummaryRow
+	if o.summary != "" || r.exact != nil {
+		var err error
+		if all, err = diagnostics.Summarize(res.Draws, nil); err != nil {
+			return err
+		}
+	}
+	opts := &diagnostics.SummaryOptions{Variables: summaryVars(r.data.model)}
+	if o.vars != "" {
+		opts.Variables = splitNames(o.vars)
+	}
+	printed, err := diagnostics.Summarize(res.Draws, opts)
+	if err != nil {
+		return err
+	}
+	more := 0
+	if len(printed) > maxPrinted {
+		more = len(printed) - maxPrinted
+		printed = printed[:maxPrinted]
+	}
+	fmt.Fprint(w, diagnostics.FormatSummary(printed))
+	if more > 0 {
+		fmt.Fprintf(w, "… %d more rows (choose with -vars; -summary writes them all)\n", more)
+	}
+	fmt.Fprintln(w)
+	printSites(w, res)
+
+	if r.exact != nil {
+		rows, err := compareExact(r.data.model, r.exact, all)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "\nexact posterior (closed form) against the estimate:")
+		printExact(w, rows, false)
+	}
+	if r.joint != nil {
+		fmt.Fprintf(w, "\nheld-out data: %d points; PLL: joint form, chains interleaved by draw\n", res.NumHeldOut)
+		fmt.Fprintf(w, "final PLL %.6g (pointwise form %.6g)", r.joint[len(r.joint)-1], r.pointwise[len(r.pointwise)-1])
+		if n, err := diagnostics.SamplesToConvergence(r.joint); err == nil {
+			fmt.Fprintf(w, "; samples to convergence %d of %d pooled draws", n, len(r.joint))
+		}
+		fmt.Fprintln(w)
+	}
+
+	if o.draws != "" {
+		if err := frames.WriteCSVFile(o.draws, res.Draws); err != nil {
+			return fmt.Errorf("-out: %w", err)
+		}
+	}
+	if o.summary != "" {
+		if err := writeSummaryFile(o.summary, all); err != nil {
+			return fmt.Errorf("-summary: %s", strings.TrimPrefix(err.Error(), "-out "))
+		}
+	}
+	if o.pll != "" {
+		if err := writePLLFile(o.pll, r.joint, r.pointwise); err != nil {
+			return err
+		}
+	}
+	if o.plots != "" {
+		files, err := samplePlots(o.plots, r, printed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nfigures: %s\n", strings.Join(files, ", "))
+	}
+	return nil
+}
+
+// checkVars returns an error naming the first selector of -vars that matches
+// none of names: a selector is a name or the family of names sel[…].
+func checkVars(selected, names []string) error {
+	for _, sel := range selected {
+		found := false
+		for _, n := range names {
+			if n == sel || strings.HasPrefix(n, sel+"[") {
+				found = true
+				break
+			}
+		}
+		if !found {
+			fams := []string{}
+			seen := map[string]bool{}
+			for _, n := range names {
+				if i := strings.IndexByte(n, '['); i > 0 {
+					n = n[:i]
+				}
+				if !seen[n] {
+					seen[n] = true
+					fams = append(fams, n)
+				}
+			}
+			return fmt.Errorf("-vars: the model has no quantity %q (it has %s)", sel, strings.Join(fams, ", "))
+		}
+	}
+	return nil
+}
+
+// describeData describes the data of d in one phrase.
+func describeData(d *dataset) string {
+	switch {
+	case d.regTrain != nil:
+		n, k := d.regTrain.Dims()
+		s := fmt.Sprintf("%d train rows", n)
+		if d.regTest != nil {
+			m, _ := d.regTest.Dims()
+			s += fmt.Sprintf(", %d test rows", m)
+		}
+		return s + fmt.Sprintf(", K = %d predictors", k)
+	case d.annTrain != nil:
+		s := fmt.Sprintf("%d train items (%d labels)", d.annTrain.NumItems, d.annTrain.NumLabels())
+		if d.annTest != nil {
+			s += fmt.Sprintf(", %d test items (%d labels)", d.annTest.NumItems, d.annTest.NumLabels())
+		}
+		return s + fmt.Sprintf(", %d labelers, %d classes", d.annTrain.NumLabelers, d.annTrain.NumClasses)
+	case d.trials != nil:
+		return fmt.Sprintf("%d groups", len(d.trials))
+	case d.size() > 0:
+		return fmt.Sprintf("%d observations", d.size())
+	}
+	return "no data"
+}
+
+// writePLLFile writes the PLL curves as CSV: draws (pooled, 1-based), pll_joint,
+// pll_pointwise.
+func writePLLFile(path string, joint, pointwise []float64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("-pll: %v", err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("draws,pll_joint,pll_pointwise\n")
+	for i := range joint {
+		w.WriteString(strconv.Itoa(i+1) + "," + strconv.FormatFloat(joint[i], 'g', -1, 64) + "," +
+			strconv.FormatFloat(pointwise[i], 'g', -1, 64) + "\n")
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("-pll: %v", err)
+	}
+	return nil
+}
+
+// maxPlotted is the most quantities nmc sample draws traces and densities of.
+const maxPlotted = 4
+
+// samplePlots writes the figures of a sample run into dir and returns their paths:
+// trace and density of the first printed quantities (with the exact density for
+// conjugate models and for the funnel's z), acceptance rates, and the PLL curve.
+func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]string, error) {
+	if err := makeDir("-plots", dir); err != nil {
+		return nil, err
+	}
+	var files []string
+	add := func(p *plot.Plot, name string, err error) error {
+		if err != nil {
+			return fmt.Errorf("-plots: %s: %w", name, err)
+		}
+		path, err := savePNG(p, dir, name)
+		if err != nil {
+			return fmt.Errorf("-plots: %w", err)
+		}
+		files = append(files, path)
+		return nil
+	}
+	d := r.res.Draws
+	for i, row := range printed {
+		if i == maxPlotted {
+			break
+		}
+		p, err := viz.Trace(d, row.Variable)
+		if err := add(p, "trace_"+fileSafe(row.Variable), err); err != nil {
+			return nil, err
+		}
+		var exactPDF func(float64) float64
+		label := ""
+		if r.exact != nil {
+			if m, err := r.exact.Marginal(row.Variable); err == nil {
+				exactPDF = func(x float64) float64 { return math.Exp(m.LogPDF(x)) }
+				label = "exact posterior"
+			}
+		}
+		if r.data.model == "funnel" && row.Variable == "z" {
+			p, err = funnelZPlot(d)
+		} else {
+			p, err = viz.Density(d, row.Variable, &viz.DensityOptions{KDE: exactPDF == nil, Exact: exactPDF, ExactLabel: label})
+		}
+		if err := add(p, "density_"+fileSafe(row.Variable), err); err != nil {
+			return nil, err
+		}
+	}
+	var bars []viz.SiteBar
+	for _, g := range groupSites(r.res) {
+		if g.proposals == 0 {
+			continue
+		}
+		bars = append(bars, viz.SiteBar{Site: g.name, AcceptRate: float64(g.accepted) / float64(g.proposals), Fallbacks: g.fallbacks})
+	}
+	if len(bars) > 0 {
+		p, err := viz.AcceptanceBars(bars)
+		if err := add(p, "acceptance", err); err != nil {
+			return nil, err
+		}
+	}
+	if r.joint != nil {
+		p, err := pllPlot(r.data.model+": running predictive log-likelihood", []string{r.data.model}, [][]float64{r.joint})
+		if err := add(p, "pll", err); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}

@@ -1,0 +1,450 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/models"
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// sharedData returns the shared data directory, ../shared/data beside the
+// repository, and fails the test if it is missing.
+func sharedData(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "conjugate", "hyperparameters.csv")); err != nil {
+		t.Fatalf("shared data set missing: %v", err)
+	}
+	return dir
+}
+
+// mustRun runs nmc with args and fails unless it exits 0 with nothing on stderr.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 || errOut != "" {
+		t.Fatalf("nmc %s: exit status %d, stderr %q\nstdout:\n%s", strings.Join(args, " "), code, errOut, out)
+	}
+	return out
+}
+
+// checkPNG checks that path is a PNG image of at least 400 × 250 pixels.
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if r := img.Bounds(); r.Dx() < 400 || r.Dy() < 250 {
+		t.Errorf("%s: %v pixels, want at least 400 × 250", path, r.Size())
+	}
+}
+
+// tinySizes are data sizes that sample in a fraction of a second.
+var tinySizes = map[string][]string{
+	"blr":                   {"-n", "60", "-k", "3"},
+	"robust":                {"-n", "60", "-k", "3"},
+	"annotation":            {"-n", "40", "-k", "10"},
+	"normal_known_sigma":    {"-n", "20"},
+	"gamma_poisson":         {"-n", "20"},
+	"dirichlet_categorical": {"-n", "30"},
+	"beta_binomial":         {"-n", "5", "-k", "10"},
+}
+
+func TestSampleEveryModel(t *testing.T) {
+	for _, model := range modelNames {
+		t.Run(model, func(t *testing.T) {
+			dir := t.TempDir()
+			draws := filepath.Join(dir, "draws.csv")
+			summary := filepath.Join(dir, "summary.csv")
+			args := append([]string{"sample", "-model", model, "-draws", "40", "-warmup", "5", "-chains", "2",
+				"-out", draws, "-summary", summary}, tinySizes[model]...)
+			out := mustRun(t, args...)
+			if !strings.HasPrefix(out, "model "+model+":") || !strings.Contains(out, "wall time") ||
+				!strings.Contains(out, "accept rate") || !strings.Contains(out, "ess_bulk") {
+				t.Errorf("output lacks the header, timing, summary or acceptance table:\n%s", out)
+			}
+			d, err := frames.ReadCSVFile(draws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.NumChains() != 2 || d.NumDraws(0) != 40 {
+				t.Errorf("draws file has %d chains of %d draws, want 2 of 40", d.NumChains(), d.NumDraws(0))
+			}
+			vars, _ := readSummaryCSV(t, summary)
+			if !slices.Equal(vars, d.Names) {
+				t.Errorf("summary variables %v, want the draws' %v", vars, d.Names)
+			}
+			// nmc summary reads the draws file back.
+			if s := mustRun(t, "summary", draws); !strings.Contains(s, d.Names[0]+" ") {
+				t.Errorf("nmc summary of the draws does not list %s:\n%s", d.Names[0], s)
+			}
+			if held := model == "blr" || model == "robust" || model == "annotation"; held != strings.Contains(out, "final PLL") {
+				t.Errorf("final PLL printed = %v, want %v:\n%s", !held, held, out)
+			}
+			if isConjugate(model) != strings.Contains(out, "exact mean") {
+				t.Errorf("exact posterior printed = %v, want %v", !isConjugate(model), isConjugate(model))
+			}
+		})
+	}
+}
+
+func TestSampleOutputs(t *testing.T) {
+	dir := t.TempDir()
+	pll := filepath.Join(dir, "pll.csv")
+	plots := filepath.Join(dir, "figs")
+	out := mustRun(t, "sample", "-model", "blr", "-n", "80", "-k", "2", "-draws", "30", "-chains", "3", "-warmup", "5",
+		"-pll", pll, "-plots", plots, "-vars", "beta")
+	if strings.Contains(out, "\nalpha ") || !strings.Contains(out, "\nbeta[1] ") {
+		t.Errorf("-vars beta: table\n%s", out)
+	}
+	tab, err := frames.ReadTableFile(pll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tab.Header, []string{"draws", "pll_joint", "pll_pointwise"}) || tab.NumRows() != 90 {
+		t.Errorf("-pll file: header %v, %d rows; want draws,pll_joint,pll_pointwise and 3×30 rows", tab.Header, tab.NumRows())
+	}
+	joint, _ := tab.Column("pll_joint")
+	point, _ := tab.Column("pll_pointwise")
+	// After one draw both forms are Σ_j log p(y_j | θ_1); later they differ.
+	if math.Abs(joint[0]-point[0]) > 1e-9*math.Abs(point[0]) || joint[89] == point[89] {
+		t.Errorf("joint %v, %v; pointwise %v, %v: want equal first values and different last ones", joint[0], joint[89], point[0], point[89])
+	}
+	if !strings.Contains(out, "final PLL "+strconv.FormatFloat(joint[len(joint)-1], 'g', 6, 64)) {
+		t.Errorf("printed final PLL differs from the file's %v:\n%s", joint[len(joint)-1], out)
+	}
+	for _, f := range []string{"trace_beta_0", "density_beta_0", "trace_beta_1", "acceptance", "pll"} {
+		checkPNG(t, filepath.Join(plots, f+".png"))
+	}
+}
+
+func TestSampleConjugateFiles(t *testing.T) {
+	data := sharedData(t)
+	exact, err := models.ReadExactPosterior(filepath.Join(data, "conjugate", "exact_posterior.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []string{"normal_known_sigma", "gamma_poisson", "beta_binomial", "dirichlet_categorical"} {
+		dir := t.TempDir()
+		summary := filepath.Join(dir, "summary.csv")
+		plots := filepath.Join(dir, "plots")
+		mustRun(t, "sample", "-model", model, "-train", filepath.Join(data, "conjugate", model+".csv"),
+			"-draws", "500", "-seed", "7", "-summary", summary, "-plots", plots)
+		_, vals := readSummaryCSV(t, summary)
+		n := 0
+		for _, row := range exact {
+			if row.Model != model {
+				continue
+			}
+			n++
+			got, ok := vals[row.Parameter]
+			if !ok {
+				t.Errorf("%s: no %s in the summary", model, row.Parameter)
+				continue
+			}
+			// The file's exact mean, against Monte Carlo error.
+			if z := (got["mean"] - row.Mean) / got["mcse_mean"]; !(math.Abs(z) < 4.5) {
+				t.Errorf("%s %s: mean %v, exact %v, mcse %v: |z| = %.2f ≥ 4.5", model, row.Parameter, got["mean"], row.Mean, got["mcse_mean"], z)
+			}
+			if z := (got["sd"] - row.SD) / got["mcse_sd"]; !(math.Abs(z) < 4.5) {
+				t.Errorf("%s %s: sd %v, exact %v, mcse %v: |z| = %.2f ≥ 4.5", model, row.Parameter, got["sd"], row.SD, got["mcse_sd"], z)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: not in exact_posterior.csv", model)
+		}
+		first := exact[slices.IndexFunc(exact, func(r models.ExactRow) bool { return r.Model == model })].Parameter
+		checkPNG(t, filepath.Join(plots, "density_"+fileSafe(first)+".png"))
+	}
+}
+
+func TestSampleExampleFiles(t *testing.T) {
+	ex := filepath.Join(sharedData(t), "examples")
+	for _, model := range []string{"blr", "robust"} {
+		out := mustRun(t, "sample", "-model", model, "-train", filepath.Join(ex, model+"_train_head1000.csv"),
+			"-test", filepath.Join(ex, model+"_test_head1000.csv"), "-draws", "8", "-warmup", "0", "-chains", "2", "-vars", "alpha")
+		if !strings.Contains(out, "1000 train rows, 1000 test rows, K = 40") || !strings.Contains(out, "held-out data: 1000 points") {
+			t.Errorf("%s: output\n%s", model, out)
+		}
+	}
+	out := mustRun(t, "sample", "-model", "annotation", "-train", filepath.Join(ex, "annotation_train.csv"),
+		"-test", filepath.Join(ex, "annotation_test.csv"), "-draws", "4", "-warmup", "0", "-chains", "2", "-vars", "pi")
+	if !strings.Contains(out, "5000 train items (12777 labels), 5000 test items (13017 labels), 100 labelers, 3 classes") {
+		t.Errorf("annotation: output\n%s", out)
+	}
+}
+
+func TestHyperparametersMatchFile(t *testing.T) {
+	path := filepath.Join(sharedData(t), "conjugate", "hyperparameters.csv")
+	file, err := models.ReadHyperparameters(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := hyperparameters()
+	for model, h := range file {
+		for name, v := range h {
+			if got, ok := ours[model][name]; !ok || got != v {
+				t.Errorf("%s %s: file %v, nmc %v (present %v)", model, name, v, got, ok)
+			}
+		}
+	}
+	for model, h := range ours {
+		for name := range h {
+			if _, ok := file[model][name]; !ok {
+				t.Errorf("%s %s: not in %s", model, name, path)
+			}
+		}
+	}
+}
+
+func TestGenRoundTrip(t *testing.T) {
+	for model, sizes := range tinySizes {
+		t.Run(model, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "new")
+			out := mustRun(t, append([]string{"gen", "-model", model, "-seed", "3", "-out", dir}, sizes...)...)
+			if !strings.Contains(out, "wrote ") {
+				t.Errorf("output %q", out)
+			}
+			var train, test string
+			switch model {
+			case "blr", "robust", "annotation":
+				train, test = filepath.Join(dir, model+"_train.csv"), filepath.Join(dir, model+"_test.csv")
+			default:
+				train = filepath.Join(dir, model+".csv")
+			}
+			if _, err := os.Stat(filepath.Join(dir, model+"_truth.csv")); err != nil {
+				t.Error(err)
+			}
+			// The files hold exactly the generated data.
+			n, _ := strconv.Atoi(sizes[1])
+			k := 0
+			if len(sizes) > 2 {
+				k, _ = strconv.Atoi(sizes[3])
+			}
+			want, err := generate(model, n, k, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := load(model, train, test, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.size() != want.size() || describeData(got) != describeData(want) {
+				t.Errorf("read back %s (size %d), generated %s (size %d)", describeData(got), got.size(), describeData(want), want.size())
+			}
+			_, wantPost, err := want.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, gotPost, err := got.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wantPost != nil && !slices.Equal(wantPost.Params, gotPost.Params) {
+				t.Errorf("exact posterior of the files %v, of the generated data %v", gotPost.Params, wantPost.Params)
+			}
+			if want.regTrain != nil && !slices.Equal(want.regTrain.X.RawMatrix().Data, got.regTrain.X.RawMatrix().Data) {
+				t.Error("regression X differs after the round trip")
+			}
+			if want.annTrain != nil && (!slices.Equal(want.annTrain.Label, got.annTrain.Label) || !slices.Equal(want.annTest.Item, got.annTest.Item)) {
+				t.Error("annotation labels differ after the round trip")
+			}
+			args := []string{"sample", "-model", model, "-train", train, "-draws", "10", "-warmup", "0", "-chains", "2"}
+			if test != "" {
+				args = append(args, "-test", test)
+			}
+			mustRun(t, args...)
+		})
+	}
+}
+
+func TestPaperQuick(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "paper")
+	out := mustRun(t, "paper", "-quick", "-chains", "2", "-out", dir)
+	if !strings.Contains(out, "PLL: joint form, chains interleaved by draw") {
+		t.Errorf("header does not state the PLL form:\n%s", out)
+	}
+	body := mustRead(t, filepath.Join(dir, "table.csv"))
+	lines := strings.Split(strings.TrimSpace(body), "\n")
+	if len(lines) != 9 {
+		t.Errorf("table.csv has %d lines, want a header and 8 experiments:\n%s", len(lines), body)
+	}
+	for _, x := range paperSizes(false, true) {
+		if !strings.Contains(body, "\n"+x.model+",") || !strings.Contains(out, " "+x.model+" ") {
+			t.Errorf("experiment %s missing from table.csv or the printed table", x.model)
+		}
+	}
+	conj := mustRead(t, filepath.Join(dir, "conjugate.csv"))
+	if n := strings.Count(conj, "\n"); n != 1+1+1+1+4 {
+		t.Errorf("conjugate.csv has %d lines, want a header and 7 parameters:\n%s", n, conj)
+	}
+	for _, f := range []string{"pll_blr", "pll_robust", "pll_annotation", "pll_all", "funnel_z", "conjugate"} {
+		checkPNG(t, filepath.Join(dir, f+".png"))
+	}
+
+	// -models selects experiments.
+	out = mustRun(t, "paper", "-quick", "-chains", "2", "-draws", "20", "-out", dir, "-models", "funnel,gamma_poisson")
+	if strings.Contains(out, " blr ") || !strings.Contains(out, " gamma_poisson ") || !strings.Contains(out, "2×20") {
+		t.Errorf("-models funnel,gamma_poisson -draws 20:\n%s", out)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("y,x1\n1,2\n0,abc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badHeader := filepath.Join(dir, "header.csv")
+	if err := os.WriteFile(badHeader, []byte("y,x2\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badCount := filepath.Join(dir, "counts.csv")
+	if err := os.WriteFile(badCount, []byte("y\n3\n-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no-such.csv")
+	cases := []struct {
+		args   []string
+		prefix string
+		want   []string
+	}{
+		{[]string{"sample", "-model", "bogus"}, "nmc sample: ", []string{`unknown model "bogus"`, "funnel", "eight_schools"}},
+		{[]string{"sample", "-model", "blr", "-train", missing}, "nmc sample: ", []string{missing}},
+		{[]string{"sample", "-model", "blr", "-train", bad}, "nmc sample: ", []string{bad + ":3", `"x1"`, `"abc"`}},
+		{[]string{"sample", "-model", "blr", "-train", badHeader}, "nmc sample: ", []string{badHeader + ":1", `"x2"`, `"x1"`}},
+		{[]string{"sample", "-model", "gamma_poisson", "-train", badCount}, "nmc sample: ", []string{badCount + ":3", "-1"}},
+		{[]string{"sample", "-model", "blr", "-draws", "-5"}, "nmc sample: ", []string{"-draws = -5"}},
+		{[]string{"sample", "-model", "blr", "-draws", "many"}, "nmc sample: ", []string{"-draws", `"many"`}},
+		{[]string{"sample", "-model", "blr", "-chains", "0"}, "nmc sample: ", []string{"-chains = 0"}},
+		{[]string{"sample", "-model", "blr", "-warmup", "-1"}, "nmc sample: ", []string{"-warmup = -1"}},
+		{[]string{"sample", "-model", "blr", "-n", "-3"}, "nmc sample: ", []string{"-n = -3"}},
+		{[]string{"sample", "-model", "blr", "-n", "1"}, "nmc sample: ", []string{"-n = 1"}},
+		{[]string{"sample", "-model", "dirichlet_categorical", "-k", "3"}, "nmc sample: ", []string{"-k = 3", "4 categories"}},
+		{[]string{"sample", "-model", "funnel", "-n", "10"}, "nmc sample: ", []string{"funnel has no data"}},
+		{[]string{"sample", "-model", "funnel", "-train", bad}, "nmc sample: ", []string{"funnel has no data"}},
+		{[]string{"sample", "-model", "blr", "-train", bad, "-n", "10"}, "nmc sample: ", []string{"-n", "-train"}},
+		{[]string{"sample", "-model", "gamma_poisson", "-train", badCount, "-test", badCount}, "nmc sample: ", []string{"-test", "no held-out"}},
+		{[]string{"sample", "-model", "annotation", "-train", filepath.Join(dir, "annotation_train.csv")}, "nmc sample: ", []string{"annotation_meta.csv"}},
+		{[]string{"sample", "-model", "blr", "-vars", "nu"}, "nmc sample: ", []string{`"nu"`, "alpha, beta"}},
+		{[]string{"sample", "-model", "funnel", "-pll", filepath.Join(dir, "p.csv")}, "nmc sample: ", []string{"-pll", "funnel"}},
+		{[]string{"sample", "-model", "funnel", "extra"}, "nmc sample: ", []string{`"extra"`}},
+		{[]string{"gen", "-model", "blr"}, "nmc gen: ", []string{"-out"}},
+		{[]string{"gen", "-model", "funnel", "-out", dir}, "nmc gen: ", []string{"funnel has no data"}},
+		{[]string{"gen", "-model", "nope", "-out", dir}, "nmc gen: ", []string{`"nope"`}},
+		{[]string{"gen", "-model", "blr", "-out", filepath.Join(bad, "sub")}, "nmc gen: ", []string{bad}},
+		{[]string{"paper", "-full", "-quick"}, "nmc paper: ", []string{"-full", "-quick"}},
+		{[]string{"paper", "-draws", "-5"}, "nmc paper: ", []string{"-draws = -5"}},
+		{[]string{"paper", "-models", "blr,bogus"}, "nmc paper: ", []string{`"bogus"`}},
+		{[]string{"paper", "-models", "eight_schools"}, "nmc paper: ", []string{"eight_schools", "not one of"}},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(t, c.args...)
+		checkOneLineError(t, code, out, errOut, c.prefix, c.want...)
+	}
+}
+
+func TestPLLCurves(t *testing.T) {
+	// 2 chains × 2 draws × 2 held-out points; interleaved order c0d0, c1d0, c0d1, c1d1.
+	res := &nmc.Result{NumHeldOut: 2, HeldOut: [][]float64{{-1, -2, -3, -4}, {-5, -6, -7, -8}}}
+	joint, point, err := pllCurves(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	totals := []float64{-3, -11, -7, -15}
+	j1 := []float64{-1, -5, -3, -7}
+	j2 := []float64{-2, -6, -4, -8}
+	for n := 1; n <= 4; n++ {
+		var st, s1, s2 float64
+		for i := range n {
+			st += math.Exp(totals[i])
+			s1 += math.Exp(j1[i])
+			s2 += math.Exp(j2[i])
+		}
+		wantJ := math.Log(st / float64(n))
+		wantP := math.Log(s1/float64(n)) + math.Log(s2/float64(n))
+		if math.Abs(joint[n-1]-wantJ) > 1e-12 || math.Abs(point[n-1]-wantP) > 1e-12 {
+			t.Errorf("n = %d: joint %v pointwise %v, want %v and %v", n, joint[n-1], point[n-1], wantJ, wantP)
+		}
+	}
+}
+
+func TestCurvePoints(t *testing.T) {
+	c := make([]float64, 1000)
+	for i := range c {
+		c[i] = -float64(i)
+	}
+	c[1] = math.Inf(-1)
+	x, y := curvePoints(c, 30)
+	if len(x) > 30 || x[0] != 1 || x[len(x)-1] != 1000 {
+		t.Fatalf("x = %v, want at most 30 points from 1 to 1000", x)
+	}
+	for i := range x {
+		if i > 0 && !(x[i] > x[i-1]) {
+			t.Errorf("x not increasing: %v", x)
+		}
+		if x[i] == 2 {
+			t.Errorf("the −Inf point was kept")
+		}
+		if y[i] != c[int(x[i])-1] {
+			t.Errorf("point %d: (%v, %v), want y = %v", i, x[i], y[i], c[int(x[i])-1])
+		}
+	}
+}
+
+func TestMinESSMaxRHat(t *testing.T) {
+	rows := []diagnostics.SummaryRow{{ESSBulk: 50, RHat: 1.01}, {ESSBulk: math.NaN(), RHat: math.NaN()}, {ESSBulk: 20, RHat: 1.2}, {ESSBulk: 90, RHat: 1.0}}
+	if e, r := minESSMaxRHat(rows); e != 20 || r != 1.2 {
+		t.Errorf("minESSMaxRHat = %v, %v; want 20, 1.2", e, r)
+	}
+	if e, r := minESSMaxRHat(rows[1:2]); !math.IsNaN(e) || !math.IsNaN(r) {
+		t.Errorf("all NaN: %v, %v; want NaN, NaN", e, r)
+	}
+}
+
+func TestProgressQuietOffTerminal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if p := newProgress(f, "x", 2, 10); p != nil {
+		t.Error("a progress bar on a regular file")
+	}
+	if p := newProgress(&bytes.Buffer{}, "x", 2, 10); p != nil {
+		t.Error("a progress bar on a buffer")
+	}
+	var p *progress
+	p.update(nmc.Progress{Chain: 0, Done: 1, Total: 10}) // a nil bar ignores updates
+	p.finish()
+	if p.callback() != nil {
+		t.Error("a nil bar gives a callback")
+	}
+}
