@@ -41,9 +41,12 @@ type chain struct {
 
 	// Step fraction γ ~ Beta(betaA, betaB) when useBeta; adaptation accumulators.
 	useBeta, adapt bool
-	betaA, betaB   float64
-	gN             int
-	gMean, gM2     float64
+	// Crank–Nicolson γ per site and its adaptation (logit scale, step count).
+	cnGamma      []float64
+	cnSteps      []int
+	betaA, betaB float64
+	gN           int
+	gMean, gM2   float64
 
 	// Output.
 	ncols   int
@@ -93,6 +96,13 @@ func newChain(id int, m Model, sites []Site, dependents [][]int, opts *Options, 
 	c.logits = make([]float64, maxValues)
 	if d, ok := m.(Deriver); ok {
 		c.deriver = d
+	}
+	if cn := opts.CrankNicolson; cn != nil {
+		c.cnGamma = make([]float64, len(sites))
+		c.cnSteps = make([]int, len(sites))
+		for i := range c.cnGamma {
+			c.cnGamma[i] = cn.Gamma
+		}
 	}
 	if b := opts.StepFraction; b != nil {
 		c.useBeta, c.adapt, c.betaA, c.betaB = true, b.Adapt, b.A, b.B
@@ -301,6 +311,9 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 		u, _ := betaRand(c.rng, c.betaA, c.betaB)
 		gamma = u
 	}
+	if c.cnGamma != nil {
+		gamma = c.cnGamma[i]
+	}
 	st := &c.stats[i]
 	st.Proposals++
 	if cur.fb {
@@ -316,6 +329,9 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	}
 	p.fit(nxt)
 	logr := nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
+	if warmup && c.cnGamma != nil && c.opts.CrankNicolson.Adapt && c.sites[i].Support == Real {
+		c.adaptCN(i, logr)
+	}
 	if !(math.Log(u) < logr) {
 		copy(xs, cur.x)
 		return
@@ -327,6 +343,28 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	if warmup && c.adapt && c.useBeta && c.sites[i].Support == Real {
 		c.adaptBeta(gamma)
 	}
+}
+
+// adaptCN moves site i's Crank–Nicolson γ by a Robbins–Monro step on logit γ
+// towards the target acceptance, using the acceptance probability min(1, e^logr).
+func (c *chain) adaptCN(i int, logr float64) {
+	a := 0.0
+	if logr >= 0 {
+		a = 1
+	} else if !math.IsNaN(logr) {
+		a = math.Exp(logr)
+	}
+	c.cnSteps[i]++
+	g := c.cnGamma[i]
+	l := math.Log(g/(1-g)) + (a-c.opts.CrankNicolson.TargetAccept)*2/math.Sqrt(float64(c.cnSteps[i])+4)
+	if g >= 1 {
+		l = 6 + (a-c.opts.CrankNicolson.TargetAccept)*2/math.Sqrt(float64(c.cnSteps[i])+4)
+	}
+	g = 1 / (1 + math.Exp(-l))
+	if l > 6 { // γ within 0.25% of 1: use the paper's exact Newton proposal
+		g = 1
+	}
+	c.cnGamma[i] = max(g, 1e-4)
 }
 
 // adaptBeta folds an accepted γ into the running moments and re-fits (A, B) by the

@@ -126,7 +126,9 @@ var (
 func newProposer(s Site, opts *Options) proposer {
 	switch s.Support {
 	case Real:
-		return newRealProposer(s.Size, opts.RealProposal == NewtonCauchy, opts.Robust)
+		rp := newRealProposer(s.Size, opts.RealProposal == NewtonCauchy, opts.Robust)
+		rp.cn = opts.CrankNicolson != nil
+		return rp
 	case Positive:
 		return &positiveProposer{lower: s.Lower}
 	case Interval:

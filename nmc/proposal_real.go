@@ -30,6 +30,7 @@ var logRobustTotal = math.Log(1 + robustWideWeight + robustWalkWeight)
 type realProposer struct {
 	k              int
 	cauchy, robust bool
+	cn             bool      // Newton–Crank–Nicolson: the covariance is scaled by γ(2−γ)
 	work           []float64 // k×k scratch for the eigendecomposition
 	z, u           []float64 // k scratch vectors
 	lw             [3]float64
@@ -185,21 +186,31 @@ func (p *realProposer) logqWalk(s *slot, y []float64) float64 {
 	return lq
 }
 
+// cnScale returns the standard-deviation factor of the Newton component: √(γ(2−γ))
+// for Crank–Nicolson, else 1.
+func (p *realProposer) cnScale(gamma float64) float64 {
+	if p.cn {
+		return math.Sqrt(gamma * (2 - gamma))
+	}
+	return 1
+}
+
 func (p *realProposer) draw(rng *rand.Rand, s *slot, gamma float64, dst []float64) {
 	if s.mode == realFallback {
 		p.drawWalk(rng, s, dst)
 		return
 	}
+	sc := p.cnScale(gamma)
 	if !p.robust {
-		p.drawNewton(rng, s, gamma, 1, dst)
+		p.drawNewton(rng, s, gamma, sc, dst)
 		return
 	}
 	u := rng.Float64() * (1 + robustWideWeight + robustWalkWeight)
 	switch {
 	case u < 1:
-		p.drawNewton(rng, s, gamma, 1, dst)
+		p.drawNewton(rng, s, gamma, sc, dst)
 	case u < 1+robustWideWeight:
-		p.drawNewton(rng, s, gamma, robustWide, dst)
+		p.drawNewton(rng, s, gamma, robustWide*sc, dst)
 	default:
 		p.drawWalk(rng, s, dst)
 	}
@@ -215,11 +226,12 @@ func (p *realProposer) logq(s *slot, gamma float64, y []float64) float64 {
 	if s.mode == realFallback {
 		return p.logqWalk(s, y)
 	}
+	sc := p.cnScale(gamma)
 	if !p.robust {
-		return p.logqNewton(s, gamma, 1, y)
+		return p.logqNewton(s, gamma, sc, y)
 	}
-	p.lw[0] = p.logqNewton(s, gamma, 1, y)
-	p.lw[1] = math.Log(robustWideWeight) + p.logqNewton(s, gamma, robustWide, y)
+	p.lw[0] = p.logqNewton(s, gamma, sc, y)
+	p.lw[1] = math.Log(robustWideWeight) + p.logqNewton(s, gamma, robustWide*sc, y)
 	p.lw[2] = math.Log(robustWalkWeight) + p.logqWalk(s, y)
 	return special.LogSumExp(p.lw[:]) - logRobustTotal
 }
