@@ -132,19 +132,21 @@ func TestSampleLogisticRecovery(t *testing.T) {
 }
 
 // TestSampleLogisticPaperScale is TestSampleLogisticRecovery on data from the paper's
-// generator (X ~ N(0, 10)), N = 2000 training rows, K = 5, with the same run length.
+// generator (X ~ N(0, 10)), N = 2000 training rows, K = 5.
 //
-// It runs only with NMC_SLOW=1 because it fails today: at this X scale the data are
-// nearly separable and the posterior is a long ridge along the scale of (alpha, beta);
-// the single-site Newton steps cross it slowly (seed 42, 4 × 500 draws after 100
-// warm-up sweeps: R-hat 1.07–1.08 and bulk ESS 47–50 for every parameter, all four
-// chains' means shrunk by about 13% towards 0; the truth is still covered, smallest
-// tail probability 0.24). The tolerances are those of the other regressions; they are
-// not to be loosened — the sampler is being improved.
+// It runs only with NMC_SLOW=1, and with a run four times longer than the other
+// regressions, because the sampler mixes poorly here: at this X scale the data are
+// nearly separable and the posterior is a long ridge along the scale of (alpha, beta)
+// that single-site Newton steps cross slowly. With the other regressions' run length
+// (seed 42, 4 × 500 draws after 100 warm-up sweeps) it fails: R-hat 1.07–1.08 and bulk
+// ESS 47–50 for every parameter, all chains' means shrunk by about 13% towards 0 (the
+// truth is still covered, smallest tail probability 0.24). With 4 × 2000 draws after
+// 200 warm-up sweeps it passes (max R-hat 1.020, min bulk ESS 200, about 40 s). The
+// tolerances are those of the other regressions and are not to be loosened.
 func TestSampleLogisticPaperScale(t *testing.T) {
 	t.Parallel()
 	if !slowTests() {
-		t.Skip("fails today for poor mixing at the paper's X scale (R-hat ≈ 1.08, bulk ESS ≈ 48); run with NMC_SLOW=1")
+		t.Skip("poor mixing at the paper's X scale needs a long run (R-hat ≈ 1.08, bulk ESS ≈ 48 at 4 × 500 draws); run with NMC_SLOW=1")
 	}
 	rng := rand.New(rand.NewPCG(41, 1))
 	train, _, truth, err := GenerateLogistic(rng, 4000, 5)
@@ -155,7 +157,7 @@ func TestSampleLogisticPaperScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := sample(t, b, &nmc.Options{Chains: 4, Draws: 500, Warmup: 100, Seed: 42})
+	res := sample(t, b, &nmc.Options{Chains: 4, Draws: 2000, Warmup: 200, Seed: 42})
 	logSites(t, "blr x10", res)
 	names, values := truth.Named()
 	checkRecovery(t, "blr x10", res, names, values, nil)
@@ -179,4 +181,45 @@ func TestSampleRobustRecovery(t *testing.T) {
 	logSites(t, "robust", res)
 	names, values := truth.Named()
 	checkRecovery(t, "robust", res, names, values, nil)
+}
+
+// TestSampleAnnotationRecovery samples the Dawid-Skene annotation model on data from
+// the paper's configuration (N = 10,000 items, half of them for training; K = 100
+// labelers, C = 3 classes, J_loc = 2.5, γ = 10, ρ = 0.5) and checks that the
+// posterior covers the generating prevalences pi[m] and confusion probabilities
+// theta[l,m,n] (see checkRecovery; simplex coordinates are judged under a
+// moment-matched Beta).
+//
+// It runs only with NMC_SLOW=1 because it fails today for poor mixing of pi: pi's
+// exact Dirichlet conditional given the 5000 classes z is much narrower than its
+// marginal posterior, and the classes change a few at a time, so pi moves slowly
+// (bulk ESS about 1% of the draws). Seed 62, 4 × 300 draws after 50 warm-up sweeps:
+// pi R-hat 1.18–1.33, bulk ESS 11–18, and ten theta coordinates with R-hat up to
+// 1.06 or ESS down to 63. 4 × 2000 draws after 200 warm-up sweeps (about 160 s under
+// load): every R-hat < 1.05 (max 1.042) but pi[1] and pi[2] bulk ESS 91 and 75 < 100.
+// Coverage of the truth passes in both (smallest tail probability 2.3e-4 against a
+// Šidák level of 1.1e-6 over the 903 parameters). The tolerances are not to be
+// loosened — the sampler is being improved.
+func TestSampleAnnotationRecovery(t *testing.T) {
+	t.Parallel()
+	if !slowTests() {
+		t.Skip("fails today for poor mixing of pi (bulk ESS 75 of 8000 draws); run with NMC_SLOW=1")
+	}
+	rng := rand.New(rand.NewPCG(61, 1))
+	train, _, truth, err := GenerateAnnotation(rng, DefaultAnnotationConfig(10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Annotation(train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sample(t, b, &nmc.Options{Chains: 4, Draws: 2000, Warmup: 200, Seed: 62})
+	names, values := truth.Named()
+	checkRecovery(t, "annotation", res, names, values, func(string) bool { return true })
+	for _, s := range res.Sites {
+		if s.Name == "pi" || s.Name == "theta[0,0]" || s.Name == "z[0]" {
+			t.Logf("annotation: site %s (%s): accepted %d of %d, fallbacks %d", s.Name, s.Proposer, s.Accepted, s.Proposals, s.Fallbacks)
+		}
+	}
 }
