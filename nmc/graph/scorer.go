@@ -3,7 +3,6 @@ package graph
 import (
 	"math"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -34,8 +33,6 @@ type rowBatch struct {
 	wg, wh  []float64
 	touched []int
 	mark    []bool
-	pos     []float64 // scratch: rows scaled by √wh (wh > 0)
-	neg     []float64 // scratch: rows scaled by √−wh (wh < 0)
 }
 
 func (m *Model) newScorer() *scorer {
@@ -480,63 +477,35 @@ func (s *scorer) resetBatches() {
 	}
 }
 
-// flushBatches applies the row weights: ∇ += Σ wg_r a_r, ∇² += Aᵀ diag(wh) A, the
-// latter as two rank-k updates (positive and negative weights).
+// flushBatches applies the row weights: ∇ += Σ wg_r a_r and ∇² += Aᵀ diag(wh) A.
 func (s *scorer) flushBatches() {
 	k := s.k
 	for _, b := range s.batches {
 		if len(b.touched) == 0 {
 			continue
 		}
-		cols := b.m.cols
-		if cols != k {
+		if b.m.cols != k {
 			panic("graph: row jet of the wrong width") // unreachable: MatVec checks the shapes
 		}
-		if cap(b.pos) < len(b.touched)*k {
-			b.pos = make([]float64, len(b.touched)*k)
-			b.neg = make([]float64, len(b.touched)*k)
-		}
-		np, nn := 0, 0
 		for _, r := range b.touched {
-			row := b.m.row(r)
 			if wg := b.wg[r]; wg != 0 {
+				row := b.m.row(r)
 				for p, v := range row {
 					s.grad[p] += wg * v
 				}
 			}
-			wh := b.wh[r]
-			switch {
-			case wh > 0:
-				sc := math.Sqrt(wh)
-				dst := b.pos[np*k : np*k+k]
-				for p, v := range row {
-					dst[p] = sc * v
-				}
-				np++
-			case wh < 0:
-				sc := math.Sqrt(-wh)
-				dst := b.neg[nn*k : nn*k+k]
-				for p, v := range row {
-					dst[p] = sc * v
-				}
-				nn++
-			}
-			b.wg[r], b.wh[r], b.mark[r] = 0, 0, false
 		}
-		b.touched = b.touched[:0]
-		// Other terms were added to both triangles; Syrk adds to the upper one
-		// (C = alpha·AᵀA + C), after which the lower triangle is copied from it.
-		h := blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: s.hess}
-		if np > 0 {
-			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: np, Cols: k, Stride: k, Data: b.pos[:np*k]}, 1, h)
-		}
-		if nn > 0 {
-			blas64.Syrk(blas.Trans, -1, blas64.General{Rows: nn, Cols: k, Stride: k, Data: b.neg[:nn*k]}, 1, h)
-		}
+		// Other terms were added to both triangles; the Gram update goes to the upper
+		// one, after which the lower triangle is copied from it.
+		addWeightedGram(s.hess, k, b.m, b.touched, b.wh)
 		for p := 0; p < k; p++ {
 			for q := p + 1; q < k; q++ {
 				s.hess[q*k+p] = s.hess[p*k+q]
 			}
 		}
+		for _, r := range b.touched {
+			b.wg[r], b.wh[r], b.mark[r] = 0, 0, false
+		}
+		b.touched = b.touched[:0]
 	}
 }
