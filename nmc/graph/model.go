@@ -1,12 +1,14 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/nmc/dist"
 )
 
 // Model is a compiled graph model. It implements nmc.Model (and nmc.Deriver when
@@ -21,6 +23,7 @@ type Model struct {
 	offsets   []int
 	dim       int
 	blanket   [][]entry // per site: factor elements whose log density involves it
+	groups    [][]group // per site: elements evaluated by value (see factorGroup)
 	neighbors [][]int
 	maxArgs   int
 }
@@ -28,6 +31,17 @@ type Model struct {
 type entry struct {
 	f, e int32
 }
+
+// group is a run of elements of factor f in a site's blanket that share their
+// parameters and whose values are integers in [0, values) not moved by the site.
+type group struct {
+	f      int32
+	values int
+	elems  []int32
+}
+
+// minGroup is the least number of elements worth tallying by value.
+const minGroup = 8
 
 var _ nmc.Model = (*Model)(nil)
 var _ nmc.Deriver = (*Model)(nil)
@@ -41,7 +55,13 @@ func (m *Model) Neighbors(i int) []int { return m.neighbors[i] }
 
 // Blanket returns the number of factor elements (prior and likelihood terms) that
 // site i's score sums over.
-func (m *Model) Blanket(i int) int { return len(m.blanket[i]) }
+func (m *Model) Blanket(i int) int {
+	n := len(m.blanket[i])
+	for _, g := range m.groups[i] {
+		n += len(g.elems)
+	}
+	return n
+}
 
 // Offset returns the position in the state of the first coordinate of the named
 // latent family and the number of its coordinates.
@@ -162,6 +182,7 @@ func (m *Model) compile() error {
 			}
 		}
 	}
+	m.groupBlankets()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {
@@ -354,7 +375,12 @@ func (m *Model) checkFactor(fc *factor) error {
 			if fc.obs != nil && !fc.d.fam.InSupport(args, fc.d.k) {
 				return fmt.Errorf("graph: observed %q, element %d: value %v is outside the support of %s", fc.name, e, fc.obs[e*vw:(e+1)*vw], fc.d.fam.Name())
 			}
-		} else if fc.obs != nil {
+		} else {
+			if err := checkConstParams(fc.d, args[vw:]); err != nil {
+				return fmt.Errorf("graph: %s %q, element %d: %w", what, fc.name, e, err)
+			}
+		}
+		if !(allConst || constNow) && fc.obs != nil {
 			// Parameters depend on latents: check the value against the support kind.
 			kind, lo, hi, nv := fc.d.fam.Support(args[vw:], fc.d.k)
 			if !valueInKind(fc.obs[e*vw:(e+1)*vw], kind, lo, hi, nv) {
@@ -363,6 +389,52 @@ func (m *Model) checkFactor(fc *factor) error {
 		}
 	}
 	return nil
+}
+
+// paramTrials are the values given in turn to the latent-dependent scalar
+// parameters by checkConstParams: ordinary values, and extremes that satisfy a
+// relation with a constant parameter (Uniform's a < b) whatever its value.
+var paramTrials = [...]float64{1, 0.5, 2, -1e9, 1e9}
+
+// checkConstParams checks the constant parameters of a factor element whose other
+// parameters depend on latents (NaN in params). CheckParams looks at all parameters
+// at once, so the latent-dependent ones are given trial values (scalars from
+// paramTrials, vectors 1/width per component); a constant parameter is reported
+// only if no trial passes and one failed on it.
+func checkConstParams(d *Dist, params []float64) error {
+	_, pw := d.fam.Layout(d.k)
+	names := d.fam.ParamNames()
+	trial := append([]float64(nil), params...)
+	var constErr error
+	for _, tv := range paramTrials {
+		at := 0
+		for i, p := range d.params {
+			if !isConst(p) {
+				for c := 0; c < pw[i]; c++ {
+					if pw[i] == 1 {
+						trial[at+c] = tv
+					} else {
+						trial[at+c] = 1 / float64(pw[i])
+					}
+				}
+			}
+			at += pw[i]
+		}
+		err := d.fam.CheckParams(trial, d.k)
+		if err == nil {
+			return nil
+		}
+		var pe *dist.ParamError
+		if !errors.As(err, &pe) {
+			continue
+		}
+		for i, name := range names {
+			if name == pe.Param && i < len(d.params) && isConst(d.params[i]) && constErr == nil {
+				constErr = err
+			}
+		}
+	}
+	return constErr
 }
 
 func valueInKind(v []float64, kind nmc.Support, lo, hi float64, nv int) bool {
@@ -466,4 +538,75 @@ func (m *Model) Derive(x []float64, dst []float64) {
 			out = sc.values(d.n, e, out)
 		}
 	}
+}
+
+// groupBlankets moves, from each site's blanket, the runs of elements that
+// factorGroup can tally by value: elements of one factor whose parameters all have
+// length 1 and whose scalar values are small integers (observed, or a discrete latent
+// other than the site itself).
+func (m *Model) groupBlankets() {
+	m.groups = make([][]group, len(m.sites))
+	for s, bl := range m.blanket {
+		var keep []entry
+		for lo := 0; lo < len(bl); {
+			hi := lo
+			for hi < len(bl) && bl[hi].f == bl[lo].f {
+				hi++
+			}
+			run := bl[lo:hi]
+			if vals := m.groupValues(int(run[0].f), s); vals > 0 && len(run) >= minGroup {
+				g := group{f: run[0].f, values: vals, elems: make([]int32, len(run))}
+				for i, en := range run {
+					g.elems[i] = en.e
+				}
+				m.groups[s] = append(m.groups[s], g)
+			} else {
+				keep = append(keep, run...)
+			}
+			lo = hi
+		}
+		m.blanket[s] = keep
+	}
+}
+
+// groupValues returns the number of values to tally for factor fi seen from site s,
+// or 0 if its elements cannot be grouped.
+func (m *Model) groupValues(fi, s int) int {
+	const maxValues = 4096
+	fc := m.factors[fi]
+	if fc.width != 1 {
+		return 0
+	}
+	for _, p := range fc.d.params {
+		if p.length != 1 {
+			return 0
+		}
+	}
+	if fc.fam != nil {
+		f := fc.fam
+		if s >= f.first && s < f.first+len(m.sitesOf(f)) {
+			return 0 // the site's own prior
+		}
+		site := m.sites[f.first]
+		if site.Support != nmc.Discrete || site.NumValues <= 0 || site.NumValues > maxValues {
+			return 0
+		}
+		return site.NumValues
+	}
+	top := 0.0
+	for _, v := range fc.obs {
+		if v != math.Trunc(v) || v < 0 || v >= maxValues {
+			return 0
+		}
+		top = max(top, v)
+	}
+	return int(top) + 1
+}
+
+// sitesOf returns the sites of family f.
+func (m *Model) sitesOf(f *family) []nmc.Site {
+	if f.vector {
+		return m.sites[f.first : f.first+1]
+	}
+	return m.sites[f.first : f.first+f.length]
 }
