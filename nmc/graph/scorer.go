@@ -3,6 +3,8 @@ package graph
 import (
 	"math"
 
+	"github.com/nmc-go/nmc/nmc"
+
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -24,6 +26,7 @@ type scorer struct {
 
 	grad, hess []float64
 	batches    []*rowBatch
+	tally      []float64 // factorGroup: elements per value
 }
 
 // rowBatch accumulates gradient and Hessian weights for rows of one data matrix:
@@ -280,7 +283,7 @@ func (s *scorer) LogJoint(x []float64) float64 {
 	total := 0.0
 	for fi, fc := range s.m.factors {
 		for e := 0; e < fc.length; e++ {
-			total += s.factorElem(fi, e, false)
+			total += s.factorElem(fi, e, false, false)
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				return total
 			}
@@ -290,24 +293,38 @@ func (s *scorer) LogJoint(x []float64) float64 {
 }
 
 // Score returns the Markov-blanket score of site i, with its gradient and Hessian
-// when grad and hess are non-nil.
+// when grad and hess are non-nil. For a continuous site, factor elements that do not
+// depend on the site at the current values of the others (a label whose item is
+// currently in another class) are skipped: they are the same at x and at any move
+// of the site, so they cancel in every score difference.
 func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	s.x = x
 	deriv := grad != nil && hess != nil
-	if deriv {
+	continuous := s.m.sites[i].Support != nmc.Discrete
+	if continuous {
 		s.active = i
 		s.k = s.m.sites[i].Size
 		s.ops.k = s.k
 		s.base = s.m.offsets[i]
+	} else {
+		s.active = -1
+		deriv = false
+	}
+	if deriv {
 		s.grad, s.hess = grad[:s.k], hess[:s.k*s.k]
 		clear(s.grad)
 		clear(s.hess)
-	} else {
-		s.active = -1
 	}
 	total := 0.0
 	for _, en := range s.m.blanket[i] {
-		total += s.factorElem(int(en.f), int(en.e), deriv)
+		total += s.factorElem(int(en.f), int(en.e), deriv, continuous)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			s.resetBatches()
+			return total
+		}
+	}
+	for gi := range s.m.groups[i] {
+		total += s.factorGroup(&s.m.groups[i][gi], deriv)
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			s.resetBatches()
 			return total
@@ -335,8 +352,10 @@ func (s *scorer) symmetrize() {
 }
 
 // factorElem returns the log density of element e of factor fi and, with deriv,
-// adds its derivatives with respect to the active site to the accumulators.
-func (s *scorer) factorElem(fi, e int, deriv bool) float64 {
+// adds its derivatives with respect to the active site to the accumulators. With
+// skipConst, an element none of whose arguments depends on the active site
+// contributes 0.
+func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
 	fc := s.m.factors[fi]
 	d := fc.d
 	s.top = 0
@@ -363,13 +382,31 @@ func (s *scorer) factorElem(fi, e int, deriv bool) float64 {
 			anyDeriv = true
 		}
 	}
+	if skipConst && !anyDeriv {
+		return 0
+	}
 	if !deriv || !anyDeriv {
 		return d.fam.LogProb(s.argv[:na], d.k)
 	}
+	return s.chain(d, args, 1)
+}
+
+// chain returns w·log p at s.argv and adds w times its derivatives with respect to
+// the active site, through the argument jets args, to the accumulators.
+func (s *scorer) chain(d *Dist, args []jet, w float64) float64 {
+	na := len(args)
 	d1, d2 := s.d1[:na], s.d2[:na*na]
 	lp := d.fam.Derivs(s.argv[:na], d.k, d1, d2)
 	if math.IsInf(lp, 0) || math.IsNaN(lp) {
 		return lp
+	}
+	if w != 1 {
+		for a := range d1 {
+			d1[a] *= w
+		}
+		for a := range d2 {
+			d2[a] *= w
+		}
 	}
 	for a := range args {
 		ja := &args[a]
@@ -388,7 +425,66 @@ func (s *scorer) factorElem(fi, e int, deriv bool) float64 {
 			s.addOuter(d2[a*na+b], ja, jb)
 		}
 	}
-	return lp
+	return w * lp
+}
+
+// factorGroup returns the summed log density of a group of elements of one factor
+// whose parameters are shared (length 1) and whose values are small integers
+// independent of the active site, such as z_i ~ Categorical(pi) seen from pi: the
+// elements are tallied by value, and each distinct value costs one evaluation.
+func (s *scorer) factorGroup(g *group, deriv bool) float64 {
+	fc := s.m.factors[g.f]
+	d := fc.d
+	s.top = 0
+	s.ops.ar.top = 0
+	if cap(s.tally) < g.values {
+		s.tally = make([]float64, g.values)
+	}
+	tally := s.tally[:g.values]
+	for _, e := range g.elems {
+		var v float64
+		if fc.obs != nil {
+			v = fc.obs[e]
+		} else {
+			v = s.x[fc.fam.offset+int(e)]
+		}
+		if !(v >= 0 && v < float64(g.values)) {
+			clear(tally)
+			return math.Inf(-1)
+		}
+		tally[int(v)]++
+	}
+	na := 1
+	for _, p := range d.params {
+		s.eval(p, 0, s.argj[na:na+p.width])
+		na += p.width
+	}
+	args := s.argj[:na]
+	anyDeriv := false
+	for c := 1; c < na; c++ {
+		s.argv[c] = args[c].v
+		if args[c].kind != jConst {
+			anyDeriv = true
+		}
+	}
+	total := 0.0
+	for v, n := range tally {
+		if n == 0 {
+			continue
+		}
+		tally[v] = 0
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			continue // keep clearing the tally
+		}
+		args[0] = jet{v: float64(v)}
+		s.argv[0] = float64(v)
+		if deriv && anyDeriv {
+			total += s.chain(d, args, n)
+		} else {
+			total += n * d.fam.LogProb(s.argv[:na], d.k)
+		}
+	}
+	return total
 }
 
 func (s *scorer) batch(m *dataMatrix) *rowBatch {
