@@ -134,6 +134,9 @@ func (m *Model) compile() error {
 	}
 	m.dim = off
 	m.offsets = nmc.Offsets(m.sites)
+	if err := m.checkIndexNodes(); err != nil {
+		return err
+	}
 
 	// Check constant parameters and observed values.
 	for _, fc := range m.factors {
@@ -189,6 +192,66 @@ func (m *Model) compile() error {
 			m.neighbors[s] = append(m.neighbors[s], t)
 		}
 		slices.Sort(m.neighbors[s])
+	}
+	return nil
+}
+
+// checkIndexNodes rejects an At index given by a node (ByNode) that reads a
+// continuous latent: its values would not be integers, and every score through it
+// NaN.
+func (m *Model) checkIndexNodes() error {
+	seen := map[*Node]bool{}
+	var walk func(n *Node, where string) error
+	walk = func(n *Node, where string) error {
+		if n == nil || seen[n] {
+			return nil
+		}
+		seen[n] = true
+		if n.op == opAt {
+			for d, in := range n.atNode {
+				if f := m.continuousLatent(in); f != nil {
+					return fmt.Errorf("graph: %s: At index %d reads the continuous latent %q; index by integer data (By) or by a discrete latent (ByNode)", where, d, f.name)
+				}
+			}
+		}
+		for _, a := range n.args {
+			if err := walk(a, where); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, fc := range m.factors {
+		where := fmt.Sprintf("observed %q", fc.name)
+		if fc.fam != nil {
+			where = fmt.Sprintf("latent %q", fc.name)
+		}
+		for _, p := range fc.d.params {
+			if err := walk(p, where); err != nil {
+				return err
+			}
+		}
+	}
+	for _, d := range m.derived {
+		if err := walk(d.n, fmt.Sprintf("deterministic %q", d.name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// continuousLatent returns a latent family with continuous sites read by n, or nil.
+func (m *Model) continuousLatent(n *Node) *family {
+	if n == nil {
+		return nil
+	}
+	if n.op == opLatent && m.sites[n.fam.first].Support != nmc.Discrete {
+		return n.fam
+	}
+	for _, a := range n.args {
+		if f := m.continuousLatent(a); f != nil {
+			return f
+		}
 	}
 	return nil
 }
