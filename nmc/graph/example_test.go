@@ -68,7 +68,7 @@ func ExampleAt() {
 
 // The score of one site of a funnel, z ~ N(0, 3), x ~ N(0, exp(z/2)), with its exact
 // gradient and Hessian. By hand, f(z) = −log(2π) − log 3 − z²/18 − z/2 − x²e^(−z)/2,
-// f'(z) = −z/9 − 1/2 + x²e^(−z)/2 and f”(z) = −1/9 − x²e^(−z)/2; at z = 1, x = 0.5
+// f′(z) = −z/9 − 1/2 + x²e^(−z)/2 and f″(z) = −1/9 − x²e^(−z)/2; at z = 1, x = 0.5
 // these are −3.5380, −0.5651 and −0.1571.
 func ExampleModel_NewScorer() {
 	b := graph.New()
