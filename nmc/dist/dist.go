@@ -94,3 +94,21 @@ func (e *ParamError) Error() string {
 	}
 	return fmt.Sprintf("dist: %s parameter %s = %g %s", e.Family, e.Param, e.Value, e.Reason)
 }
+
+// Memo holds values that depend only on a family's parameters, so that elements
+// sharing the parameters (the observations of one model evaluation) compute them
+// once. The zero Memo is empty; a Memo belongs to one goroutine.
+type Memo struct {
+	Key float64    // the parameter value the entries were computed for
+	Val [4]float64 // the family's cached terms
+	OK  bool       // whether Key and Val are set
+}
+
+// MemoDeriver is implemented by families whose derivatives have costly terms that
+// depend on parameters alone (Student-t: log-gamma, digamma and trigamma of ν/2).
+// DerivsMemo equals Derivs; m may be nil.
+type MemoDeriver interface {
+	DerivsMemo(args []float64, k int, grad, hess []float64, m *Memo) float64
+}
+
+var _ MemoDeriver = StudentT{}

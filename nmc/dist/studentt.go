@@ -111,12 +111,28 @@ func (StudentT) LogProb(args []float64, _ int) float64 {
 
 // Derivs returns the Student-t log density and its gradient and Hessian with respect
 // to (x, ν, μ, σ). It does not allocate.
-func (StudentT) Derivs(args []float64, _ int, grad, hess []float64) float64 {
+func (StudentT) Derivs(args []float64, k int, grad, hess []float64) float64 {
+	return StudentT{}.DerivsMemo(args, k, grad, hess, nil)
+}
+
+// DerivsMemo is Derivs with the terms that depend on ν alone (a log-gamma difference
+// and its digamma and trigamma differences) kept in m and reused while ν is unchanged,
+// as it is across the observations of one model evaluation. A nil m recomputes them.
+func (StudentT) DerivsMemo(args []float64, _ int, grad, hess []float64, m *Memo) float64 {
 	const n = 4
 	checkDerivs("StudentT", n, len(args), grad, hess)
 	x, nu, mu, s := args[0], args[1], args[2], args[3]
 	if !studentOK(x, nu, mu, s) {
 		return fail(n, grad, hess)
+	}
+	var lg, dg, tg float64
+	if m != nil && m.OK && m.Key == nu {
+		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
+	} else {
+		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
+		if m != nil {
+			*m = Memo{Key: nu, Val: [4]float64{lg, dg, tg}, OK: true}
+		}
 	}
 	// With z = (x−μ)/σ and q = ν + z²:
 	//   ∂x = −(ν+1)z/(σq), ∂μ = −∂x, ∂σ = ν(z²−1)/(σq),
@@ -134,14 +150,15 @@ func (StudentT) Derivs(args []float64, _ int, grad, hess []float64) float64 {
 	r1 := (nu + 1) * iq // (ν+1)/q
 	rn := nu * iq       // ν/q
 	gx := -r1 * z * is
+	l1p := math.Log1p(z2 / nu)
 	grad[0] = gx
-	grad[1] = 0.5 * (digammaHalfDiff(nu/2) - math.Log1p(z2/nu) + a*iq)
+	grad[1] = 0.5 * (dg - l1p + a*iq)
 	grad[2] = -gx
 	grad[3] = rn * a * is
 	hxx := r1 * ((z2 - nu) * iq) * is2
 	hxnu := -z * a * is * iq2
 	hxs := 2 * r1 * rn * z * is2
-	hnunu := 0.25*trigammaHalfDiff(nu/2) + 0.5*z2/nu*iq - 0.5*a*iq2
+	hnunu := 0.25*tg + 0.5*z2/nu*iq - 0.5*a*iq2
 	hnus := a * z2 * is * iq2
 	hss := rn * is2 * ((1 - 3*z2) + 2*z2*a*iq)
 	h := hess[:n*n]
@@ -149,7 +166,7 @@ func (StudentT) Derivs(args []float64, _ int, grad, hess []float64) float64 {
 	h[4], h[5], h[6], h[7] = hxnu, hnunu, -hxnu, hnus
 	h[8], h[9], h[10], h[11] = -hxx, -hxnu, hxx, -hxs
 	h[12], h[13], h[14], h[15] = hxs, hnus, -hxs, hss
-	return studentLogProb(z, nu, s)
+	return lg - logSqrt2Pi - math.Log(s) - (nu+1)/2*l1p
 }
 
 // CheckParams requires nu finite and > 0, mu finite and sigma finite and > 0.

@@ -96,8 +96,9 @@ func (f *family) coord(e, c int) int {
 type factor struct {
 	name   string
 	d      *Dist
-	fam    *family   // for a prior
-	obs    []float64 // for an observation: length*width values
+	fam    *family          // for a prior
+	obs    []float64        // for an observation: length*width values
+	memo   dist.MemoDeriver // d.fam, when it caches parameter-only terms
 	length int
 	width  int
 }

@@ -26,6 +26,7 @@ type Model struct {
 	groups    [][]group // per site: elements evaluated by value (see factorGroup)
 	neighbors [][]int
 	maxArgs   int
+	numMatVec int // MatVec nodes over a Vector site, numbered by Node.id
 }
 
 type entry struct {
@@ -140,6 +141,7 @@ func (m *Model) compile() error {
 
 	// Check constant parameters and observed values.
 	for _, fc := range m.factors {
+		fc.memo, _ = fc.d.fam.(dist.MemoDeriver)
 		if err := m.checkFactor(fc); err != nil {
 			return err
 		}
@@ -186,6 +188,7 @@ func (m *Model) compile() error {
 		}
 	}
 	m.groupBlankets()
+	m.numberMatVecs()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {
@@ -672,4 +675,32 @@ func (m *Model) sitesOf(f *family) []nmc.Site {
 		return m.sites[f.first : f.first+1]
 	}
 	return m.sites[f.first : f.first+f.length]
+}
+
+// numberMatVecs gives every MatVec node whose vector is a Vector site an id, its
+// slot in each scorer's X·v cache.
+func (m *Model) numberMatVecs() {
+	seen := map[*Node]bool{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		if n.op == opMatVec && n.args[0].op == opLatent && n.args[0].fam.vector {
+			n.id = m.numMatVec
+			m.numMatVec++
+		}
+		for _, a := range n.args {
+			walk(a)
+		}
+	}
+	for _, fc := range m.factors {
+		for _, p := range fc.d.params {
+			walk(p)
+		}
+	}
+	for _, d := range m.derived {
+		walk(d.n)
+	}
 }

@@ -2,8 +2,12 @@ package graph
 
 import (
 	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/blas"
 
 	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/nmc/dist"
 
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -26,7 +30,9 @@ type scorer struct {
 
 	grad, hess []float64
 	batches    []*rowBatch
-	tally      []float64 // factorGroup: elements per value
+	tally      []float64   // factorGroup: elements per value
+	memos      []dist.Memo // per factor: parameter-only terms (dist.MemoDeriver)
+	mv         []mvCache   // per MatVec node over a Vector site: X·v at the last v seen
 }
 
 // rowBatch accumulates gradient and Hessian weights for rows of one data matrix:
@@ -41,6 +47,8 @@ type rowBatch struct {
 func (m *Model) newScorer() *scorer {
 	na := max(m.maxArgs, 1)
 	return &scorer{
+		mv:    make([]mvCache, m.numMatVec),
+		memos: make([]dist.Memo, len(m.factors)),
 		m:     m,
 		stack: make([]jet, 256),
 		argv:  make([]float64, na),
@@ -51,7 +59,7 @@ func (m *Model) newScorer() *scorer {
 }
 
 func (m *Model) valueScorer(x []float64) *scorer {
-	return &scorer{m: m, x: x, active: -1, stack: make([]jet, 64)}
+	return &scorer{m: m, x: x, active: -1, stack: make([]jet, 64), mv: make([]mvCache, m.numMatVec)}
 }
 
 // push reserves n jets on the stack.
@@ -199,13 +207,13 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 		row := n.x.row(e)
 		if a.op == opLatent && a.fam.vector {
 			f := a.fam
-			v := blas64.Dot(blas64.Vector{N: len(row), Data: row, Inc: 1},
-				blas64.Vector{N: len(row), Data: s.x[f.offset : f.offset+len(row)], Inc: 1})
+			src := s.x[f.offset : f.offset+len(row)]
 			if s.active >= 0 && f.first == s.active {
+				v := blas64.Dot(blas64.Vector{N: len(row), Data: row, Inc: 1}, blas64.Vector{N: len(row), Data: src, Inc: 1})
 				out[0] = jet{v: v, kind: jRow, i: e, m: n.x, gc: 1}
-			} else {
-				out[0] = jet{v: v}
+				return
 			}
+			out[0] = jet{v: s.mv[n.id].value(n.x, src, e)}
 			return
 		}
 		top := s.top
@@ -388,15 +396,22 @@ func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
 	if !deriv || !anyDeriv {
 		return d.fam.LogProb(s.argv[:na], d.k)
 	}
-	return s.chain(d, args, 1)
+	return s.chain(fi, args, 1)
 }
 
 // chain returns w·log p at s.argv and adds w times its derivatives with respect to
 // the active site, through the argument jets args, to the accumulators.
-func (s *scorer) chain(d *Dist, args []jet, w float64) float64 {
+func (s *scorer) chain(fi int, args []jet, w float64) float64 {
+	fc := s.m.factors[fi]
+	d := fc.d
 	na := len(args)
 	d1, d2 := s.d1[:na], s.d2[:na*na]
-	lp := d.fam.Derivs(s.argv[:na], d.k, d1, d2)
+	var lp float64
+	if fc.memo != nil {
+		lp = fc.memo.DerivsMemo(s.argv[:na], d.k, d1, d2, &s.memos[fi])
+	} else {
+		lp = d.fam.Derivs(s.argv[:na], d.k, d1, d2)
+	}
 	if math.IsInf(lp, 0) || math.IsNaN(lp) {
 		return lp
 	}
@@ -479,7 +494,7 @@ func (s *scorer) factorGroup(g *group, deriv bool) float64 {
 		args[0] = jet{v: float64(v)}
 		s.argv[0] = float64(v)
 		if deriv && anyDeriv {
-			total += s.chain(d, args, n)
+			total += s.chain(int(g.f), args, n)
 		} else {
 			total += n * d.fam.LogProb(s.argv[:na], d.k)
 		}
@@ -604,4 +619,27 @@ func (s *scorer) flushBatches() {
 		}
 		b.touched = b.touched[:0]
 	}
+}
+
+// mvCache holds X·v for a MatVec node whose vector is a Vector site other than the
+// one being scored: evaluating alpha's score in logistic regression reads every row
+// of X·beta, and beta has not moved since the last time.
+type mvCache struct {
+	src  []float64 // v at which vals was computed
+	vals []float64 // X·v
+	ok   bool
+}
+
+func (c *mvCache) value(x *dataMatrix, v []float64, e int) float64 {
+	if !c.ok || !slices.Equal(c.src, v) {
+		if c.vals == nil {
+			c.vals = make([]float64, x.rows)
+			c.src = make([]float64, len(v))
+		}
+		copy(c.src, v)
+		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: x.rows, Cols: x.cols, Stride: x.cols, Data: x.data},
+			blas64.Vector{N: len(v), Data: c.src, Inc: 1}, 0, blas64.Vector{N: x.rows, Data: c.vals, Inc: 1})
+		c.ok = true
+	}
+	return c.vals[e]
 }
