@@ -235,19 +235,16 @@ func (c *chain) init() error {
 }
 
 // checkStart returns "" if x is a valid starting point, else what is wrong with it.
+// Every site's values are checked against its support before any score is
+// evaluated, so that a value outside its support is reported at its own site, not
+// at a site whose score reads it.
 func (c *chain) checkStart() string {
 	for i, s := range c.sites {
-		if s.Support == Discrete {
-			v := c.x[c.off[i]]
-			if v < 0 || v != math.Trunc(v) || (s.NumValues > 0 && v >= float64(s.NumValues)) {
-				return fmt.Sprintf("site %q value %g is not one of its values", s.Name, v)
-			}
+		if msg := outsideSupport(s, c.x[c.off[i]:c.off[i]+s.Size]); msg != "" {
+			return msg
 		}
-		for j := c.off[i]; j < c.off[i]+s.Size; j++ {
-			if v := c.x[j]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Sprintf("site %q coordinate %d = %g", s.Name, j-c.off[i], v)
-			}
-		}
+	}
+	for i, s := range c.sites {
 		c.site = i
 		f := c.sc.Score(c.x, i, nil, nil)
 		c.site = -1
@@ -257,6 +254,47 @@ func (c *chain) checkStart() string {
 	}
 	if f := c.sc.LogJoint(c.x); math.IsNaN(f) || math.IsInf(f, 0) {
 		return fmt.Sprintf("log joint %g", f)
+	}
+	return ""
+}
+
+// outsideSupport returns "" if the coordinates x of site s are finite and in its
+// support, else what is wrong with them, naming the site, the coordinate and the value.
+func outsideSupport(s Site, x []float64) string {
+	for j, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Sprintf("site %q coordinate %d = %g", s.Name, j, v)
+		}
+	}
+	switch s.Support {
+	case Discrete:
+		v := x[0]
+		if v < 0 || v != math.Trunc(v) || (s.NumValues > 0 && v >= float64(s.NumValues)) {
+			return fmt.Sprintf("site %q value %g is not one of its values", s.Name, v)
+		}
+	case Positive:
+		for j, v := range x {
+			if !(v > s.Lower) {
+				return fmt.Sprintf("site %q coordinate %d = %g is not above its lower bound %g", s.Name, j, v, s.Lower)
+			}
+		}
+	case Interval:
+		for j, v := range x {
+			if !(v > s.Lower && v < s.Upper) {
+				return fmt.Sprintf("site %q coordinate %d = %g is not in (%g, %g)", s.Name, j, v, s.Lower, s.Upper)
+			}
+		}
+	case Simplex:
+		sum := 0.0
+		for j, v := range x {
+			if !(v > 0) {
+				return fmt.Sprintf("site %q coordinate %d = %g is not positive (simplex)", s.Name, j, v)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-6 {
+			return fmt.Sprintf("site %q coordinates sum to %.17g, want 1 (simplex)", s.Name, sum)
+		}
 	}
 	return ""
 }

@@ -408,7 +408,7 @@ func TestInitErrors(t *testing.T) {
 	bad := logNormalModel(1)
 	bad.init = func(*rand.Rand) float64 { return -1 }
 	_, err := Sample(context.Background(), bad, &Options{Chains: 2, Draws: 10})
-	if err == nil || !strings.Contains(err.Error(), `nmc: chain 0: no finite starting point after 100 tries (last: site "x" score -Inf)`) {
+	if err == nil || !strings.Contains(err.Error(), `nmc: chain 0: no finite starting point after 100 tries (last: site "x" coordinate 0 = -1 is not above its lower bound 0)`) {
 		t.Errorf("error %v", err)
 	}
 	m := newMVNModel()
