@@ -73,10 +73,18 @@ func appendFloat(buf []byte, x float64) []byte {
 // WriteCSVFile writes draws as CSV (see WriteCSV) to path. It writes to
 // path+".tmp" first and renames that to path only once everything is written and
 // the file is closed, so a failed write never leaves a partial file under path;
-// the temporary file is removed on error.
+// the temporary file is removed on error. A path that exists and is not a regular
+// file (a device such as /dev/stdout, a named pipe) is written directly, since
+// renaming over it would replace it.
 func WriteCSVFile(path string, d *Draws) (err error) {
 	if err := checkCSVDraws(d); err != nil {
 		return err
+	}
+	if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return fmt.Errorf("frames: %s is a directory", path)
+		}
+		return writeCSVDirect(path, d)
 	}
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
@@ -99,6 +107,22 @@ func WriteCSVFile(path string, d *Draws) (err error) {
 		return fmt.Errorf("frames: %w", err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("frames: %w", err)
+	}
+	return nil
+}
+
+// writeCSVDirect writes draws as CSV to the existing non-regular file path.
+func writeCSVDirect(path string, d *Draws) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("frames: %w", err)
+	}
+	if err := WriteCSV(f, d); err != nil {
+		f.Close()
+		return fmt.Errorf("%w (file %s)", err, path)
+	}
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("frames: %w", err)
 	}
 	return nil
