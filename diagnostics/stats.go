@@ -96,7 +96,14 @@ func medianSorted(s []float64) float64 {
 	if n%2 == 1 {
 		return s[n/2]
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	a, b := s[n/2-1], s[n/2]
+	if m := (a + b) / 2; !math.IsInf(m, 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return m
+	}
+	// a + b overflowed although both are finite (e.g. two draws of 1.7e308):
+	// halve first, which is exact for such large values and is what R's
+	// long-double mean gives.
+	return a/2 + b/2
 }
 
 // quantileSorted is the R type-7 quantile of the sorted values s at p ∈ [0, 1].
@@ -108,7 +115,12 @@ func quantileSorted(s []float64, p float64) float64 {
 	h := index - lo
 	a, b := s[int(lo)-1], s[int(hi)-1]
 	if index > lo && b != a {
-		return (1-h)*a + h*b
+		if q := (1-h)*a + h*b; !math.IsInf(q, 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+			return q
+		}
+		// The form above rounded past the largest float although a and b are
+		// finite (both near ±MaxFloat64); this form stays between them.
+		return a + h*(b-a)
 	}
 	return a
 }
