@@ -443,3 +443,28 @@ func TestPLLOverflowThenZeroDensity(t *testing.T) {
 		t.Fatalf("joint(1) = %v, want -Inf", j[0])
 	}
 }
+
+// TestMedianQuantileNoOverflow is the regression test for the fuzzer's finding
+// that the median of draws equal to MaxFloat64 was +Inf: (a+b)/2 overflowed.
+func TestMedianQuantileNoOverflow(t *testing.T) {
+	M := math.MaxFloat64
+	next := math.Nextafter(M, 0)
+	x := [][]float64{{M, next, M, next}, {M, M, next, M}}
+	med, err := Median(x)
+	if err != nil || math.IsInf(med, 0) || med < next || med > M {
+		t.Fatalf("Median = %v, %v; want a value in [%v, %v]", med, err, next, M)
+	}
+	neg := [][]float64{{-M, -M}, {-M, -M}}
+	if med, _ := Median(neg); med != -M {
+		t.Fatalf("Median of -MaxFloat64 draws = %v", med)
+	}
+	for _, p := range []float64{0.05, 0.3, 0.5, 0.95} {
+		q, err := Quantile(x, p)
+		if err != nil || math.IsInf(q, 0) || q < next || q > M {
+			t.Fatalf("Quantile(%v) = %v, %v; want a value in [%v, %v]", p, q, err, next, M)
+		}
+	}
+	if med, _ := Median([][]float64{{1, 2}}); med != 1.5 {
+		t.Fatalf("Median(1, 2) = %v", med)
+	}
+}
