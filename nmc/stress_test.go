@@ -55,7 +55,9 @@ func (brokenScorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	return 2*math.Log(s) - 2*s
 }
 
-func (b brokenScorer) LogJoint(x []float64) float64 { return b.Score(x, 0, nil, nil) + b.Score(x, 1, nil, nil) }
+func (b brokenScorer) LogJoint(x []float64) float64 {
+	return b.Score(x, 0, nil, nil) + b.Score(x, 1, nil, nil)
+}
 
 // TestStressBrokenDerivatives checks that steps from points with non-finite
 // derivatives are fallbacks, counted per site (about P(x > 1.5) = 0.31 and
