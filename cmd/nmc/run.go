@@ -78,6 +78,10 @@ func execute(ctx context.Context, e *env, d *dataset, s runSettings, desc string
 	res, err := nmc.Sample(ctx, b.Model, opts)
 	bar.finish()
 	if err != nil {
+		if ctx.Err() != nil && res != nil {
+			// Interrupted: the draws completed so far are whole and can be kept.
+			return &runResult{data: d, built: b, exact: exact, res: res}, &interruptedError{res: res, total: s.draws}
+		}
 		return nil, fmt.Errorf("%s: %w", d.model, err)
 	}
 	r := &runResult{data: d, built: b, exact: exact, res: res}
@@ -87,6 +91,25 @@ func execute(ctx context.Context, e *env, d *dataset, s runSettings, desc string
 		}
 	}
 	return r, nil
+}
+
+// interruptedError reports a run stopped by an interrupt (SIGINT) before every
+// chain completed its draws; res holds the draws completed so far.
+type interruptedError struct {
+	res   *nmc.Result
+	total int // draws per chain requested
+}
+
+func (e *interruptedError) Error() string {
+	lo, hi := e.total, 0
+	for c := range e.res.Draws.NumChains() {
+		n := e.res.Draws.NumDraws(c)
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	if lo == hi {
+		return fmt.Sprintf("interrupted after %d of %d draws per chain", lo, e.total)
+	}
+	return fmt.Sprintf("interrupted after %d to %d of %d draws per chain", lo, hi, e.total)
 }
 
 // pllCurves returns the joint and pointwise running predictive log-likelihood

@@ -106,11 +106,26 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 			selected = splitNames(*vars)
 		}
 		r, err := execute(ctx, e, d, s, d.model, func(names []string) error { return checkVars(selected, names) })
+		if ie := (*interruptedError)(nil); errors.As(err, &ie) {
+			return interrupted(ie, *out)
+		}
 		if err != nil {
 			return err
 		}
 		return reportSample(e.stdout, r, s, sampleOutputs{draws: *out, summary: *summary, pll: *pll, plots: *plots, vars: *vars})
 	}
+}
+
+// interrupted writes the draws completed before an interrupt to the -out file
+// path (when given) and returns the error that reports the interrupt.
+func interrupted(ie *interruptedError, path string) error {
+	if path == "" {
+		return ie
+	}
+	if err := frames.WriteCSVFile(path, ie.res.Draws); err != nil {
+		return fmt.Errorf("%v; -out: %w", ie, err)
+	}
+	return fmt.Errorf("%v; the draws completed so far are in %s", ie, path)
 }
 
 // sampleOutputs are the output files and selections of nmc sample.
