@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -402,40 +402,32 @@ func (d *dataset) write(dir string) ([]string, error) {
 // writeConjugate writes the data file of a conjugate model in the shared schema:
 // a y column (1-based categories for dirichlet_categorical) or trials,successes.
 func (d *dataset) writeConjugate(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	switch d.model {
-	case "normal_known_sigma":
-		w.WriteString("y\n")
-		for _, v := range d.normalY {
-			w.WriteString(strconv.FormatFloat(v, 'g', 17, 64) + "\n")
+	return writeOutput(path, func(out io.Writer) error {
+		w := bufio.NewWriter(out)
+		switch d.model {
+		case "normal_known_sigma":
+			w.WriteString("y\n")
+			for _, v := range d.normalY {
+				w.WriteString(strconv.FormatFloat(v, 'g', 17, 64) + "\n")
+			}
+		case "gamma_poisson":
+			w.WriteString("y\n")
+			for _, v := range d.counts {
+				w.WriteString(strconv.Itoa(v) + "\n")
+			}
+		case "dirichlet_categorical":
+			w.WriteString("y\n")
+			for _, v := range d.cats {
+				w.WriteString(strconv.Itoa(v+1) + "\n")
+			}
+		case "beta_binomial":
+			w.WriteString("trials,successes\n")
+			for i, t := range d.trials {
+				w.WriteString(strconv.Itoa(t) + "," + strconv.Itoa(d.successes[i]) + "\n")
+			}
+		default:
+			return errors.New("model " + d.model + " has no data file")
 		}
-	case "gamma_poisson":
-		w.WriteString("y\n")
-		for _, v := range d.counts {
-			w.WriteString(strconv.Itoa(v) + "\n")
-		}
-	case "dirichlet_categorical":
-		w.WriteString("y\n")
-		for _, v := range d.cats {
-			w.WriteString(strconv.Itoa(v+1) + "\n")
-		}
-	case "beta_binomial":
-		w.WriteString("trials,successes\n")
-		for i, t := range d.trials {
-			w.WriteString(strconv.Itoa(t) + "," + strconv.Itoa(d.successes[i]) + "\n")
-		}
-	default:
-		err = errors.New("model " + d.model + " has no data file")
-	}
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+		return w.Flush()
+	})
 }

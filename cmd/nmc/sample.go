@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -271,20 +270,19 @@ func describeData(d *dataset) string {
 // writePLLFile writes the PLL curves as CSV: draws (pooled, 1-based), pll_joint,
 // pll_pointwise.
 func writePLLFile(path string, joint, pointwise []float64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("-pll: %v", err)
-	}
-	w := bufio.NewWriter(f)
-	w.WriteString("draws,pll_joint,pll_pointwise\n")
-	for i := range joint {
-		w.WriteString(strconv.Itoa(i+1) + "," + strconv.FormatFloat(joint[i], 'g', -1, 64) + "," +
-			strconv.FormatFloat(pointwise[i], 'g', -1, 64) + "\n")
-	}
-	err = w.Flush()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err := writeOutput(path, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "draws,pll_joint,pll_pointwise\n"); err != nil {
+			return err
+		}
+		for i := range joint {
+			line := strconv.Itoa(i+1) + "," + strconv.FormatFloat(joint[i], 'g', -1, 64) + "," +
+				strconv.FormatFloat(pointwise[i], 'g', -1, 64) + "\n"
+			if _, err := io.WriteString(w, line); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("-pll: %v", err)
 	}

@@ -95,18 +95,7 @@ func splitNames(s string) []string {
 
 // writeSummaryFile writes rows to the CSV file path.
 func writeSummaryFile(path string, rows []diagnostics.SummaryRow) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	err = diagnostics.WriteSummaryCSV(bw, rows)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err := writeOutput(path, func(w io.Writer) error { return diagnostics.WriteSummaryCSV(w, rows) })
 	if err != nil {
 		return fmt.Errorf("-out %s: %v", path, err)
 	}
