@@ -174,19 +174,32 @@ func (r record) float(path string, j int, col string) (float64, error) {
 	return v, nil
 }
 
-// writeFile creates path and writes it through a buffered writer filled by fill.
+// writeFile writes path through a buffered writer filled by fill. The bytes go to
+// path+".tmp", renamed to path once flushed and closed and removed on error, so a
+// failed write (a full disk) never leaves a truncated file under path. An existing
+// path that is not a regular file (a device, a pipe) is written directly.
 func writeFile(path string, fill func(w *bufio.Writer)) error {
-	f, err := os.Create(path)
+	target, direct := path+".tmp", false
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		target, direct = path, true
+	}
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fmt.Errorf("models: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<16)
 	fill(w)
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("models: writing %s: %w", path, err)
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
+	if err == nil && !direct {
+		err = os.Rename(target, path)
+	}
+	if err != nil {
+		if !direct {
+			os.Remove(target)
+		}
 		return fmt.Errorf("models: writing %s: %w", path, err)
 	}
 	return nil
