@@ -243,6 +243,13 @@ func TestCLIOutputFailures(t *testing.T) {
 			checkNoOutput(t, out)
 		})
 	}
+	t.Run("file size limit gen", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "data")
+		r := runCmd(t, exec.Command(prlimit, "--fsize=4096", nmcBinary(t), "gen", "-model", "blr", "-out", dir), nil)
+		checkOneLineError(t, r, "blr_train.csv")
+		checkNoOutput(t, filepath.Join(dir, "blr_train.csv"))
+		checkNoOutput(t, filepath.Join(dir, "blr_test.csv"))
+	})
 }
 
 // TestCLIInterrupt sends SIGINT to a long nmc sample run after about a second: it

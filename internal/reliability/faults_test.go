@@ -383,11 +383,31 @@ func TestCancelledDeriverRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := nmc.Sample(ctx, m, &nmc.Options{Chains: 2, Draws: 1 << 22, Seed: 2})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("error %v, want one wrapping the deadline", err)
+	// Cancel 50 ms after both chains reported progress, so that each has draws
+	// however loaded the machine is.
+	started := make(chan int, 1024)
+	go func() {
+		seen := map[int]bool{}
+		for c := range started {
+			if seen[c] = true; len(seen) == 2 {
+				time.Sleep(50 * time.Millisecond)
+				cancel()
+				return
+			}
+		}
+	}()
+	res, err := nmc.Sample(ctx, m, &nmc.Options{Chains: 2, Draws: 1 << 22, Seed: 2, Progress: func(p nmc.Progress) {
+		if p.Done > 0 {
+			select {
+			case started <- p.Chain:
+			default:
+			}
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want one wrapping context.Canceled", err)
 	}
 	if want := 10 + 8; len(res.Draws.Names) != want {
 		t.Fatalf("%d columns, want %d", len(res.Draws.Names), want)
@@ -399,6 +419,9 @@ func TestCancelledDeriverRun(t *testing.T) {
 	back, err := frames.ReadCSV(&buf, "deriver.csv")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if back.NumChains() != 2 {
+		t.Fatalf("%d chains read back, want 2 (draws per chain: %d, %d)", back.NumChains(), res.Draws.NumDraws(0), res.Draws.NumDraws(1))
 	}
 	for c := range 2 {
 		if back.NumDraws(c) != res.Draws.NumDraws(c) {
