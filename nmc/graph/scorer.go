@@ -33,6 +33,7 @@ type scorer struct {
 	tally      []float64   // factorGroup: elements per value
 	memos      []dist.Memo // per factor: parameter-only terms (dist.MemoDeriver)
 	mv         []mvCache   // per MatVec node over a Vector site: X·v at the last v seen
+	epoch      uint64      // counts Score, LogJoint and values calls (for mvCache)
 }
 
 // rowBatch accumulates gradient and Hessian weights for rows of one data matrix:
@@ -76,6 +77,7 @@ func (s *scorer) push(n int) []jet {
 
 // values appends the component values of element e of n to dst (no derivatives).
 func (s *scorer) values(n *Node, e int, dst []float64) []float64 {
+	s.epoch++
 	saved := s.active
 	s.active = -1
 	top := s.top
@@ -213,7 +215,7 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 				out[0] = jet{v: v, kind: jRow, i: e, m: n.x, gc: 1}
 				return
 			}
-			out[0] = jet{v: s.mv[n.id].value(n.x, src, e)}
+			out[0] = jet{v: s.mv[n.id].value(n.x, src, e, s.epoch)}
 			return
 		}
 		top := s.top
@@ -288,6 +290,7 @@ func softplus(v float64) float64 {
 // LogJoint returns the full unnormalised log joint density.
 func (s *scorer) LogJoint(x []float64) float64 {
 	s.x, s.active = x, -1
+	s.epoch++
 	total := 0.0
 	for fi, fc := range s.m.factors {
 		for e := 0; e < fc.length; e++ {
@@ -307,6 +310,7 @@ func (s *scorer) LogJoint(x []float64) float64 {
 // of the site, so they cancel in every score difference.
 func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	s.x = x
+	s.epoch++
 	deriv := grad != nil && hess != nil
 	continuous := s.m.sites[i].Support != nmc.Discrete
 	if continuous {
@@ -625,12 +629,19 @@ func (s *scorer) flushBatches() {
 // one being scored: evaluating alpha's score in logistic regression reads every row
 // of X·beta, and beta has not moved since the last time.
 type mvCache struct {
-	src  []float64 // v at which vals was computed
-	vals []float64 // X·v
-	ok   bool
+	src   []float64 // v at which vals was computed
+	vals  []float64 // X·v
+	ok    bool
+	epoch uint64 // the scorer call in which src was last compared with v
 }
 
-func (c *mvCache) value(x *dataMatrix, v []float64, e int) float64 {
+// value returns element e of X·v. v is compared with the cached src once per
+// scorer call (epoch): within one call the state does not change.
+func (c *mvCache) value(x *dataMatrix, v []float64, e int, epoch uint64) float64 {
+	if c.ok && c.epoch == epoch {
+		return c.vals[e]
+	}
+	c.epoch = epoch
 	if !c.ok || !slices.Equal(c.src, v) {
 		if c.vals == nil {
 			c.vals = make([]float64, x.rows)
