@@ -209,8 +209,7 @@ func (c *chain) init() error {
 		if msg := c.checkStart(); msg != "" {
 			return fmt.Errorf("nmc: chain %d: Options.Init is not a valid starting point: %s", c.id, msg)
 		}
-		c.invalidateAll()
-		return nil
+		return c.refineStart()
 	}
 	last := ""
 	for try := 0; try < o.InitRetries; try++ {
@@ -219,19 +218,24 @@ func (c *chain) init() error {
 			continue
 		}
 		if last = c.checkStart(); last == "" {
-			if o.InitRefine > 0 {
-				c.phase = "start refinement"
-				c.refine()
-				c.phase = "initialisation"
-				if msg := c.checkStart(); msg != "" {
-					return fmt.Errorf("nmc: chain %d: start refinement left an invalid state: %s", c.id, msg)
-				}
-			}
-			c.invalidateAll()
-			return nil
+			return c.refineStart()
 		}
 	}
 	return fmt.Errorf("nmc: chain %d: no finite starting point after %d tries (last: %s)", c.id, o.InitRetries, last)
+}
+
+// refineStart applies start refinement (unless disabled) to a valid start.
+func (c *chain) refineStart() error {
+	if c.opts.InitRefine > 0 {
+		c.phase = "start refinement"
+		c.refine()
+		c.phase = "initialisation"
+		if msg := c.checkStart(); msg != "" {
+			return fmt.Errorf("nmc: chain %d: start refinement left an invalid state: %s", c.id, msg)
+		}
+	}
+	c.invalidateAll()
+	return nil
 }
 
 // checkStart returns "" if x is a valid starting point, else what is wrong with it.

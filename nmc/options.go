@@ -77,13 +77,14 @@ type Options struct {
 	// InitRetries is the number of m.Init attempts per chain before giving up
 	// (default 100). Must not be negative.
 	InitRetries int
-	// InitRefine is the most sweeps of start refinement applied to a start drawn by
-	// m.Init (never to a start given in Init): each continuous site whose point is
+	// InitRefine is the most sweeps of start refinement applied to each chain's start
+	// (drawn by m.Init or given in Init): each continuous site whose point is
 	// atypical under its own fitted proposal — log q(centre) − log q(x) above the
 	// 0.9999 quantile of ½χ²_k — is moved towards the proposal's centre (the Newton
 	// point, or the Gamma/Beta/Dirichlet mode) while that raises its score. Starts that
 	// are already typical, such as prior draws of a model without data, are left as
-	// they are. 0 means the default 50; a negative value disables refinement.
+	// they are. 0 means the default 50; a negative value disables refinement (and so
+	// starts a chain exactly at its Init state).
 	InitRefine int
 	// StepFraction, when non-nil, draws the Newton step fraction γ from a Beta
 	// distribution. Nil means γ = 1, the exact Newton step of the paper.

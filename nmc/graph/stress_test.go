@@ -358,7 +358,7 @@ func TestStressTinyScale(t *testing.T) {
 // Newton–Crank–Nicolson proposal with adapted γ must bring them to the posterior
 // during warm-up; in a normal model a mean started at 1e8 is drawn exactly from its
 // conditional at the first step. Starts the paper's γ = 1 proposal never leaves
-// are run as known failures.
+// are left by start refinement.
 func TestStressFarTailStart(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 0))
 	var x, y []float64
@@ -384,13 +384,9 @@ func TestStressFarTailStart(t *testing.T) {
 			CrankNicolson: &nmc.CrankNicolson{Gamma: 0.1, Adapt: true}}, ltargets)
 	})
 	t.Run("logistic, Newton", func(t *testing.T) {
-		// Known failure: far out the likelihood is linear, the Newton step from
-		// there is not reversible and γ = 1 is never accepted, even from (3, 3).
-		opts := &nmc.Options{Chains: 4, Draws: 1000, Warmup: 1000, Seed: 15, Init: far}
-		if !knownFailures(t, lm, opts) {
-			return
-		}
-		stressRun(t, lm, opts, ltargets)
+		// Far out the likelihood is linear and the γ = 1 Newton step from there is
+		// never accepted; start refinement moves the chains in before sampling.
+		stressRun(t, lm, &nmc.Options{Chains: 4, Draws: 1000, Warmup: 1000, Seed: 15, Init: far}, ltargets)
 	})
 
 	ys := []float64{1.2, 0.4, 2.2, 1.9, 0.8, 1.1, 1.6, 0.2}
@@ -421,15 +417,11 @@ func TestStressFarTailStart(t *testing.T) {
 		stressRun(t, nm, &nmc.Options{Chains: 4, Draws: 1000, Warmup: 100, Seed: 16, Init: init}, ntargets)
 	})
 	t.Run("normal, scale far out", func(t *testing.T) {
-		// Known failure: at sigma = 1e8 the HalfNormal prior's curvature makes the
-		// Gamma fit propose sigma/2 with a relative sd of 1e-8, from where the way
-		// back is impossible: the Positive site never moves.
+		// At sigma = 1e8 the HalfNormal prior's curvature makes the Gamma fit propose
+		// sigma/2 with a relative sd of 1e-8, from where the way back is impossible;
+		// start refinement moves the chains in before sampling.
 		init := [][]float64{{1e8, 1e8}, {-1e8, 1e8}, {1e8, 1e-8}, {0, 1e8}}
-		opts := &nmc.Options{Chains: 4, Draws: 1000, Warmup: 100, Seed: 16, Init: init}
-		if !knownFailures(t, nm, opts) {
-			return
-		}
-		stressRun(t, nm, opts, ntargets)
+		stressRun(t, nm, &nmc.Options{Chains: 4, Draws: 1000, Warmup: 100, Seed: 16, Init: init}, ntargets)
 	})
 }
 
