@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -242,13 +243,20 @@ func oneDimCases(t *testing.T) []proposerCase {
 		{"real robust", rrob, mk(rrob, 0.5, 1.2, -2), -inf, inf},
 		{"gamma", pos, mk(pos, 2, 0.5, -1), 1, inf},
 		{"gamma fallback", pos, mk(pos, 2, 3, 1), 1, inf},
+		{"gamma log-newton fallback", pos, mk(pos, 2, -5, 2), 1, inf},
 		{"beta", iv, mk(iv, 0.2, 0.3, -1), -1, 3},
 		{"beta fallback", iv, mk(iv, 0.2, math.Inf(1), -1), -1, 3},
+		{"beta logit-newton fallback", iv, mk(iv, 0.2, -5, 1.25), -1, 3},
 	}
 	for _, c := range cases {
 		wantFb := len(c.name) > 8 && c.name[len(c.name)-8:] == "fallback"
 		if c.s.fb != wantFb {
 			t.Fatalf("%s: fallback %v, want %v", c.name, c.s.fb, wantFb)
+		}
+		// The Newton fallbacks on the log and logit scales, and only they, keep a
+		// fitted scale (s.w > 0).
+		if newton := strings.Contains(c.name, "newton fallback"); wantFb && (c.s.w[0] > 0) != newton {
+			t.Fatalf("%s: fallback scale %g", c.name, c.s.w[0])
 		}
 	}
 	return cases
