@@ -3,6 +3,8 @@ package nmc
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/nmc-go/nmc/internal/special"
 )
 
 // A slot holds one point of a site with its score, derivatives and the proposal fitted
@@ -102,18 +104,10 @@ func betaRand(rng *rand.Rand, a, b float64) (u, v float64) {
 }
 
 // lbeta returns log B(a, b).
-func lbeta(a, b float64) float64 {
-	x, _ := math.Lgamma(a)
-	y, _ := math.Lgamma(b)
-	z, _ := math.Lgamma(a + b)
-	return x + y - z
-}
+func lbeta(a, b float64) float64 { return special.LogBeta(a, b) }
 
 // lgamma returns log Γ(x) for x > 0.
-func lgamma(x float64) float64 {
-	v, _ := math.Lgamma(x)
-	return v
-}
+func lgamma(x float64) float64 { return special.LogGamma(x) }
 
 var (
 	_ proposer = (*realProposer)(nil)

@@ -145,3 +145,18 @@ func LogSumExp(xs []float64) float64 {
 	}
 	return m + math.Log(s)
 }
+
+// LogGamma returns log |Γ(x)|.
+func LogGamma(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}
+
+// LogBeta returns log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a+b) for a, b > 0, and NaN
+// otherwise.
+func LogBeta(a, b float64) float64 {
+	if !(a > 0 && b > 0) {
+		return math.NaN()
+	}
+	return LogGamma(a) + LogGamma(b) - LogGamma(a+b)
+}

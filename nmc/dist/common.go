@@ -2,6 +2,7 @@ package dist
 
 import (
 	"fmt"
+	"github.com/nmc-go/nmc/internal/special"
 	"math"
 	"math/rand/v2"
 )
@@ -29,21 +30,10 @@ func isInt(v float64) bool { return finite(v) && v == math.Trunc(v) }
 
 // LogBeta returns log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a+b) for a, b > 0, and NaN
 // otherwise.
-func LogBeta(a, b float64) float64 {
-	if !(a > 0 && b > 0) {
-		return math.NaN()
-	}
-	la, _ := math.Lgamma(a)
-	lb, _ := math.Lgamma(b)
-	lab, _ := math.Lgamma(a + b)
-	return la + lb - lab
-}
+func LogBeta(a, b float64) float64 { return special.LogBeta(a, b) }
 
 // lgamma returns log |Γ(x)|.
-func lgamma(x float64) float64 {
-	v, _ := math.Lgamma(x)
-	return v
-}
+func lgamma(x float64) float64 { return special.LogGamma(x) }
 
 // logChoose returns log C(n, y) for integers 0 ≤ y ≤ n.
 func logChoose(n, y float64) float64 {

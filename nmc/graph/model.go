@@ -275,16 +275,7 @@ func collectDeps(n *Node, e int, deps []int) []int {
 		return deps
 	case opLatent:
 		return addDep(deps, n.fam.site(e))
-	case opSum:
-		a := n.args[0]
-		if a.op == opLatent && a.fam.vector {
-			return addDep(deps, a.fam.first)
-		}
-		for i := 0; i < a.length; i++ {
-			deps = collectDeps(a, i, deps)
-		}
-		return deps
-	case opMatVec:
+	case opSum, opMatVec: // every element of the argument
 		a := n.args[0]
 		if a.op == opLatent && a.fam.vector {
 			return addDep(deps, a.fam.first)
