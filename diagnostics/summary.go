@@ -270,15 +270,24 @@ func SummaryDataFrame(rows []SummaryRow) dataframe.DataFrame {
 	return dataframe.New(cols...)
 }
 
-// formatCSV formats v with full precision; NaN is "NA" and ±Inf "Inf"/"-Inf".
-func formatCSV(v float64) string {
+// nonFinite returns the text of a value that is not finite, as R writes it: NaN is
+// "NA" and ±Inf "Inf"/"-Inf"; ok is false for a finite value.
+func nonFinite(v float64) (text string, ok bool) {
 	switch {
 	case math.IsNaN(v):
-		return "NA"
+		return "NA", true
 	case math.IsInf(v, 1):
-		return "Inf"
+		return "Inf", true
 	case math.IsInf(v, -1):
-		return "-Inf"
+		return "-Inf", true
+	}
+	return "", false
+}
+
+// formatCSV formats v with full precision; NaN is "NA" and ±Inf "Inf"/"-Inf".
+func formatCSV(v float64) string {
+	if t, ok := nonFinite(v); ok {
+		return t
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
@@ -315,14 +324,10 @@ func WriteSummaryCSV(w io.Writer, rows []SummaryRow) error {
 // posterior prints summaries: values of 1000 or more are rounded to integers,
 // values below 0.001 in magnitude use exponent notation. NaN is "NA".
 func formatSig(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NA"
-	case math.IsInf(v, 1):
-		return "Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case v == 0:
+	if t, ok := nonFinite(v); ok {
+		return t
+	}
+	if v == 0 {
 		return "0"
 	}
 	a := math.Abs(v)
