@@ -76,8 +76,8 @@ func pllPlot(title string, labels []string, curves [][]float64) (*plot.Plot, err
 	}
 	p.X.Label.Text = "draws, all chains interleaved (log scale)"
 	p.Y.Label.Text = "joint predictive log-likelihood (nats)"
-	p.Legend.Top = false
-	p.Legend.Left = false
+	p.Legend.Top = true
+	p.Legend.Left = true
 	minY := math.Inf(1)
 	for _, s := range series {
 		for _, v := range s.Y {
