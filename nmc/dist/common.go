@@ -102,6 +102,9 @@ func checkCountParam(family, param string, v float64) error {
 	if !isInt(v) || v < 0 {
 		return perr(family, param, v, "must be a non-negative integer")
 	}
+	if v > 1<<53 { // beyond exact float64 integers; gonum's Binomial sampler hangs there
+		return perr(family, param, v, "must be at most 2^53")
+	}
 	return nil
 }
 
