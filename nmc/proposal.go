@@ -70,30 +70,9 @@ func normLogPdf(y, mu, sd float64) float64 {
 	return -0.5*z*z - math.Log(sd) - logSqrt2Pi
 }
 
-// logGammaRand returns the logarithm of a Gamma(alpha, 1) draw (alpha > 0), by
-// Marsaglia and Tsang's method, boosted for alpha < 1 in log space so that tiny shapes
-// do not underflow.
-func logGammaRand(rng *rand.Rand, alpha float64) float64 {
-	boost := 0.0
-	if alpha < 1 {
-		boost = math.Log(1-rng.Float64()) / alpha
-		alpha++
-	}
-	d := alpha - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		z := rng.NormFloat64()
-		v := 1 + c*z
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := 1 - rng.Float64()
-		if u < 1-0.0331*z*z*z*z || math.Log(u) < 0.5*z*z+d*(1-v+math.Log(v)) {
-			return math.Log(d*v) + boost
-		}
-	}
-}
+// logGammaRand returns the logarithm of a Gamma(alpha, 1) draw (alpha > 0), without
+// underflow for tiny shapes.
+func logGammaRand(rng *rand.Rand, alpha float64) float64 { return special.RandLogGamma(rng, alpha) }
 
 // betaRand draws from Beta(a, b), returning the draw u and 1 − u, each computed
 // without cancellation.

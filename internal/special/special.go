@@ -1,6 +1,9 @@
 package special
 
-import "math"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // digammaShift is the argument above which the asymptotic series of ψ and ψ₁ is used;
 // below it the recurrences ψ(x) = ψ(x+1) − 1/x and ψ₁(x) = ψ₁(x+1) + 1/x² shift the
@@ -159,4 +162,31 @@ func LogBeta(a, b float64) float64 {
 		return math.NaN()
 	}
 	return LogGamma(a) + LogGamma(b) - LogGamma(a+b)
+}
+
+// RandLogGamma returns the logarithm of a Gamma(shape, 1) draw by Marsaglia and
+// Tsang's method; for shape < 1 it uses Gamma(shape+1)·U^(1/shape) on the log scale,
+// so that tiny shapes do not underflow. It returns NaN for shape ≤ 0 or +Inf.
+func RandLogGamma(rng *rand.Rand, shape float64) float64 {
+	if !(shape > 0) || math.IsInf(shape, 1) {
+		return math.NaN()
+	}
+	if shape < 1 {
+		// log U = −E with E ~ Exponential(1).
+		return RandLogGamma(rng, shape+1) - rng.ExpFloat64()/shape
+	}
+	d := shape - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		z := rng.NormFloat64()
+		v := 1 + c*z
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		// Accept when log U < z²/2 + d − d·v + d·log v.
+		if -rng.ExpFloat64() < 0.5*z*z+d-d*v+d*math.Log(v) {
+			return math.Log(d) + math.Log(v)
+		}
+	}
 }

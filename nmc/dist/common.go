@@ -122,29 +122,7 @@ func firstErr(errs ...error) error {
 // log scale keeps it exact for tiny shapes, whose draws underflow float64: for
 // shape < 1 it uses Gamma(a) = Gamma(a+1)·U^(1/a); for shape ≥ 1 the squeeze method of
 // Marsaglia and Tsang (2000). It returns NaN unless shape is finite and > 0.
-func RandLogGamma(rng *rand.Rand, shape float64) float64 {
-	if !(shape > 0) || math.IsInf(shape, 1) {
-		return math.NaN()
-	}
-	if shape < 1 {
-		// log U = −E with E ~ Exponential(1).
-		return RandLogGamma(rng, shape+1) - rng.ExpFloat64()/shape
-	}
-	d := shape - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		z := rng.NormFloat64()
-		v := 1 + c*z
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		// Accept when log U < z²/2 + d − d·v + d·log v.
-		if -rng.ExpFloat64() < 0.5*z*z+d-d*v+d*math.Log(v) {
-			return math.Log(d) + math.Log(v)
-		}
-	}
-}
+func RandLogGamma(rng *rand.Rand, shape float64) float64 { return special.RandLogGamma(rng, shape) }
 
 // RandGamma returns a draw from Gamma(shape, rate). Draws that underflow are raised
 // to the smallest positive normal float64, so the result is always > 0. It returns
