@@ -139,16 +139,24 @@ func (BernoulliLogit) Derivs(args []float64, _ int, grad, hess []float64) float6
 	if !binaryOK(y) || !finite(l) {
 		return fail(n, grad, hess)
 	}
-	s, t := special.Logistic(l), special.Logistic(-l)
+	// One exponential serves σ(l), σ(−l) and both log(1 + e^∓l): with e = e^−|l|,
+	// σ(|l|) = 1/(1+e), σ(−|l|) = e/(1+e) and log(1 + e^l) = max(l, 0) + log1p(e).
+	e := math.Exp(-math.Abs(l))
+	big, small := 1/(1+e), e/(1+e)
+	s, t := big, small // σ(l), σ(−l)
+	if l < 0 {
+		s, t = small, big
+	}
 	grad[0] = 0
 	hess[0], hess[1], hess[2] = 0, 0, 0
 	hess[3] = -s * t
+	lp := math.Log1p(e) // log(1 + e^−|l|)
 	if y == 1 {
 		grad[1] = t
-		return -special.Log1pExp(-l)
+		return -(max(-l, 0) + lp)
 	}
 	grad[1] = -s
-	return -special.Log1pExp(l)
+	return -(max(l, 0) + lp)
 }
 
 // CheckParams requires logit finite.

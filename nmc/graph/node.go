@@ -82,6 +82,7 @@ func (n *Node) String() string {
 type dataMatrix struct {
 	rows, cols int
 	data       []float64 // row-major, stride cols
+	norm2      []float64 // squared Euclidean norm of each row (nil: not computed)
 }
 
 func (m *dataMatrix) row(i int) []float64 { return m.data[i*m.cols : (i+1)*m.cols] }
@@ -283,6 +284,12 @@ func MatVec(x mat.Matrix, v *Node) *Node {
 				return errNode("MatVec: matrix element [%d,%d] is %v", i, j, e)
 			}
 			d.data[i*c+j] = e
+		}
+	}
+	d.norm2 = make([]float64, r)
+	for i := range d.norm2 {
+		for _, e := range d.row(i) {
+			d.norm2[i] += e * e
 		}
 	}
 	return &Node{op: opMatVec, args: []*Node{v}, length: r, width: 1, x: d}

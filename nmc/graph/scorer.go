@@ -43,6 +43,7 @@ type rowBatch struct {
 	wg, wh  []float64
 	touched []int
 	mark    []bool
+	kept    []int // rows whose Hessian term is not negligible (flushBatches)
 }
 
 func (m *Model) newScorer() *scorer {
@@ -612,7 +613,7 @@ func (s *scorer) flushBatches() {
 		}
 		// Other terms were added to both triangles; the Gram update goes to the upper
 		// one, after which the lower triangle is copied from it.
-		addWeightedGram(s.hess, k, b.m, b.touched, b.wh)
+		addWeightedGram(s.hess, k, b.m, b.significantRows(), b.wh)
 		for p := 0; p < k; p++ {
 			for q := p + 1; q < k; q++ {
 				s.hess[q*k+p] = s.hess[p*k+q]
@@ -623,6 +624,38 @@ func (s *scorer) flushBatches() {
 		}
 		b.touched = b.touched[:0]
 	}
+}
+
+// significantRows returns the touched rows whose Hessian term wh_r·a_r a_rᵀ is not
+// negligible. A term is dropped when its Frobenius norm |wh_r|·‖a_r‖² is at most
+// 2⁻⁵³/n of the largest one's (n touched rows), so all dropped terms together
+// change the Hessian by less than one rounding error of its largest term. In
+// logistic regression with well-separated data most rows sit far from the decision
+// boundary, where wh_r = σ(z)(1−σ(z)) ≈ e^−|z| underflows to nothing against the rows
+// near it: skipping them is most of the Hessian's cost. The Hessian stays a
+// deterministic function of the state, so the Metropolis-Hastings ratio that uses it
+// is unchanged in kind. Non-finite weights disable the filter, so they still reach
+// the Hessian.
+func (b *rowBatch) significantRows() []int {
+	if b.m.norm2 == nil {
+		return b.touched
+	}
+	largest := 0.0
+	for _, r := range b.touched {
+		t := math.Abs(b.wh[r]) * b.m.norm2[r]
+		if !(t <= math.MaxFloat64) { // NaN or +Inf
+			return b.touched
+		}
+		largest = max(largest, t)
+	}
+	cut := largest * 0x1p-53 / float64(len(b.touched))
+	b.kept = b.kept[:0]
+	for _, r := range b.touched {
+		if math.Abs(b.wh[r])*b.m.norm2[r] > cut {
+			b.kept = append(b.kept, r)
+		}
+	}
+	return b.kept
 }
 
 // mvCache holds X·v for a MatVec node whose vector is a Vector site other than the

@@ -1,0 +1,164 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// regressionPair builds logistic or robust regression on generated data of n rows
+// and returns the hand-written model and the graph model it mirrors.
+func regressionPair(t *testing.T, robust bool, n, k int) (*linearModel, nmc.Model) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(41, 7))
+	var b *Built
+	if robust {
+		train, _, _, err := GenerateRobust(rng, n, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = Robust(train, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		train, _, _, err := GenerateLogistic(rng, n, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = Logistic(train, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lm, ok := b.Model.(*linearModel)
+	if !ok {
+		t.Fatalf("Built.Model is %T, want the hand-written *linearModel", b.Model)
+	}
+	return lm, b.Graph
+}
+
+func relDiff(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return math.Abs(a-b) / max(math.Abs(a), math.Abs(b), 1)
+}
+
+// TestLinearModelMatchesGraph compares the hand-written regression scorers with the
+// graph engine's on random states: score differences between moves of one site,
+// gradients, Hessians and log-joint differences agree to 1e-9.
+func TestLinearModelMatchesGraph(t *testing.T) {
+	for _, robust := range []bool{false, true} {
+		name := map[bool]string{false: "logistic", true: "robust"}[robust]
+		t.Run(name, func(t *testing.T) {
+			// n = 9000 rows: three chunks, the last one partial.
+			lm, gm := regressionPair(t, robust, 18000, 6)
+			if !reflect.DeepEqual(lm.Sites(), gm.Sites()) {
+				t.Fatalf("sites differ: %v vs %v", lm.Sites(), gm.Sites())
+			}
+			fs, gs := lm.NewScorer(), gm.NewScorer()
+			sites := gm.Sites()
+			off := nmc.Offsets(sites)
+			dim := nmc.Dim(sites)
+			rng := rand.New(rand.NewPCG(3, 3))
+			x, y := make([]float64, dim), make([]float64, dim)
+			for trial := 0; trial < 20; trial++ {
+				if err := gm.Init(rng, x); err != nil {
+					t.Fatal(err)
+				}
+				if trial%2 == 1 { // also states nearer the posterior: small coefficients
+					for j := range x {
+						if sites[siteOf(off, j)].Support == nmc.Real {
+							x[j] *= 0.05
+						}
+					}
+				}
+				for i, s := range sites {
+					k := s.Size
+					g1, h1 := make([]float64, k), make([]float64, k*k)
+					g2, h2 := make([]float64, k), make([]float64, k*k)
+					f1 := fs.Score(x, i, g1, h1)
+					f2 := gs.Score(x, i, g2, h2)
+					copy(y, x)
+					for j := 0; j < k; j++ {
+						if s.Support == nmc.Positive {
+							y[off[i]+j] = x[off[i]+j] * math.Exp(0.3*rng.NormFloat64())
+						} else {
+							y[off[i]+j] = x[off[i]+j] + 0.1*rng.NormFloat64()
+						}
+					}
+					d1 := fs.Score(y, i, nil, nil) - f1
+					d2 := gs.Score(y, i, nil, nil) - f2
+					if relDiff(d1, d2) > 1e-9*max(1, math.Abs(f2)) {
+						t.Errorf("trial %d site %s: score difference %.12g, graph %.12g", trial, s.Name, d1, d2)
+					}
+					for j := range g1 {
+						if relDiff(g1[j], g2[j]) > 1e-9 {
+							t.Errorf("trial %d site %s: grad[%d] = %.12g, graph %.12g", trial, s.Name, j, g1[j], g2[j])
+						}
+					}
+					for j := range h1 {
+						if relDiff(h1[j], h2[j]) > 1e-9 {
+							t.Errorf("trial %d site %s: hess[%d] = %.12g, graph %.12g", trial, s.Name, j, h1[j], h2[j])
+						}
+					}
+					lj1 := fs.LogJoint(y) - fs.LogJoint(x)
+					lj2 := gs.LogJoint(y) - gs.LogJoint(x)
+					if relDiff(lj1, lj2) > 1e-9*max(1, math.Abs(f2)) {
+						t.Errorf("trial %d site %s: log-joint difference %.12g, graph %.12g", trial, s.Name, lj1, lj2)
+					}
+				}
+			}
+			if robust {
+				copy(y, x)
+				y[lm.offNu] = -1
+				if v := fs.Score(y, lm.siteNu, nil, nil); !math.IsInf(v, -1) {
+					t.Errorf("score at nu = -1 is %v, want -Inf", v)
+				}
+				y[lm.offNu], y[lm.offSigma] = 3, 0
+				if v := fs.Score(y, lm.siteSigma, nil, nil); !math.IsInf(v, -1) {
+					t.Errorf("score at sigma = 0 is %v, want -Inf", v)
+				}
+			}
+		})
+	}
+}
+
+func siteOf(off []int, j int) int {
+	i := 0
+	for i+1 < len(off) && off[i+1] <= j {
+		i++
+	}
+	return i
+}
+
+// TestLinearModelWorkersIdentical checks that the chunked sums do not depend on the
+// number of goroutines: one worker and three give bit-identical scores.
+func TestLinearModelWorkersIdentical(t *testing.T) {
+	lm, gm := regressionPair(t, true, 20000, 4)
+	sites := gm.Sites()
+	x := make([]float64, nmc.Dim(sites))
+	if err := gm.Init(rand.New(rand.NewPCG(5, 5)), x); err != nil {
+		t.Fatal(err)
+	}
+	eval := func(workers int) []float64 {
+		lm.workers = workers
+		sc := lm.NewScorer()
+		var out []float64
+		for i, s := range sites {
+			g, h := make([]float64, s.Size), make([]float64, s.Size*s.Size)
+			out = append(out, sc.Score(x, i, g, h))
+			out = append(out, g...)
+			out = append(out, h...)
+		}
+		return append(out, sc.LogJoint(x))
+	}
+	a, b := eval(1), eval(3)
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			t.Fatalf("value %d: %v with 1 worker, %v with 3", i, a[i], b[i])
+		}
+	}
+}
