@@ -1,0 +1,104 @@
+//go:build amd64 && !purego
+
+package graph
+
+import (
+	"sync"
+
+	"golang.org/x/sys/cpu"
+)
+
+// useGramAsm reports whether addWeightedGram runs the assembly kernel: the CPU
+// and the operating system must support AVX2 and FMA (x/sys/cpu checks both).
+var useGramAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// gramPack copies n rows of the row-major matrix data (k columns) into x and
+// their weighted copies into u: with r = rows[t], x[t*k+j] = data[r*k+j] and
+// u[t*k+j] = w[r]·data[r*k+j]. It does no bounds checks.
+//
+//go:noescape
+func gramPack(u, x, data *float64, k int, rows *int, w *float64, n int)
+
+// gramTile4x8 adds Σ_{t<n} u[t*ld+a]·x[t*ld+b] to c[a*ldc+b] for a < 4, b < 8,
+// keeping the 4×8 block of c in registers. It does no bounds checks.
+//
+//go:noescape
+func gramTile4x8(c *float64, ldc int, u, x *float64, ld int, n int)
+
+const (
+	// gramBlockBytes bounds the packed block (u and x together), so that it
+	// stays in L1/L2 while every tile of h streams over it.
+	gramBlockBytes = 64 << 10
+	// gramSlack is the number of floats after the packed block that the
+	// tiles may read past its end (values read there only reach discarded
+	// lanes: rows or columns of a tile at or beyond k).
+	gramSlack = 8
+)
+
+// gramPool holds packing buffers so that steady-state calls do not allocate;
+// each call takes its own buffer, so concurrent calls are safe.
+var gramPool = sync.Pool{New: func() any { return new([]float64) }}
+
+// addWeightedGramAsm is addWeightedGram on the AVX2/FMA kernels. Rows are packed
+// nb at a time (weighted copy u and plain copy x, both nb×k); then each 4×8 tile
+// of the upper triangle of h, anchored at (i0, i0+8q) for i0 a multiple of 4,
+// accumulates the block in registers. Tiles that straddle the diagonal or the
+// right edge go through a scratch tile and only their upper-triangle, in-range
+// elements are added to h.
+func addWeightedGramAsm(h []float64, k int, m *dataMatrix, rows []int, w []float64) {
+	if len(rows) == 0 || k <= 0 {
+		return
+	}
+	// The assembly does no bounds checks: check everything it will read or
+	// write, panicking like the generic kernel would.
+	_ = h[k*k-1]
+	if m.cols != k || len(m.data) < m.rows*k {
+		panic("graph: addWeightedGram: data matrix shape does not match k")
+	}
+	for _, r := range rows {
+		if uint(r) >= uint(m.rows) || uint(r) >= uint(len(w)) {
+			panic("graph: addWeightedGram: row index out of range")
+		}
+	}
+	nb := max(gramBlockBytes/(16*k), 4)
+	nb = min(nb, len(rows))
+	need := 2*nb*k + gramSlack
+	bufp := gramPool.Get().(*[]float64)
+	if cap(*bufp) < need {
+		*bufp = make([]float64, need)
+	}
+	buf := (*bufp)[:need]
+	u, x := buf[:nb*k], buf[nb*k:]
+	var t [32]float64
+	for b := 0; b < len(rows); b += nb {
+		blk := rows[b:min(b+nb, len(rows))]
+		n := len(blk)
+		gramPack(&u[0], &x[0], &m.data[0], k, &blk[0], &w[0], n)
+		for i0 := 0; i0 < k; i0 += 4 {
+			// Diagonal tile (and right edge when i0+8 > k): via scratch.
+			gramEdgeTile(h, k, &t, i0, i0, u, x, n)
+			j0 := i0 + 8
+			for ; j0+8 <= k; j0 += 8 {
+				gramTile4x8(&h[i0*k+j0], k, &u[i0], &x[j0], k, n)
+			}
+			if j0 < k {
+				gramEdgeTile(h, k, &t, i0, j0, u, x, n)
+			}
+		}
+	}
+	gramPool.Put(bufp)
+}
+
+// gramEdgeTile computes the 4×8 tile at (i0, j0) into the scratch t and adds its
+// elements with i < k, i <= j < k to h. u and x start at row 0, column 0 of the
+// packed block; reads past their rows' ends stay inside the slack of the buffer.
+func gramEdgeTile(h []float64, k int, t *[32]float64, i0, j0 int, u, x []float64, n int) {
+	*t = [32]float64{}
+	gramTile4x8(&t[0], 8, &u[i0], &x[j0], k, n)
+	for a := 0; a < 4 && i0+a < k; a++ {
+		i := i0 + a
+		for bj := max(i-j0, 0); bj < 8 && j0+bj < k; bj++ {
+			h[i*k+j0+bj] += t[a*8+bj]
+		}
+	}
+}

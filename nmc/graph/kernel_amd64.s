@@ -1,0 +1,158 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func gramPack(u, x, data *float64, k int, rows *int, w *float64, n int)
+//
+// For t in [0, n), with r = rows[t]: x[t*k+j] = data[r*k+j] and
+// u[t*k+j] = w[r]*data[r*k+j], j in [0, k).
+TEXT ·gramPack(SB), NOSPLIT, $0-56
+	MOVQ u+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ data+16(FP), DX
+	MOVQ k+24(FP), R8
+	MOVQ rows+32(FP), R9
+	MOVQ w+40(FP), R10
+	MOVQ n+48(FP), CX
+	MOVQ R8, R11
+	SHLQ $3, R11 // bytes per row
+	MOVQ R8, R13
+	ANDQ $-4, R13 // k rounded down to a multiple of 4
+
+packrow:
+	TESTQ CX, CX
+	JZ    packdone
+	MOVQ  (R9), AX
+	VBROADCASTSD (R10)(AX*8), Y0
+	MOVQ  AX, BX
+	IMULQ R11, BX
+	ADDQ  DX, BX
+	XORQ  R12, R12
+
+packvec:
+	CMPQ    R12, R13
+	JGE     packscalar
+	VMOVUPD (BX)(R12*8), Y1
+	VMOVUPD Y1, (SI)(R12*8)
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD Y1, (DI)(R12*8)
+	ADDQ    $4, R12
+	JMP     packvec
+
+packscalar:
+	CMPQ   R12, R8
+	JGE    packnext
+	VMOVSD (BX)(R12*8), X1
+	VMOVSD X1, (SI)(R12*8)
+	VMULSD X0, X1, X1
+	VMOVSD X1, (DI)(R12*8)
+	INCQ   R12
+	JMP    packscalar
+
+packnext:
+	ADDQ R11, DI
+	ADDQ R11, SI
+	ADDQ $8, R9
+	DECQ CX
+	JMP  packrow
+
+packdone:
+	VZEROUPPER
+	RET
+
+// func gramTile4x8(c *float64, ldc int, u, x *float64, ld int, n int)
+//
+// For a in [0, 4), b in [0, 8): c[a*ldc+b] += Σ_{t<n} u[t*ld+a]·x[t*ld+b].
+// The 4×8 block of c lives in Y0..Y7 for the whole loop over t.
+TEXT ·gramTile4x8(SB), NOSPLIT, $0-48
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R9
+	SHLQ $3, R9
+	MOVQ u+16(FP), SI
+	MOVQ x+24(FP), DX
+	MOVQ ld+32(FP), R8
+	SHLQ $3, R8
+	MOVQ n+40(FP), CX
+
+	LEAQ    (DI)(R9*1), R10
+	LEAQ    (R10)(R9*1), R11
+	LEAQ    (R11)(R9*1), R12
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD (R10), Y2
+	VMOVUPD 32(R10), Y3
+	VMOVUPD (R11), Y4
+	VMOVUPD 32(R11), Y5
+	VMOVUPD (R12), Y6
+	VMOVUPD 32(R12), Y7
+
+	LEAQ (R8)(R8*1), R13 // two rows of bytes
+	CMPQ CX, $2
+	JL   tiletail
+
+tileloop2:
+	VMOVUPD      (DX), Y8
+	VMOVUPD      32(DX), Y9
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD  Y8, Y10, Y0
+	VFMADD231PD  Y9, Y10, Y1
+	VBROADCASTSD 8(SI), Y11
+	VFMADD231PD  Y8, Y11, Y2
+	VFMADD231PD  Y9, Y11, Y3
+	VBROADCASTSD 16(SI), Y12
+	VFMADD231PD  Y8, Y12, Y4
+	VFMADD231PD  Y9, Y12, Y5
+	VBROADCASTSD 24(SI), Y13
+	VFMADD231PD  Y8, Y13, Y6
+	VFMADD231PD  Y9, Y13, Y7
+
+	VMOVUPD      (DX)(R8*1), Y14
+	VMOVUPD      32(DX)(R8*1), Y15
+	VBROADCASTSD (SI)(R8*1), Y10
+	VFMADD231PD  Y14, Y10, Y0
+	VFMADD231PD  Y15, Y10, Y1
+	VBROADCASTSD 8(SI)(R8*1), Y11
+	VFMADD231PD  Y14, Y11, Y2
+	VFMADD231PD  Y15, Y11, Y3
+	VBROADCASTSD 16(SI)(R8*1), Y12
+	VFMADD231PD  Y14, Y12, Y4
+	VFMADD231PD  Y15, Y12, Y5
+	VBROADCASTSD 24(SI)(R8*1), Y13
+	VFMADD231PD  Y14, Y13, Y6
+	VFMADD231PD  Y15, Y13, Y7
+
+	ADDQ R13, SI
+	ADDQ R13, DX
+	SUBQ $2, CX
+	CMPQ CX, $2
+	JGE  tileloop2
+
+tiletail:
+	TESTQ        CX, CX
+	JZ           tilestore
+	VMOVUPD      (DX), Y8
+	VMOVUPD      32(DX), Y9
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD  Y8, Y10, Y0
+	VFMADD231PD  Y9, Y10, Y1
+	VBROADCASTSD 8(SI), Y11
+	VFMADD231PD  Y8, Y11, Y2
+	VFMADD231PD  Y9, Y11, Y3
+	VBROADCASTSD 16(SI), Y12
+	VFMADD231PD  Y8, Y12, Y4
+	VFMADD231PD  Y9, Y12, Y5
+	VBROADCASTSD 24(SI), Y13
+	VFMADD231PD  Y8, Y13, Y6
+	VFMADD231PD  Y9, Y13, Y7
+
+tilestore:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (R10)
+	VMOVUPD Y3, 32(R10)
+	VMOVUPD Y4, (R11)
+	VMOVUPD Y5, 32(R11)
+	VMOVUPD Y6, (R12)
+	VMOVUPD Y7, 32(R12)
+	VZEROUPPER
+	RET
