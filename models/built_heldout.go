@@ -2,6 +2,10 @@ package models
 
 import (
 	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/nmc-go/nmc/nmc/graph"
 )
@@ -38,17 +42,46 @@ func newLinearHeldOut(m *graph.Model, test RegressionData, robust bool) (*linear
 // Len is the number of test points.
 func (h *linearHeldOut) Len() int { return len(h.test.Y) }
 
-// LogLik writes log p(y_j | θ) of every test point.
+// LogLik writes log p(y_j | θ) of every test point. Large test sets are split into
+// fixed chunks of rows evaluated on all cores; every point's value is computed by
+// the same code whatever the split, so the result does not depend on GOMAXPROCS.
 func (h *linearHeldOut) LogLik(x []float64, dst []float64) {
+	n := len(h.test.Y)
+	nc := (n + chunkRows - 1) / chunkRows
+	workers := min(runtime.GOMAXPROCS(0), nc)
+	if workers <= 1 {
+		h.logLikRows(x, 0, n, dst)
+		return
+	}
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := g; c < nc; c += workers {
+				lo, hi := c*chunkRows, min((c+1)*chunkRows, n)
+				h.logLikRows(x, lo, hi, dst)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// logLikRows writes the log-likelihoods of test rows lo…hi−1 into dst[lo:hi].
+func (h *linearHeldOut) logLikRows(x []float64, lo, hi int, dst []float64) {
 	beta := x[h.beta : h.beta+h.k]
+	part := h.test
+	if lo != 0 || hi != len(h.test.Y) {
+		part = RegressionData{X: h.test.X.Slice(lo, hi, 0, h.k).(*mat.Dense), Y: h.test.Y[lo:hi]}
+	}
 	var err error
 	if h.robust {
-		err = RobustPointwise(h.test, x[h.nu], x[h.sigma], x[h.alpha], beta, dst)
+		err = RobustPointwise(part, x[h.nu], x[h.sigma], x[h.alpha], beta, dst[lo:hi])
 	} else {
-		err = LogisticPointwise(h.test, x[h.alpha], beta, dst)
+		err = LogisticPointwise(part, x[h.alpha], beta, dst[lo:hi])
 	}
 	if err != nil {
-		fillNaN(dst)
+		fillNaN(dst[lo:hi])
 	}
 }
 

@@ -162,3 +162,52 @@ func TestLinearModelWorkersIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestLinearHeldOutChunked checks the chunked, parallel held-out likelihood of a test
+// set larger than one chunk against the whole-set pointwise functions.
+func TestLinearHeldOutChunked(t *testing.T) {
+	for _, robust := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(12, 13))
+		var train, test RegressionData
+		var err error
+		if robust {
+			train, test, _, err = GenerateRobust(rng, 2*9000, 3)
+		} else {
+			train, test, _, err = GenerateLogistic(rng, 2*9000, 3)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b *Built
+		if robust {
+			b, err = Robust(train, &test, nil)
+		} else {
+			b, err = Logistic(train, &test, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, nmc.Dim(b.Model.Sites()))
+		if err := b.Model.Init(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, b.HeldOut.Len())
+		b.HeldOut.LogLik(x, got)
+		want := make([]float64, len(got))
+		h := b.HeldOut.(*linearHeldOut)
+		beta := x[h.beta : h.beta+h.k]
+		if robust {
+			err = RobustPointwise(test, x[h.nu], x[h.sigma], x[h.alpha], beta, want)
+		} else {
+			err = LogisticPointwise(test, x[h.alpha], beta, want)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range want {
+			if relDiff(got[j], want[j]) > 1e-12 {
+				t.Fatalf("robust=%v: point %d: %v, want %v", robust, j, got[j], want[j])
+			}
+		}
+	}
+}
