@@ -19,6 +19,11 @@ var useGramAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func gramPack(u, x, data *float64, k int, rows *int, w *float64, n int)
 
+// gramScale is gramPack without the plain copy: u[t*k+j] = w[r]·data[r*k+j].
+//
+//go:noescape
+func gramScale(u, data *float64, k int, rows *int, w *float64, n int)
+
 // gramTile4x8 adds Σ_{t<n} u[t*ld+a]·x[t*ld+b] to c[a*ldc+b] for a < 4, b < 8,
 // keeping the 4×8 block of c in registers. It does no bounds checks.
 //
@@ -28,7 +33,7 @@ func gramTile4x8(c *float64, ldc int, u, x *float64, ld int, n int)
 const (
 	// gramBlockBytes bounds the packed block (u and x together), so that it
 	// stays in L1/L2 while every tile of h streams over it.
-	gramBlockBytes = 64 << 10
+	gramBlockBytes = 256 << 10
 	// gramSlack is the number of floats after the packed block that the
 	// tiles may read past its end (values read there only reach discarded
 	// lanes: rows or columns of a tile at or beyond k).
@@ -68,12 +73,20 @@ func addWeightedGramAsm(h []float64, k int, m *dataMatrix, rows []int, w []float
 		*bufp = make([]float64, need)
 	}
 	buf := (*bufp)[:need]
-	u, x := buf[:nb*k], buf[nb*k:]
+	u, xbuf := buf[:nb*k], buf[nb*k:]
 	var t [32]float64
 	for b := 0; b < len(rows); b += nb {
 		blk := rows[b:min(b+nb, len(rows))]
 		n := len(blk)
-		gramPack(&u[0], &x[0], &m.data[0], k, &blk[0], &w[0], n)
+		// A block of consecutive rows is read in place (its last row must be
+		// followed by gramSlack floats of m.data); otherwise it is copied.
+		x := xbuf
+		if first := blk[0]; blk[n-1] == first+n-1 && (first+n)*k+gramSlack <= len(m.data) && gramConsecutive(blk) {
+			x = m.data[first*k:]
+			gramScale(&u[0], &m.data[0], k, &blk[0], &w[0], n)
+		} else {
+			gramPack(&u[0], &x[0], &m.data[0], k, &blk[0], &w[0], n)
+		}
 		for i0 := 0; i0 < k; i0 += 4 {
 			// Diagonal tile (and right edge when i0+8 > k): via scratch.
 			gramEdgeTile(h, k, &t, i0, i0, u, x, n)
@@ -87,6 +100,16 @@ func addWeightedGramAsm(h []float64, k int, m *dataMatrix, rows []int, w []float
 		}
 	}
 	gramPool.Put(bufp)
+}
+
+// gramConsecutive reports whether rows[t] = rows[0]+t for every t.
+func gramConsecutive(rows []int) bool {
+	for t, r := range rows {
+		if r != rows[0]+t {
+			return false
+		}
+	}
+	return true
 }
 
 // gramEdgeTile computes the 4×8 tile at (i0, j0) into the scratch t and adds its

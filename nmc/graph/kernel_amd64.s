@@ -60,6 +60,57 @@ packdone:
 	VZEROUPPER
 	RET
 
+// func gramScale(u, data *float64, k int, rows *int, w *float64, n int)
+//
+// For t in [0, n), with r = rows[t]: u[t*k+j] = w[r]*data[r*k+j], j in [0, k).
+TEXT ·gramScale(SB), NOSPLIT, $0-48
+	MOVQ u+0(FP), DI
+	MOVQ data+8(FP), DX
+	MOVQ k+16(FP), R8
+	MOVQ rows+24(FP), R9
+	MOVQ w+32(FP), R10
+	MOVQ n+40(FP), CX
+	MOVQ R8, R11
+	SHLQ $3, R11 // bytes per row
+	MOVQ R8, R13
+	ANDQ $-4, R13 // k rounded down to a multiple of 4
+
+scalerow:
+	TESTQ CX, CX
+	JZ    scaledone
+	MOVQ  (R9), AX
+	VBROADCASTSD (R10)(AX*8), Y0
+	MOVQ  AX, BX
+	IMULQ R11, BX
+	ADDQ  DX, BX
+	XORQ  R12, R12
+
+scalevec:
+	CMPQ    R12, R13
+	JGE     scalescalar
+	VMULPD  (BX)(R12*8), Y0, Y1
+	VMOVUPD Y1, (DI)(R12*8)
+	ADDQ    $4, R12
+	JMP     scalevec
+
+scalescalar:
+	CMPQ   R12, R8
+	JGE    scalenext
+	VMULSD (BX)(R12*8), X0, X1
+	VMOVSD X1, (DI)(R12*8)
+	INCQ   R12
+	JMP    scalescalar
+
+scalenext:
+	ADDQ R11, DI
+	ADDQ $8, R9
+	DECQ CX
+	JMP  scalerow
+
+scaledone:
+	VZEROUPPER
+	RET
+
 // func gramTile4x8(c *float64, ldc int, u, x *float64, ld int, n int)
 //
 // For a in [0, 4), b in [0, 8): c[a*ldc+b] += Σ_{t<n} u[t*ld+a]·x[t*ld+b].

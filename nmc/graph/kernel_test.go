@@ -125,20 +125,23 @@ func TestAddWeightedGramLargeK(t *testing.T) {
 	}
 }
 
-// TestAddWeightedGramContiguous is the common call: all rows of the matrix in
-// order, and a matrix whose rows are all the same (every tile sums one value).
+// TestAddWeightedGramContiguous is the common call: runs of consecutive rows
+// (read in place by the assembly kernel, up to the last row of the matrix), and
+// a matrix whose rows are all the same (every tile sums one value).
 func TestAddWeightedGramContiguous(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 4))
-	for _, k := range []int{5, 40, 101} {
-		c := newGramCase(rng, k, 1000, 1000)
-		for i := range c.rows {
-			c.rows[i] = i
+	for _, k := range []int{3, 5, 40, 101} {
+		for _, span := range [][2]int{{0, 1000}, {0, 999}, {1, 1000}, {100, 900}, {997, 1000}} {
+			c := newGramCase(rng, k, 1000, span[1]-span[0])
+			for i := range c.rows {
+				c.rows[i] = span[0] + i
+			}
+			c.check(t, "addWeightedGram", addWeightedGram)
+			for r := 1; r < c.m.rows; r++ {
+				copy(c.m.row(r), c.m.row(0))
+			}
+			c.check(t, "addWeightedGram same rows", addWeightedGram)
 		}
-		c.check(t, "addWeightedGram", addWeightedGram)
-		for r := 1; r < c.m.rows; r++ {
-			copy(c.m.row(r), c.m.row(0))
-		}
-		c.check(t, "addWeightedGram same rows", addWeightedGram)
 	}
 }
 
