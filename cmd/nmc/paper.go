@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -28,9 +29,10 @@ var paperCommand = &command{
 	help: `Paper reproduces the experiments of Arora et al. (2020) on generated data:
 Neal's funnel, Bayesian logistic regression (blr), robust regression, the
 annotation model, and recovery of the exact posterior of the four conjugate
-models. It prints one table (model, N, K, draws, wall time, samples to
-convergence, final PLL, min ESS, max R-hat), the conjugate estimates next
-to their closed forms, and writes into DIR:
+models. It prints one table (model, N, K, chains × draws, wall time, draws per
+second, samples to convergence, final PLL, min ESS, min ESS per second, max
+R-hat, peak Go heap), the conjugate estimates next to their closed forms, and
+writes into DIR:
 
   table.csv, conjugate.csv        the two tables
   pll_blr.png, pll_robust.png,    running predictive log-likelihood curves
@@ -45,52 +47,59 @@ convergence is the first number of pooled draws after which the curve stays
 within 1% of its final value. min ESS (bulk) and max R-hat are over the
 model's continuous parameters and the second half of each chain.
 
-The default sizes finish in about two minutes on two cores; -full uses the
-paper's: blr and robust N = 20,000 rows with K = 40, annotation 10,000 items
-(half of each for training, half held out). Default sizes: blr N = 10,000
-and K = 40, robust N = 10,000 and K = 20, annotation 10,000 items with 500
-draws per chain (the paper's size).`,
+The default sizes are the paper's smaller ones, 1000 draws per chain: blr and
+robust N = 20,000 rows with K = 40, annotation 10,000 items (half of each for
+training, half held out); they finish in well under a minute on two cores.
+-full uses the paper's large sizes: blr N = 2,000,000 (1,000,000 training
+rows) and robust N = 1,000,000 (500,000 training rows), one chain each, and
+annotation 100,000 items; it takes several minutes and a few GiB of memory.`,
 	flags: paperFlags,
 }
 
 // experiment is one row of the paper's table.
 type experiment struct {
-	model string
-	n, k  int // data sizes for generate (0: none)
-	draws int // per chain
+	model  string
+	n, k   int // data sizes for generate (0: none)
+	draws  int // per chain
+	chains int // 0: the -chains flag
 }
 
-// paperSizes returns the experiments at the default, full (paper) or quick
-// (test) sizes.
+// paperSizes returns the experiments at the default (the paper's smaller sizes),
+// full (the paper's large sizes) or quick (test) sizes.
 func paperSizes(full, quick bool) []experiment {
+	conjugate := []experiment{
+		{"normal_known_sigma", 0, 0, 2500, 0}, {"gamma_poisson", 0, 0, 2500, 0},
+		{"beta_binomial", 0, 0, 2500, 0}, {"dirichlet_categorical", 0, 0, 2500, 0},
+	}
 	switch {
 	case quick:
 		return []experiment{
-			{"funnel", 0, 0, 100}, {"blr", 200, 5, 50}, {"robust", 200, 5, 50}, {"annotation", 100, 20, 30},
-			{"normal_known_sigma", 0, 0, 100}, {"gamma_poisson", 0, 0, 100},
-			{"beta_binomial", 0, 0, 100}, {"dirichlet_categorical", 0, 0, 100},
+			{"funnel", 0, 0, 100, 0}, {"blr", 200, 5, 50, 0}, {"robust", 200, 5, 50, 0}, {"annotation", 100, 20, 30, 0},
+			{"normal_known_sigma", 0, 0, 100, 0}, {"gamma_poisson", 0, 0, 100, 0},
+			{"beta_binomial", 0, 0, 100, 0}, {"dirichlet_categorical", 0, 0, 100, 0},
 		}
 	case full:
-		return []experiment{
-			{"funnel", 0, 0, 2500}, {"blr", 20000, 40, 1000}, {"robust", 20000, 40, 1000}, {"annotation", 10000, 100, 500},
-			{"normal_known_sigma", 0, 0, 2500}, {"gamma_poisson", 0, 0, 2500},
-			{"beta_binomial", 0, 0, 2500}, {"dirichlet_categorical", 0, 0, 2500},
-		}
+		// Half of each data set is held out: 1,000,000 training rows for logistic
+		// regression and 500,000 for robust regression, one chain each; 50,000
+		// training items for the annotation model.
+		return append([]experiment{
+			{"funnel", 0, 0, 2500, 0}, {"blr", 2000000, 40, 1000, 1}, {"robust", 1000000, 40, 1000, 1},
+			{"annotation", 100000, 100, 1000, 0},
+		}, conjugate...)
 	}
-	return []experiment{
-		{"funnel", 0, 0, 2500}, {"blr", 10000, 40, 1000}, {"robust", 10000, 20, 1000}, {"annotation", 10000, 100, 500},
-		{"normal_known_sigma", 0, 0, 2500}, {"gamma_poisson", 0, 0, 2500},
-		{"beta_binomial", 0, 0, 2500}, {"dirichlet_categorical", 0, 0, 2500},
-	}
+	return append([]experiment{
+		{"funnel", 0, 0, 2500, 0}, {"blr", 20000, 40, 1000, 0}, {"robust", 20000, 40, 1000, 0},
+		{"annotation", 10000, 100, 1000, 0},
+	}, conjugate...)
 }
 
 // paperFlags declares the flags of "nmc paper".
 func paperFlags(fs *flag.FlagSet) func(*env, []string) error {
 	out := fs.String("out", "paper-out", "write the tables and figures into `dir` (created if missing)")
-	full := fs.Bool("full", false, "use the paper's sizes (takes much longer)")
+	full := fs.Bool("full", false, "use the paper's large sizes (1,000,000 and 500,000 training rows, 100,000 items; takes minutes)")
 	quick := fs.Bool("quick", false, "tiny sizes, a smoke test that runs in seconds")
 	draws := fs.Int("draws", 0, "draws per chain for every model (0: each model's default)")
-	chains := fs.Int("chains", 4, "chains per model, run in parallel")
+	chains := fs.Int("chains", 4, "chains per model, run in parallel (the large regressions of -full run one)")
 	seed := fs.Uint64("seed", 1, "seed of the generated data and of the sampler")
 	only := fs.String("models", "", "run only these comma-separated models (default: all)")
 	return func(e *env, args []string) error {
@@ -151,6 +160,46 @@ type paperRow struct {
 	converge        int     // samples to convergence; 0 without held-out data
 	finalPLL        float64 // NaN without held-out data
 	minESS, maxRHat float64
+	peakHeap        uint64 // largest Go heap in use while the experiment ran, bytes
+}
+
+// drawsPerSecond is the draws of all chains per second of wall time.
+func (r paperRow) drawsPerSecond() float64 {
+	return float64(r.chains*r.draws) / r.wall.Seconds()
+}
+
+// heapWatch samples the Go heap in use while an experiment runs.
+type heapWatch struct {
+	done chan struct{}
+	peak chan uint64
+}
+
+// watchHeap starts sampling runtime.MemStats.HeapInuse every 100 ms.
+func watchHeap() *heapWatch {
+	h := &heapWatch{done: make(chan struct{}), peak: make(chan uint64)}
+	go func() {
+		var ms runtime.MemStats
+		peak := uint64(0)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			select {
+			case <-h.done:
+				h.peak <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return h
+}
+
+// stop ends the sampling and returns the largest heap seen.
+func (h *heapWatch) stop() uint64 {
+	close(h.done)
+	return <-h.peak
 }
 
 // runPaper runs the experiments, prints the tables and writes the files.
@@ -159,7 +208,7 @@ func runPaper(ctx context.Context, e *env, exps []experiment, cfg paperConfig) e
 	w := e.stdout
 	size := "default sizes"
 	if cfg.full {
-		size = "the paper's sizes"
+		size = "the paper's large sizes"
 	}
 	fmt.Fprintf(w, "nmc paper: %d experiments at %s, %d chains each, seed %d, no warm-up\n", len(exps), size, cfg.chains, cfg.seed)
 	fmt.Fprintln(w, "PLL: joint form, chains interleaved by draw; samples to convergence in pooled draws (within 1% of the final PLL)")
@@ -180,11 +229,16 @@ func runPaper(ctx context.Context, e *env, exps []experiment, cfg paperConfig) e
 		if err != nil {
 			return fmt.Errorf("%s: %w", x.model, err)
 		}
-		s := runSettings{chains: cfg.chains, draws: x.draws, seed: cfg.seed}
+		s := runSettings{chains: cfg.chains, draws: x.draws, seed: cfg.seed, heldOutTotal: true}
+		if x.chains > 0 {
+			s.chains = x.chains
+		}
 		if cfg.draws > 0 {
 			s.draws = cfg.draws
 		}
+		mem := watchHeap()
 		r, err := execute(ctx, e, d, s, x.model, nil)
+		peak := mem.stop()
 		if err != nil {
 			return err
 		}
@@ -193,7 +247,7 @@ func runPaper(ctx context.Context, e *env, exps []experiment, cfg paperConfig) e
 		if err != nil {
 			return fmt.Errorf("%s: %w", x.model, err)
 		}
-		row := paperRow{model: x.model, n: d.size(), k: x.k, chains: s.chains, draws: s.draws, wall: r.res.Wall, finalPLL: math.NaN()}
+		row := paperRow{model: x.model, n: d.size(), k: x.k, chains: s.chains, draws: s.draws, wall: r.res.Wall, finalPLL: math.NaN(), peakHeap: peak}
 		if x.model == "dirichlet_categorical" || x.model == "normal_known_sigma" || x.model == "gamma_poisson" {
 			row.k = 0
 		}
@@ -331,12 +385,21 @@ func relativePLLPlot(labels []string, rel [][]float64) (*plot.Plot, error) {
 // printPaperTable prints the paper's table.
 func printPaperTable(w io.Writer, rows []paperRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tN\tK\tchains×draws\twall time\tsamples to conv.\tfinal PLL\tmin ESS\tmax R-hat\t")
+	fmt.Fprintln(tw, "model\tN\tK\tchains×draws\twall time\tdraws/s\tsamples to conv.\tfinal PLL\tmin ESS\tmin ESS/s\tmax R-hat\tpeak heap\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d×%d\t%s\t%s\t%s\t%.0f\t%.3f\t\n", r.model, dash(r.n), dash(r.k), r.chains, r.draws,
-			formatDuration(r.wall), dash(r.converge), pllText(r.finalPLL), r.minESS, r.maxRHat)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d×%d\t%s\t%.0f\t%s\t%s\t%.0f\t%.1f\t%.3f\t%s\t\n", r.model, dash(r.n), dash(r.k), r.chains, r.draws,
+			formatDuration(r.wall), r.drawsPerSecond(), dash(r.converge), pllText(r.finalPLL), r.minESS, r.minESS/r.wall.Seconds(), r.maxRHat,
+			formatBytes(r.peakHeap))
 	}
 	tw.Flush()
+}
+
+// formatBytes formats a byte count in MiB or GiB.
+func formatBytes(b uint64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
 }
 
 // dash formats a count, "-" for 0.
@@ -358,7 +421,7 @@ func pllText(v float64) string {
 // writePaperTable writes the table as CSV (NA for missing values).
 func writePaperTable(path string, rows []paperRow) error {
 	var b strings.Builder
-	b.WriteString("model,N,K,chains,draws,wall_seconds,samples_to_convergence,final_pll,min_ess_bulk,max_rhat\n")
+	b.WriteString("model,N,K,chains,draws,wall_seconds,draws_per_second,samples_to_convergence,final_pll,min_ess_bulk,min_ess_per_second,max_rhat,peak_heap_bytes\n")
 	na := func(v float64) string {
 		if math.IsNaN(v) {
 			return "NA"
@@ -370,8 +433,8 @@ func writePaperTable(path string, rows []paperRow) error {
 		if r.converge > 0 {
 			conv = strconv.Itoa(r.converge)
 		}
-		fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%s,%s,%s,%s,%s\n", r.model, r.n, r.k, r.chains, r.draws,
-			na(r.wall.Seconds()), conv, na(r.finalPLL), na(r.minESS), na(r.maxRHat))
+		fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%d\n", r.model, r.n, r.k, r.chains, r.draws,
+			na(r.wall.Seconds()), na(r.drawsPerSecond()), conv, na(r.finalPLL), na(r.minESS), na(r.minESS/r.wall.Seconds()), na(r.maxRHat), r.peakHeap)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
