@@ -6,16 +6,25 @@ package graph
 // zero). Elements of h below the diagonal are not touched. This is Aᵀ diag(w) A,
 // the Hessian of a sum of scalar functions of a linear map.
 //
-// On amd64 CPUs with AVX2 and FMA (and without the purego build tag) it runs the
-// register-tiled assembly kernel of kernel_amd64.s; elsewhere it runs
+// Built with the openblas tag (and cgo) it calls OpenBLAS (kernel_openblas.go).
+// Otherwise, on amd64 CPUs with AVX2 and FMA (and without the purego build tag), it
+// runs the register-tiled assembly kernel of kernel_amd64.s; elsewhere it runs
 // addWeightedGramGeneric.
 func addWeightedGram(h []float64, k int, m *dataMatrix, rows []int, w []float64) {
+	if gramBLAS != nil {
+		gramBLAS(h, k, m, rows, w)
+		return
+	}
 	if useGramAsm {
 		addWeightedGramAsm(h, k, m, rows, w)
 		return
 	}
 	addWeightedGramGeneric(h, k, m, rows, w)
 }
+
+// gramBLAS is the OpenBLAS addWeightedGram, set by kernel_openblas.go when the
+// package is built with the openblas tag and cgo; nil otherwise.
+var gramBLAS func(h []float64, k int, m *dataMatrix, rows []int, w []float64)
 
 // addWeightedGramGeneric is the pure-Go addWeightedGram. Rows are taken four at a
 // time so that each pass over h does four rank-one updates, which keeps h in L1 and

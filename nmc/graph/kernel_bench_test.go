@@ -7,7 +7,8 @@ import (
 )
 
 // gramKernels are the implementations of addWeightedGram compared by
-// BenchmarkGramKernel; a nil entry is not available in this build.
+// BenchmarkGramKernel; a nil entry is not available in this build (the assembly
+// kernel is not built with the openblas tag, OpenBLAS only with it).
 func gramKernels() []struct {
 	name string
 	f    func([]float64, int, *dataMatrix, []int, []float64)
@@ -22,6 +23,7 @@ func gramKernels() []struct {
 	}{
 		{"generic", addWeightedGramGeneric},
 		{"asm", asm},
+		{"openblas", gramBLAS},
 	}
 }
 
@@ -50,5 +52,29 @@ func BenchmarkGramKernel(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkGramLarge times one addWeightedGram call over a million rows of a
+// 40-column matrix (320 MB), per implementation.
+func BenchmarkGramLarge(b *testing.B) {
+	const k, n = 40, 1000000
+	rng := rand.New(rand.NewPCG(5, 1))
+	c := newGramCase(rng, k, n, n)
+	for i := range c.rows {
+		c.rows[i] = i
+	}
+	h := make([]float64, k*k)
+	for _, kern := range gramKernels() {
+		b.Run(fmt.Sprintf("k=%d/n=%d/%s", k, n, kern.name), func(b *testing.B) {
+			if kern.f == nil {
+				b.Skip("not available in this build")
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(8 * k * n))
+			for b.Loop() {
+				kern.f(h, k, c.m, c.rows, c.w)
+			}
+		})
 	}
 }

@@ -1,9 +1,11 @@
-//go:build !amd64 || purego
+//go:build !amd64 || purego || (openblas && cgo)
 
 package graph
 
 // useGramAsm reports whether addWeightedGram runs the assembly kernel: never on
-// this architecture or under the purego build tag.
+// architectures other than amd64, under the purego build tag, or when built with
+// the openblas tag and cgo (the go tool does not accept Go assembly files in a
+// package that uses cgo).
 const useGramAsm = false
 
 // addWeightedGramAsm is never called when useGramAsm is false; it is defined so

@@ -111,7 +111,7 @@ func TestAddWeightedGram(t *testing.T) {
 			c.check(t, "addWeightedGram", addWeightedGram)
 		}
 	}
-	t.Logf("assembly kernel in use: %v", useGramAsm)
+	t.Logf("addWeightedGram runs: OpenBLAS %v, assembly %v", gramBLAS != nil, useGramAsm)
 }
 
 // TestAddWeightedGramLargeK covers k beyond the sizes that keep h in L1.
