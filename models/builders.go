@@ -187,7 +187,11 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 	if err != nil {
 		return nil, err
 	}
-	out := &Built{Name: "annotation", Model: start, Graph: m}
+	fast, err := newAnnotationFast(start, train, conc, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := &Built{Name: "annotation", Model: fast, Graph: m}
 	if test != nil {
 		if err := test.Validate(); err != nil {
 			return nil, fmt.Errorf("models: annotation: test: %w", err)
@@ -199,7 +203,7 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 		if err != nil {
 			return nil, err
 		}
-		out.HeldOut = h
+		out.HeldOut = newAnnotationFastHeldOut(h)
 	}
 	return out, nil
 }

@@ -3,8 +3,6 @@ package nmc
 import (
 	"math"
 	"math/rand/v2"
-
-	"github.com/nmc-go/nmc/internal/special"
 )
 
 // Discrete sites. A finite site (NumValues > 0) is updated by its exact conditional,
@@ -58,11 +56,15 @@ func discreteLogq(x, y float64) float64 {
 	return m + math.Log1p(math.Exp(min(a, b)-m))
 }
 
-// stepEnumerate updates the finite discrete site i by its exact conditional.
+// stepEnumerate updates the finite discrete site i by its exact conditional: the
+// score of every value, then one value drawn with probability proportional to
+// exp(score). The weights are taken relative to the largest score (whose weight is
+// 1), so one exponential per value suffices and the sum lies in [1, NumValues].
 func (c *chain) stepEnumerate(i int) {
 	off, nv := c.off[i], c.sites[i].NumValues
 	old := c.x[off]
 	lp := c.logits[:nv]
+	top := math.Inf(-1)
 	for v := range lp {
 		c.x[off] = float64(v)
 		f := c.sc.Score(c.x, i, nil, nil)
@@ -70,26 +72,33 @@ func (c *chain) stepEnumerate(i int) {
 			f = math.Inf(-1)
 		}
 		lp[v] = f
+		top = max(top, f)
 	}
 	st := &c.stats[i]
 	st.Proposals++
-	lse := special.LogSumExp(lp)
-	if math.IsInf(lse, 0) || math.IsNaN(lse) {
-		// No value has a finite, positive weight: keep the current value.
+	if math.IsInf(top, 0) {
+		// No value has a finite, positive weight (all −Inf, or one +Inf): keep the
+		// current value.
 		c.x[off] = old
 		st.Fallbacks++
 		return
 	}
-	u := c.rng.Float64()
+	sum := 0.0
+	for v, l := range lp {
+		w := math.Exp(l - top)
+		lp[v] = w
+		sum += w
+	}
+	u := c.rng.Float64() * sum
 	v, cum := nv-1, 0.0
-	for j, l := range lp {
-		cum += math.Exp(l - lse)
+	for j, w := range lp {
+		cum += w
 		if u < cum {
 			v = j
 			break
 		}
 	}
-	for math.IsInf(lp[v], -1) { // rounding pushed u past the last value with weight
+	for lp[v] == 0 { // rounding pushed u past the last value with weight
 		v--
 	}
 	st.Accepted++
