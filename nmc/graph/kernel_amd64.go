@@ -30,6 +30,11 @@ func gramScale(u, data *float64, k int, rows *int, w *float64, n int)
 //go:noescape
 func gramTile4x8(c *float64, ldc int, u, x *float64, ld int, n int)
 
+// gramTile4x4 is gramTile4x8 on a 4×4 block.
+//
+//go:noescape
+func gramTile4x4(c *float64, ldc int, u, x *float64, ld int, n int)
+
 const (
 	// gramBlockBytes bounds the packed block (u and x together), so that it
 	// stays in L1/L2 while every tile of h streams over it.
@@ -46,7 +51,8 @@ var gramPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // addWeightedGramAsm is addWeightedGram on the AVX2/FMA kernels. Rows are packed
 // nb at a time (weighted copy u and plain copy x, both nb×k); then each 4×8 tile
-// of the upper triangle of h, anchored at (i0, i0+8q) for i0 a multiple of 4,
+// of the upper triangle of h (rows i0..i0+3, i0 a multiple of 4; after a 4×8 or
+// 4×4 diagonal tile, columns on a grid of step 8 aligned with the end of h)
 // accumulates the block in registers. Tiles that straddle the diagonal or the
 // right edge go through a scratch tile and only their upper-triangle, in-range
 // elements are added to h.
@@ -75,6 +81,7 @@ func addWeightedGramAsm(h []float64, k int, m *dataMatrix, rows []int, w []float
 	buf := (*bufp)[:need]
 	u, xbuf := buf[:nb*k], buf[nb*k:]
 	var t [32]float64
+	g := ((k + 3) &^ 3) % 8
 	for b := 0; b < len(rows); b += nb {
 		blk := rows[b:min(b+nb, len(rows))]
 		n := len(blk)
@@ -88,14 +95,24 @@ func addWeightedGramAsm(h []float64, k int, m *dataMatrix, rows []int, w []float
 			gramPack(&u[0], &x[0], &m.data[0], k, &blk[0], &w[0], n)
 		}
 		for i0 := 0; i0 < k; i0 += 4 {
-			// Diagonal tile (and right edge when i0+8 > k): via scratch.
-			gramEdgeTile(h, k, &t, i0, i0, u, x, n)
-			j0 := i0 + 8
+			// The diagonal tile, 4×8 if i0 ≡ g (mod 8), 4×4 otherwise, goes
+			// through the scratch, and so does a tile crossing the right
+			// edge; the others start at columns j0 ≡ g (mod 8), so that the
+			// last one ends at k when k is a multiple of 4, and are added to
+			// h in place.
+			var j0 int
+			if i0%8 == g {
+				gramEdgeTile(h, k, &t, i0, i0, 8, u, x, n)
+				j0 = i0 + 8
+			} else {
+				gramEdgeTile(h, k, &t, i0, i0, 4, u, x, n)
+				j0 = i0 + 4
+			}
 			for ; j0+8 <= k; j0 += 8 {
 				gramTile4x8(&h[i0*k+j0], k, &u[i0], &x[j0], k, n)
 			}
 			if j0 < k {
-				gramEdgeTile(h, k, &t, i0, j0, u, x, n)
+				gramEdgeTile(h, k, &t, i0, j0, 8, u, x, n)
 			}
 		}
 	}
@@ -112,15 +129,20 @@ func gramConsecutive(rows []int) bool {
 	return true
 }
 
-// gramEdgeTile computes the 4×8 tile at (i0, j0) into the scratch t and adds its
-// elements with i < k, i <= j < k to h. u and x start at row 0, column 0 of the
-// packed block; reads past their rows' ends stay inside the slack of the buffer.
-func gramEdgeTile(h []float64, k int, t *[32]float64, i0, j0 int, u, x []float64, n int) {
+// gramEdgeTile computes the 4×width tile at (i0, j0), width 4 or 8, into the
+// scratch t and adds its elements with i < k, i <= j < k to h. u and x start at
+// row 0, column 0 of the packed block; reads past their rows' ends stay inside
+// the slack of the buffer (or of m.data).
+func gramEdgeTile(h []float64, k int, t *[32]float64, i0, j0, width int, u, x []float64, n int) {
 	*t = [32]float64{}
-	gramTile4x8(&t[0], 8, &u[i0], &x[j0], k, n)
+	if width == 4 {
+		gramTile4x4(&t[0], 8, &u[i0], &x[j0], k, n)
+	} else {
+		gramTile4x8(&t[0], 8, &u[i0], &x[j0], k, n)
+	}
 	for a := 0; a < 4 && i0+a < k; a++ {
 		i := i0 + a
-		for bj := max(i-j0, 0); bj < 8 && j0+bj < k; bj++ {
+		for bj := max(i-j0, 0); bj < width && j0+bj < k; bj++ {
 			h[i*k+j0+bj] += t[a*8+bj]
 		}
 	}

@@ -207,3 +207,83 @@ tilestore:
 	VMOVUPD Y7, 32(R12)
 	VZEROUPPER
 	RET
+
+// func gramTile4x4(c *float64, ldc int, u, x *float64, ld int, n int)
+//
+// For a in [0, 4), b in [0, 4): c[a*ldc+b] += Σ_{t<n} u[t*ld+a]·x[t*ld+b].
+// Even and odd t accumulate into Y0..Y3 and Y4..Y7, summed at the end.
+TEXT ·gramTile4x4(SB), NOSPLIT, $0-48
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R9
+	SHLQ $3, R9
+	MOVQ u+16(FP), SI
+	MOVQ x+24(FP), DX
+	MOVQ ld+32(FP), R8
+	SHLQ $3, R8
+	MOVQ n+40(FP), CX
+
+	LEAQ    (DI)(R9*1), R10
+	LEAQ    (R10)(R9*1), R11
+	LEAQ    (R11)(R9*1), R12
+	VMOVUPD (DI), Y0
+	VMOVUPD (R10), Y1
+	VMOVUPD (R11), Y2
+	VMOVUPD (R12), Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	VXORPD  Y6, Y6, Y6
+	VXORPD  Y7, Y7, Y7
+
+	LEAQ (R8)(R8*1), R13
+	CMPQ CX, $2
+	JL   smalltail
+
+smallloop2:
+	VMOVUPD      (DX), Y8
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD  Y8, Y10, Y0
+	VBROADCASTSD 8(SI), Y11
+	VFMADD231PD  Y8, Y11, Y1
+	VBROADCASTSD 16(SI), Y12
+	VFMADD231PD  Y8, Y12, Y2
+	VBROADCASTSD 24(SI), Y13
+	VFMADD231PD  Y8, Y13, Y3
+	VMOVUPD      (DX)(R8*1), Y9
+	VBROADCASTSD (SI)(R8*1), Y10
+	VFMADD231PD  Y9, Y10, Y4
+	VBROADCASTSD 8(SI)(R8*1), Y11
+	VFMADD231PD  Y9, Y11, Y5
+	VBROADCASTSD 16(SI)(R8*1), Y12
+	VFMADD231PD  Y9, Y12, Y6
+	VBROADCASTSD 24(SI)(R8*1), Y13
+	VFMADD231PD  Y9, Y13, Y7
+	ADDQ         R13, SI
+	ADDQ         R13, DX
+	SUBQ         $2, CX
+	CMPQ         CX, $2
+	JGE          smallloop2
+
+smalltail:
+	TESTQ        CX, CX
+	JZ           smallstore
+	VMOVUPD      (DX), Y8
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD  Y8, Y10, Y0
+	VBROADCASTSD 8(SI), Y11
+	VFMADD231PD  Y8, Y11, Y1
+	VBROADCASTSD 16(SI), Y12
+	VFMADD231PD  Y8, Y12, Y2
+	VBROADCASTSD 24(SI), Y13
+	VFMADD231PD  Y8, Y13, Y3
+
+smallstore:
+	VADDPD  Y4, Y0, Y0
+	VADDPD  Y5, Y1, Y1
+	VADDPD  Y6, Y2, Y2
+	VADDPD  Y7, Y3, Y3
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (R10)
+	VMOVUPD Y2, (R11)
+	VMOVUPD Y3, (R12)
+	VZEROUPPER
+	RET
