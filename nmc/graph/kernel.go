@@ -8,19 +8,25 @@ package graph
 //
 // Built with the openblas tag (and cgo) it calls OpenBLAS (kernel_openblas.go).
 // Otherwise, on amd64 CPUs with AVX2 and FMA (and without the purego build tag), it
-// runs the register-tiled assembly kernel of kernel_amd64.s; elsewhere it runs
+// runs the register-tiled assembly kernel of kernel_amd64.s (except on tiny inputs,
+// where its set-up costs more than it saves); elsewhere it runs
 // addWeightedGramGeneric.
 func addWeightedGram(h []float64, k int, m *dataMatrix, rows []int, w []float64) {
 	if gramBLAS != nil {
 		gramBLAS(h, k, m, rows, w)
 		return
 	}
-	if useGramAsm {
+	if useGramAsm && len(rows)*k*k >= gramAsmMinWork {
 		addWeightedGramAsm(h, k, m, rows, w)
 		return
 	}
 	addWeightedGramGeneric(h, k, m, rows, w)
 }
+
+// gramAsmMinWork is the smallest len(rows)·k² for which addWeightedGram uses the
+// assembly kernel (at k = 5 it is slower than the generic one on 4 rows, faster
+// on 32).
+const gramAsmMinWork = 256
 
 // gramBLAS is the OpenBLAS addWeightedGram, set by kernel_openblas.go when the
 // package is built with the openblas tag and cgo; nil otherwise.

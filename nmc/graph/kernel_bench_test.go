@@ -31,7 +31,8 @@ func gramKernels() []struct {
 // the matrix, in order) of a k-column matrix, per implementation.
 func BenchmarkGramKernel(b *testing.B) {
 	sizes := []struct{ k, n int }{
-		{5, 10000}, {20, 10000}, {40, 1000}, {40, 10000}, {100, 10000}, {101, 10000},
+		{5, 10000}, {20, 10000}, {40, 4}, {40, 32}, {40, 1000}, {40, 10000}, {100, 10000}, {101, 10000},
+		{5, 4}, {5, 32},
 	}
 	for _, sz := range sizes {
 		rng := rand.New(rand.NewPCG(5, uint64(sz.k)))

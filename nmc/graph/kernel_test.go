@@ -109,6 +109,9 @@ func TestAddWeightedGram(t *testing.T) {
 			c := newGramCase(rng, k, 1+rng.IntN(2*n+5), n)
 			c.check(t, "generic", addWeightedGramGeneric)
 			c.check(t, "addWeightedGram", addWeightedGram)
+			if useGramAsm {
+				c.check(t, "addWeightedGramAsm", addWeightedGramAsm)
+			}
 		}
 	}
 	t.Logf("addWeightedGram runs: OpenBLAS %v, assembly %v", gramBLAS != nil, useGramAsm)
