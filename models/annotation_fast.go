@@ -188,6 +188,7 @@ func (f *annotationFast) NewScorer() nmc.Scorer {
 		src: make([]float64, f.dim),
 		lg:  make([]float64, f.dim),
 		a:   make([]float64, f.numClasses),
+		cnt: make([]float64, f.numClasses*f.numClasses),
 	}
 	for j := range s.src {
 		s.src[j] = math.NaN() // never equal to a state value: every log is computed on first use
@@ -203,6 +204,7 @@ type annotationFastScorer struct {
 	f       *annotationFast
 	src, lg []float64
 	a       []float64 // per-class scratch: concentration − 1 + counts
+	cnt     []float64 // C×C scratch: label counts by (class, label)
 }
 
 // posLog returns log v for finite v > 0 and −Inf otherwise (the graph's Dirichlet and
@@ -318,14 +320,24 @@ func (s *annotationFastScorer) scoreTheta(x []float64, t int, grad, hess []float
 	for n := range a {
 		a[n] = f.rows[m][n] - 1
 	}
+	// Count the labels of labeler l by (class, label) without a data-dependent branch,
+	// then keep class m's row. A class outside [0, C) (never set by the sampler)
+	// counts nowhere.
+	cnt := s.cnt
+	clear(cnt)
 	zs := x[f.zOff : f.zOff+f.numItems]
-	want := float64(m)
 	lo, hi := f.labStart[l], f.labStart[l+1]
 	labels := f.labLabel[lo:hi]
 	for r, it := range f.labItem[lo:hi] {
-		if zs[it] == want {
-			a[labels[r]]++
+		v := zs[it]
+		k := int(v)
+		if uint(k) >= uint(c) || float64(k) != v {
+			continue
 		}
+		cnt[k*c+int(labels[r])]++
+	}
+	for n := range a {
+		a[n] += cnt[m*c+n]
 	}
 	off := f.thetaOff + t*c
 	return dirichletScore(x[off:off+c], a, f.rowConst[m], grad, hess)

@@ -85,7 +85,10 @@ func (c *chain) stepEnumerate(i int) {
 	}
 	sum := 0.0
 	for v, l := range lp {
-		w := math.Exp(l - top)
+		w := 1.0 // exp(0), the largest weight, without the call
+		if l != top {
+			w = math.Exp(l - top)
+		}
 		lp[v] = w
 		sum += w
 	}
