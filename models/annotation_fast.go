@@ -146,27 +146,26 @@ func (f *annotationFast) Init(rng *rand.Rand, x []float64) error { return f.star
 // NewScorer returns an evaluator for one chain.
 func (f *annotationFast) NewScorer() nmc.Scorer {
 	s := &annotationFastScorer{
-		f:   f,
-		src: make([]float64, f.dim),
-		lg:  make([]float64, f.dim),
-		a:   make([]float64, f.numClasses),
-		cnt: make([]float64, f.numClasses*f.numClasses),
+		f:    f,
+		logs: make([]cachedLog, f.dim),
+		a:    make([]float64, f.numClasses),
+		cnt:  make([]float64, f.numClasses*f.numClasses),
 	}
-	for j := range s.src {
-		s.src[j] = math.NaN() // never equal to a state value: every log is computed on first use
+	for j := range s.logs {
+		s.logs[j].src = math.NaN() // never equal to a state value: every log is computed on first use
 	}
 	return s
 }
 
 // annotationFastScorer evaluates scores for one chain. It caches the logs of the pi
-// and theta coordinates: lg[j] = log src[j], recomputed whenever x[j] differs from
-// src[j], so every value read is the log of the current state whatever the order of
-// calls.
+// and theta coordinates: logs[j].lg = log logs[j].src, recomputed whenever x[j]
+// differs from logs[j].src, so every value read is the log of the current state
+// whatever the order of calls.
 type annotationFastScorer struct {
-	f       *annotationFast
-	src, lg []float64
-	a       []float64 // per-class scratch: concentration − 1 + counts
-	cnt     []float64 // C×C scratch: label counts by (class, label)
+	f    *annotationFast
+	logs []cachedLog // per state coordinate (only those of pi and theta are used)
+	a    []float64   // per-class scratch: concentration − 1 + counts
+	cnt  []float64   // C×C scratch: label counts by (class, label)
 }
 
 // posLog returns log v for finite v > 0 and −Inf otherwise (the graph's Dirichlet and
@@ -178,13 +177,22 @@ func posLog(v float64) float64 {
 	return math.Inf(-1)
 }
 
+// cachedLog holds a coordinate's value and its log (posLog).
+type cachedLog struct{ src, lg float64 }
+
 // logAt returns log x[j] through the cache.
 func (s *annotationFastScorer) logAt(x []float64, j int) float64 {
-	if v := x[j]; v != s.src[j] {
-		s.src[j] = v
-		s.lg[j] = posLog(v)
+	c := &s.logs[j]
+	if v := x[j]; v != c.src {
+		return c.refresh(v)
 	}
-	return s.lg[j]
+	return c.lg
+}
+
+// refresh stores v and its log.
+func (c *cachedLog) refresh(v float64) float64 {
+	c.src, c.lg = v, posLog(v)
+	return c.lg
 }
 
 // class returns the class z[i] as an int, or −1 when it is not an integer in [0, C).
@@ -218,10 +226,21 @@ func (s *annotationFastScorer) scoreZ(x []float64, i int) float64 {
 	if m < 0 {
 		return math.Inf(-1)
 	}
-	total := s.logAt(x, f.piOff+m)
+	// logAt, written out: this loop is the model's hottest.
+	logs := s.logs
+	c := &logs[f.piOff+m]
+	if v := x[f.piOff+m]; v != c.src {
+		c.refresh(v)
+	}
+	total := c.lg
 	base := f.thetaOff + m*f.numClasses
 	for _, code := range f.itemCode[f.itemStart[i]:f.itemStart[i+1]] {
-		total += s.logAt(x, base+int(code))
+		j := base + int(code)
+		c := &logs[j]
+		if v := x[j]; v != c.src {
+			c.refresh(v)
+		}
+		total += c.lg
 	}
 	return total
 }
