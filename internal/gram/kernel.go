@@ -1,4 +1,31 @@
-package graph
+// Package gram accumulates weighted Gram matrices Aᵀ diag(w) A: the Hessian of a sum
+// of scalar functions of a linear map, such as a regression's coefficient site. It is
+// the hottest loop of package graph and of the hand-written regression models, so it
+// has an AVX2/FMA assembly kernel (chosen at run time), a pure-Go fallback (always
+// under the purego build tag) and an optional OpenBLAS path (build tag openblas,
+// needs cgo and libopenblas-dev).
+package gram
+
+// AddWeighted adds Σ_r w[r]·a_r a_rᵀ to the upper triangle (diagonal included) of the
+// k×k row-major matrix h, where a_r = data[r·k : (r+1)·k] (data is row-major with k
+// columns) and r runs over rows (any subset of row indices, in any order, repeats
+// allowed). w is indexed by row number; weights may be negative or zero. Elements of
+// h below the diagonal are not touched. It is safe for concurrent use on different h.
+func AddWeighted(h []float64, k int, data []float64, rows []int, w []float64) {
+	if k <= 0 || len(rows) == 0 {
+		return
+	}
+	m := dataMatrix{rows: len(data) / k, cols: k, data: data}
+	addWeightedGram(h, k, &m, rows, w)
+}
+
+// dataMatrix is a row-major matrix with stride cols.
+type dataMatrix struct {
+	rows, cols int
+	data       []float64
+}
+
+func (m *dataMatrix) row(i int) []float64 { return m.data[i*m.cols : (i+1)*m.cols] }
 
 // addWeightedGram adds Σ_r w[r]·a_r a_rᵀ to the upper triangle (diagonal included)
 // of the k×k row-major matrix h, where a_r is row r of m and r runs over rows (any

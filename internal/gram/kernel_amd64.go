@@ -1,6 +1,6 @@
 //go:build amd64 && !purego && !(openblas && cgo)
 
-package graph
+package gram
 
 import (
 	"sync"

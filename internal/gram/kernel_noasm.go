@@ -1,6 +1,6 @@
 //go:build !amd64 || purego || (openblas && cgo)
 
-package graph
+package gram
 
 // useGramAsm reports whether addWeightedGram runs the assembly kernel: never on
 // architectures other than amd64, under the purego build tag, or when built with

@@ -1,6 +1,6 @@
 //go:build openblas && cgo
 
-package graph
+package gram
 
 /*
 #cgo LDFLAGS: -lopenblas
