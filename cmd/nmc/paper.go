@@ -210,7 +210,11 @@ func runPaper(ctx context.Context, e *env, exps []experiment, cfg paperConfig) e
 	if cfg.full {
 		size = "the paper's large sizes"
 	}
-	fmt.Fprintf(w, "nmc paper: %d experiments at %s, %d chains each, seed %d, no warm-up\n", len(exps), size, cfg.chains, cfg.seed)
+	chains := fmt.Sprintf("%d chains each", cfg.chains)
+	if cfg.full {
+		chains += " (one for the large regressions)"
+	}
+	fmt.Fprintf(w, "nmc paper: %d experiments at %s, %s, seed %d, no warm-up\n", len(exps), size, chains, cfg.seed)
 	fmt.Fprintln(w, "PLL: joint form, chains interleaved by draw; samples to convergence in pooled draws (within 1% of the final PLL)")
 	fmt.Fprintln(w, "min ESS (bulk) and max R-hat: continuous parameters, second half of each chain")
 	fmt.Fprintln(w)
