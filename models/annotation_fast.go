@@ -65,6 +65,9 @@ var _ nmc.Model = (*annotationFast)(nil)
 func newAnnotationFast(start *annotationStart, train AnnotationData, conc []float64, rows [][]float64) (*annotationFast, error) {
 	g := start.Model
 	n, l, c := train.NumItems, train.NumLabelers, train.NumClasses
+	if n > math.MaxInt32 || train.NumLabels() > math.MaxInt32 || l > math.MaxInt32/(c*c) {
+		return nil, fmt.Errorf("models: annotation: %d items, %d labels, %d labelers × %d² classes: too many for 32-bit indices", n, train.NumLabels(), l, c)
+	}
 	f := &annotationFast{
 		start: start, sites: g.Sites(),
 		numItems: n, numLabelers: l, numClasses: c,
@@ -380,10 +383,14 @@ type annotationFastHeldOut struct {
 
 var _ nmc.HeldOut = (*annotationFastHeldOut)(nil)
 
-// newAnnotationFastHeldOut wraps slow, built on the same test data.
-func newAnnotationFastHeldOut(slow *annotationHeldOut) *annotationFastHeldOut {
+// newAnnotationFastHeldOut wraps slow, built on the same test data. It returns slow
+// itself when the test data is too large for 32-bit indices.
+func newAnnotationFastHeldOut(slow *annotationHeldOut) nmc.HeldOut {
 	d := slow.test
 	c := d.NumClasses
+	if d.NumItems > math.MaxInt32 || d.NumLabels() > math.MaxInt32 || d.NumLabelers > math.MaxInt32/(c*c) {
+		return slow
+	}
 	h := &annotationFastHeldOut{slow: slow, c: c, numItems: d.NumItems, pi: slow.pi, theta: slow.theta}
 	h.start = make([]int32, d.NumItems+1)
 	for _, it := range d.Item {
