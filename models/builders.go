@@ -143,7 +143,9 @@ type AnnotationPrior struct{ PiConcentration, Gamma, Rho float64 }
 //	y_j ~ Categorical(theta[labeler_j, z[item_j]]).
 //
 // Parameters: pi[m], z[i], theta[l,m,n] (0-based). test may be nil; its held-out
-// likelihood sums out each test item's class.
+// likelihood sums out each test item's class. Built.Graph is the model written with
+// the graph API; Built.Model is a hand-written implementation of it with the same
+// sites, state layout and scores, started from majority-vote classes.
 func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPrior) (*Built, error) {
 	if err := train.Validate(); err != nil {
 		return nil, fmt.Errorf("models: annotation: train: %w", err)
