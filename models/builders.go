@@ -15,8 +15,12 @@ import (
 type Built struct {
 	// Name is the model's name as the command line knows it, e.g. "blr".
 	Name string
-	// Model is what to sample: Graph, or Graph with a model-specific start (the
-	// annotation model starts from majority-vote classes).
+	// Model is what to sample. For the paper's models (logistic and robust regression,
+	// annotation) it is a hand-written model with Graph's sites, state layout and
+	// start, whose scorer works on sufficient statistics (cached linear predictor,
+	// label counts) and is tested against Graph's scores, gradients and Hessians;
+	// for the others it is Graph. The annotation model starts from majority-vote
+	// classes.
 	Model nmc.Model
 	// Graph is the compiled graph model (state layout, Offset, Neighbors).
 	Graph *graph.Model
