@@ -306,6 +306,11 @@ func runPaper(ctx context.Context, e *env, exps []experiment, cfg paperConfig) e
 			conjPlots = append(conjPlots, p)
 		}
 		rows = append(rows, row)
+		// The table comes at the end; on a terminal, a line per finished experiment
+		// shows progress.
+		if showProgress(e.stderr) {
+			fmt.Fprintf(e.stderr, "nmc paper: %s done (%d×%d draws in %s)\n", x.model, row.chains, row.draws, formatDuration(row.wall))
+		}
 	}
 	printPaperTable(w, rows)
 	if err := writePaperTable(filepath.Join(cfg.dir, "table.csv"), rows); err != nil {
