@@ -58,6 +58,9 @@ const (
 	// logWalkSigma is the standard deviation of the log-scale (Positive) and
 	// logit-scale (Interval) random-walk fallbacks.
 	logWalkSigma = 0.3
+	// maxLogDrift bounds the Langevin step of a Positive walk coordinate's centre
+	// (in log units; start refinement only).
+	maxLogDrift = 1.0
 	// dirichletFallbackConc is c in the Simplex fallback Dirichlet(c·x + 1e-3).
 	dirichletFallbackConc = 100
 	// dirichletFloor is the floor of the fitted Dirichlet parameters.

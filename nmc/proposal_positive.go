@@ -85,13 +85,24 @@ func (p *positiveProposer) logq(s *slot, _ float64, y []float64) float64 {
 	return lq
 }
 
+// centre returns the Gamma fit's mode (or mean), the log-scale Newton point, or, for
+// a coordinate on the walk (its score convex even on the log scale, as a Student-t's
+// degrees of freedom far above their mode), the point one Langevin step up the
+// log-scale gradient g_t: log(x−c) + clamp(0.3²·g_t/2, ±1). Start refinement moves
+// towards it.
 func (p *positiveProposer) centre(s *slot, dst []float64) bool {
 	for j := range dst {
 		if s.fbc[j] {
+			m := s.d[j]
 			if s.w[j] == 0 {
-				return false
+				y := s.x[j] - p.lower
+				gt := y*s.g[j] + 1
+				if math.IsNaN(gt) {
+					return false
+				}
+				m += max(-maxLogDrift, min(maxLogDrift, 0.5*logWalkSigma*logWalkSigma*gt))
 			}
-			dst[j] = p.lower + math.Exp(s.d[j]) // the log-scale Newton point
+			dst[j] = p.lower + math.Exp(m)
 			continue
 		}
 		a, b := s.w[j], s.d[j]

@@ -16,7 +16,8 @@ func refineThreshold(k int) float64 {
 // A prior draw can be so far out (logistic regression with thousands of rows starts
 // at log densities of −10⁵) that the Newton fit there proposes points the MH ratio
 // never accepts. For at most opts.InitRefine sweeps, every continuous site whose
-// point is atypical under its own fitted proposal is moved towards the proposal's
+// point is atypical under its own fitted proposal (or, for a Positive site, lies in
+// a convex tail where its Gamma fit is invalid) is moved towards the proposal's
 // centre, halving the step until the site's score rises. Refinement stops at the
 // first sweep that moves nothing. It only chooses the starting point; every recorded
 // draw still comes from exact MH steps.
@@ -57,7 +58,11 @@ func (c *chain) refineSite(i int) bool {
 		return false
 	}
 	gap := p.logqFit(cur, nxt.x) - p.logqFit(cur, cur.x)
-	if !(gap > refineThreshold(k)) {
+	// A Positive site on a fallback sits where its Gamma fit is invalid (a convex
+	// tail): it is moved towards the fallback's centre (the log-scale Newton point
+	// or the drifted walk's mean) whenever that raises the score.
+	tail := cur.fb && c.sites[i].Support == Positive
+	if !(gap > refineThreshold(k)) && !tail {
 		return false
 	}
 	target := nxt.x
