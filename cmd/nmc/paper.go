@@ -174,8 +174,10 @@ type heapWatch struct {
 	peak chan uint64
 }
 
-// watchHeap starts sampling runtime.MemStats.HeapInuse every 100 ms.
+// watchHeap collects the garbage of earlier experiments, then samples
+// runtime.MemStats.HeapInuse every 100 ms.
 func watchHeap() *heapWatch {
+	runtime.GC()
 	h := &heapWatch{done: make(chan struct{}), peak: make(chan uint64)}
 	go func() {
 		var ms runtime.MemStats
