@@ -16,7 +16,7 @@ func AddWeighted(h []float64, k int, data []float64, rows []int, w []float64) {
 		return
 	}
 	m := dataMatrix{rows: len(data) / k, cols: k, data: data}
-	addWeightedGram(h, k, &m, rows, w)
+	addWeightedGram(h, k, m, rows, w)
 }
 
 // dataMatrix is a row-major matrix with stride cols.
@@ -38,7 +38,7 @@ func (m *dataMatrix) row(i int) []float64 { return m.data[i*m.cols : (i+1)*m.col
 // runs the register-tiled assembly kernel of kernel_amd64.s (except on tiny inputs,
 // where its set-up costs more than it saves); elsewhere it runs
 // addWeightedGramGeneric.
-func addWeightedGram(h []float64, k int, m *dataMatrix, rows []int, w []float64) {
+func addWeightedGram(h []float64, k int, m dataMatrix, rows []int, w []float64) {
 	if gramBLAS != nil {
 		gramBLAS(h, k, m, rows, w)
 		return
@@ -57,12 +57,12 @@ const gramAsmMinWork = 256
 
 // gramBLAS is the OpenBLAS addWeightedGram, set by kernel_openblas.go when the
 // package is built with the openblas tag and cgo; nil otherwise.
-var gramBLAS func(h []float64, k int, m *dataMatrix, rows []int, w []float64)
+var gramBLAS func(h []float64, k int, m dataMatrix, rows []int, w []float64)
 
 // addWeightedGramGeneric is the pure-Go addWeightedGram. Rows are taken four at a
 // time so that each pass over h does four rank-one updates, which keeps h in L1 and
 // runs about 1.5× faster than gonum's Dsyrk on the pre-scaled matrix.
-func addWeightedGramGeneric(h []float64, k int, m *dataMatrix, rows []int, w []float64) {
+func addWeightedGramGeneric(h []float64, k int, m dataMatrix, rows []int, w []float64) {
 	r := 0
 	for ; r+4 <= len(rows); r += 4 {
 		x0, x1, x2, x3 := m.row(rows[r]), m.row(rows[r+1]), m.row(rows[r+2]), m.row(rows[r+3])

@@ -56,7 +56,7 @@ var gramPool = sync.Pool{New: func() any { return new([]float64) }}
 // accumulates the block in registers. Tiles that straddle the diagonal or the
 // right edge go through a scratch tile and only their upper-triangle, in-range
 // elements are added to h.
-func addWeightedGramAsm(h []float64, k int, m *dataMatrix, rows []int, w []float64) {
+func addWeightedGramAsm(h []float64, k int, m dataMatrix, rows []int, w []float64) {
 	if len(rows) == 0 || k <= 0 {
 		return
 	}

@@ -11,15 +11,15 @@ import (
 // kernel is not built with the openblas tag, OpenBLAS only with it).
 func gramKernels() []struct {
 	name string
-	f    func([]float64, int, *dataMatrix, []int, []float64)
+	f    func([]float64, int, dataMatrix, []int, []float64)
 } {
-	var asm func([]float64, int, *dataMatrix, []int, []float64)
+	var asm func([]float64, int, dataMatrix, []int, []float64)
 	if useGramAsm {
 		asm = addWeightedGramAsm
 	}
 	return []struct {
 		name string
-		f    func([]float64, int, *dataMatrix, []int, []float64)
+		f    func([]float64, int, dataMatrix, []int, []float64)
 	}{
 		{"generic", addWeightedGramGeneric},
 		{"asm", asm},
@@ -49,7 +49,7 @@ func BenchmarkGramKernel(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(8 * sz.k * sz.n))
 				for b.Loop() {
-					kern.f(h, sz.k, c.m, c.rows, c.w)
+					kern.f(h, sz.k, *c.m, c.rows, c.w)
 				}
 			})
 		}
@@ -74,7 +74,7 @@ func BenchmarkGramLarge(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(8 * k * n))
 			for b.Loop() {
-				kern.f(h, k, c.m, c.rows, c.w)
+				kern.f(h, k, *c.m, c.rows, c.w)
 			}
 		})
 	}

@@ -10,6 +10,6 @@ const useGramAsm = false
 
 // addWeightedGramAsm is never called when useGramAsm is false; it is defined so
 // that the dispatch in addWeightedGram compiles everywhere.
-func addWeightedGramAsm(h []float64, k int, m *dataMatrix, rows []int, w []float64) {
+func addWeightedGramAsm(h []float64, k int, m dataMatrix, rows []int, w []float64) {
 	addWeightedGramGeneric(h, k, m, rows, w)
 }

@@ -27,7 +27,7 @@ var gramBLASPool = sync.Pool{New: func() any { return new([]float64) }}
 // gathered as √|w_r|·a_r into two scratch matrices, one for positive and one for
 // negative weights (zero weights are skipped), and cblas_dsyrk adds P ᵀP − NᵀN to
 // the upper triangle of h; dsyrk reads and writes only that triangle.
-func addWeightedGramBLAS(h []float64, k int, m *dataMatrix, rows []int, w []float64) {
+func addWeightedGramBLAS(h []float64, k int, m dataMatrix, rows []int, w []float64) {
 	if len(rows) == 0 || k <= 0 {
 		return
 	}

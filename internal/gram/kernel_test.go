@@ -75,12 +75,12 @@ func (c gramCase) reference() (want, scale []float64) {
 
 // check runs kernel on a copy of h0 and compares it with the reference: upper
 // triangle within 1e-12·Σ|terms|, lower triangle untouched.
-func (c gramCase) check(t *testing.T, name string, kernel func([]float64, int, *dataMatrix, []int, []float64)) {
+func (c gramCase) check(t *testing.T, name string, kernel func([]float64, int, dataMatrix, []int, []float64)) {
 	t.Helper()
 	k := c.k
 	want, scale := c.reference()
 	h := append([]float64(nil), c.h0...)
-	kernel(h, k, c.m, c.rows, c.w)
+	kernel(h, k, *c.m, c.rows, c.w)
 	for i := 0; i < k; i++ {
 		for j := 0; j < k; j++ {
 			got := h[i*k+j]
@@ -163,7 +163,7 @@ func TestAddWeightedGramConcurrent(t *testing.T) {
 			h := append([]float64(nil), c.h0...)
 			for range 20 {
 				copy(h, c.h0)
-				addWeightedGram(h, c.k, c.m, c.rows, c.w)
+				addWeightedGram(h, c.k, *c.m, c.rows, c.w)
 			}
 			done <- h
 		}(cases[i])
