@@ -233,6 +233,10 @@ func TestBadInput(t *testing.T) {
 			p := b.Latent("p", Normal(C(0), C(1)), 3)
 			b.Observe("y", Normal(At(p, ByNode(nil)), C(1)), []float64{1, 2})
 		}, []string{`observed "y"`, "At", "index 0", "nil"}},
+		{"empty index data", func(b *Builder) { // found by FuzzBuild: a nil dereference at Score
+			p := b.Latent("p", Normal(C(0), C(1)), 3)
+			b.Observe("y", Normal(At(p, By([]int{})), C(1)), []float64{1, 2})
+		}, []string{`observed "y"`, "At", "index 0", "empty"}},
 		{"nil covariance", func(b *Builder) {
 			b.Latent("x", MultivariateNormal(Vec(0, 0), nil))
 		}, []string{`latent "x"`, "covariance", "nil"}},

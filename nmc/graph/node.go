@@ -359,7 +359,7 @@ func At(src *Node, idx ...Idx) *Node {
 			l = ix.node.length
 			out.atNode[d] = ix.node
 			out.args = append(out.args, ix.node)
-		case ix.data != nil:
+		case len(ix.data) > 0:
 			l = len(ix.data)
 			for e, i := range ix.data {
 				if i < 0 || i >= shape[d] {
