@@ -460,8 +460,8 @@ func (s *linearScorer) scoreSigma(p linearParams, xb, grad, hess []float64, deri
 	return total
 }
 
-// LogJoint returns the unnormalised log joint density at x (the graph model's, up
-// to a constant).
+// LogJoint returns the log joint density at x with every normalising constant, the
+// graph model's value.
 func (s *linearScorer) LogJoint(x []float64) float64 {
 	lm := s.lm
 	p, ok := s.params(x)
@@ -471,13 +471,18 @@ func (s *linearScorer) LogJoint(x []float64) float64 {
 	beta := x[lm.offBeta : lm.offBeta+lm.k]
 	total := s.sumRows(p, s.xbAt(beta), false)
 	if lm.robust {
-		total += (lm.nuShape-1)*math.Log(p.nu) - lm.nuRate*p.nu - lm.sigRat*p.sigma
+		lgShape, _ := math.Lgamma(lm.nuShape)
+		total += lm.nuShape*math.Log(lm.nuRate) - lgShape + (lm.nuShape-1)*math.Log(p.nu) - lm.nuRate*p.nu
+		total += math.Log(lm.sigRat) - lm.sigRat*p.sigma
 	}
 	v := p.alpha / lm.alphaSD
-	total -= 0.5 * v * v
+	total -= 0.5*v*v + math.Log(lm.alphaSD) + logSqrt2Pi
 	prec := 1 / (lm.betaSD * lm.betaSD)
 	for _, b := range beta {
-		total -= 0.5 * b * b * prec
+		total -= 0.5*b*b*prec + math.Log(lm.betaSD) + logSqrt2Pi
 	}
 	return total
 }
+
+// logSqrt2Pi is log √(2π), the Normal density's constant.
+const logSqrt2Pi = 0.91893853320467274178032973640561763986139747363778

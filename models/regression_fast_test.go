@@ -105,6 +105,9 @@ func TestLinearModelMatchesGraph(t *testing.T) {
 							t.Errorf("trial %d site %s: hess[%d] = %.12g, graph %.12g", trial, s.Name, j, h1[j], h2[j])
 						}
 					}
+					if a, b := fs.LogJoint(x), gs.LogJoint(x); relDiff(a, b) > 1e-12*max(1, math.Abs(b)) {
+						t.Errorf("trial %d: log joint %.12g, graph %.12g", trial, a, b)
+					}
 					lj1 := fs.LogJoint(y) - fs.LogJoint(x)
 					lj2 := gs.LogJoint(y) - gs.LogJoint(x)
 					if relDiff(lj1, lj2) > 1e-9*max(1, math.Abs(f2)) {
