@@ -147,10 +147,21 @@ func (s *linearScorer) chunks(fn func(c int)) {
 		return
 	}
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var panicked any
 	for g := 1; g < w; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
+			// A panic is handed to the calling goroutine, where the sampler's
+			// recovery names the chain and site.
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					panicked = r
+					mu.Unlock()
+				}
+			}()
 			for c := g; c < s.nchunks; c += w {
 				fn(c)
 			}
@@ -160,6 +171,9 @@ func (s *linearScorer) chunks(fn func(c int)) {
 		fn(c)
 	}
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
 }
 
 func (s *linearScorer) rows(c int) (lo, hi int) {
@@ -206,7 +220,7 @@ func (s *linearScorer) params(x []float64) (linearParams, bool) {
 	return p, true
 }
 
-// rowTerms writes, for rows lo…hi−1 at linear predictor eta = alpha + xb, the log
+// rowTermsEta writes, for rows lo…hi−1 at linear predictor eta = alpha + xb, the log
 // density's derivatives with respect to the row's η into d1 and d2 (when wanted) and
 // returns the rows' summed log density.
 func (s *linearScorer) rowTermsEta(p linearParams, xb []float64, lo, hi int, deriv bool) float64 {
