@@ -39,7 +39,9 @@ type linearModel struct {
 	// Site indices and state offsets.
 	siteAlpha, siteBeta, siteNu, siteSigma int
 	offAlpha, offBeta, offNu, offSigma     int
-	workers                                int
+	// workers, when positive, is the number of goroutines of every scorer (tests);
+	// otherwise a scorer takes GOMAXPROCS when it is created.
+	workers int
 }
 
 func newLinearModel(m *graph.Model, train RegressionData, robust bool, alphaSD, betaSD, nuShape, nuRate, sigmaRate float64) (*linearModel, error) {
@@ -47,7 +49,7 @@ func newLinearModel(m *graph.Model, train RegressionData, robust bool, alphaSD, 
 	raw := train.X.RawMatrix()
 	lm := &linearModel{Model: m, robust: robust, n: n, k: k, y: train.Y,
 		alphaSD: alphaSD, betaSD: betaSD, nuShape: nuShape, nuRate: nuRate, sigRat: sigmaRate,
-		siteNu: -1, siteSigma: -1, workers: runtime.GOMAXPROCS(0)}
+		siteNu: -1, siteSigma: -1}
 	lm.x = make([]float64, n*k) // a copy: later changes to train.X do not reach the model
 	for i := 0; i < n; i++ {
 		copy(lm.x[i*k:], raw.Data[i*raw.Stride:i*raw.Stride+k])
@@ -92,7 +94,11 @@ func newLinearModel(m *graph.Model, train RegressionData, robust bool, alphaSD, 
 func (lm *linearModel) NewScorer() nmc.Scorer {
 	nc := (lm.n + chunkRows - 1) / chunkRows
 	k := lm.k
-	s := &linearScorer{lm: lm, nchunks: nc,
+	workers := lm.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	s := &linearScorer{lm: lm, nchunks: nc, workers: workers,
 		part:  make([]float64, nc),
 		gpart: make([]float64, nc*k),
 		hpart: make([]float64, nc*k*k),
@@ -120,6 +126,7 @@ type xbSlot struct {
 type linearScorer struct {
 	lm      *linearModel
 	nchunks int
+	workers int       // goroutines sharing the chunks
 	xb      [2]xbSlot // the two last betas seen: current and proposed
 	clock   uint64
 	part    []float64 // per chunk: partial log density
@@ -139,7 +146,7 @@ type linearParams struct {
 
 // chunks runs fn(c) for every chunk c, spread over the model's workers.
 func (s *linearScorer) chunks(fn func(c int)) {
-	w := min(s.lm.workers, s.nchunks)
+	w := min(s.workers, s.nchunks)
 	if w <= 1 {
 		for c := 0; c < s.nchunks; c++ {
 			fn(c)

@@ -25,7 +25,7 @@ func drawsCSV(t *testing.T, b *Built, seed uint64, procs int) []byte {
 
 // TestSampleDeterminism checks, for the annotation model (discrete classes and
 // simplex sites, with its majority-vote start) and robust regression (Gamma,
-// Exponential and Newton sites), that the same seed gives byte-identical draws CSV
+// Exponential and Newton sites; one with its likelihood split over goroutines), that the same seed gives byte-identical draws CSV
 // with GOMAXPROCS 1 and 2, and that another seed gives different draws (so the
 // comparison can fail). It changes GOMAXPROCS, so it does not run in parallel.
 func TestSampleDeterminism(t *testing.T) {
@@ -46,7 +46,16 @@ func TestSampleDeterminism(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []*Built{annotation, robust} {
+	// 10,000 training rows: three chunks of rows, summed by one goroutine or two.
+	big, _, _, err := GenerateRobust(rng, 20000, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	robustBig, err := Robust(big, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []*Built{annotation, robust, robustBig} {
 		one := drawsCSV(t, b, 9, 1)
 		two := drawsCSV(t, b, 9, 2)
 		if !bytes.Equal(one, two) {
