@@ -248,6 +248,44 @@ func (s *annotationFastScorer) scoreZ(x []float64, i int) float64 {
 	return total
 }
 
+// ScoreValues writes the score of every class of item site i into dst (one pass
+// over the item's labels per class, with the class's logs read from the cache): the
+// sampler's enumeration of z_i without a Score call per class. It leaves x unchanged.
+func (s *annotationFastScorer) ScoreValues(x []float64, i int, dst []float64) {
+	f := s.f
+	if i < f.zSite || i >= f.thetaSite || len(dst) != f.numClasses {
+		// Not a class site: score value by value (the sampler never asks this).
+		off := nmc.Offsets(f.Sites())[i]
+		old := x[off]
+		for v := range dst {
+			x[off] = float64(v)
+			dst[v] = s.Score(x, i, nil, nil)
+		}
+		x[off] = old
+		return
+	}
+	item := i - f.zSite
+	labels := f.itemCode[f.itemStart[item]:f.itemStart[item+1]]
+	logs := s.logs
+	for m := range dst {
+		c := &logs[f.piOff+m]
+		if v := x[f.piOff+m]; v != c.src {
+			c.refresh(v)
+		}
+		total := c.lg
+		base := f.thetaOff + m*f.numClasses
+		for _, code := range labels {
+			j := base + int(code)
+			c := &logs[j]
+			if v := x[j]; v != c.src {
+				c.refresh(v)
+			}
+			total += c.lg
+		}
+		dst[m] = total
+	}
+}
+
 // dirichletScore returns the Dirichlet log density with exponents a (concentration
 // − 1 plus data counts) and constant cst at the coordinates y, writing the gradient
 // a_n/y_n and the diagonal Hessian −a_n/y_n² when grad and hess are non-nil.

@@ -364,3 +364,39 @@ func TestAnnotationFastHeldOut(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnotationFastScoreValues checks the batched class scores against Score at
+// every class of every item, bit for bit, and that the state is left unchanged.
+func TestAnnotationFastScoreValues(t *testing.T) {
+	cfg := DefaultAnnotationConfig(300)
+	cfg.Labelers = 10
+	_, f, _ := fastAnnotation(t, 5, cfg)
+	sc := f.NewScorer()
+	vs, ok := sc.(nmc.ValuesScorer)
+	if !ok {
+		t.Fatalf("the annotation scorer %T does not implement nmc.ValuesScorer", sc)
+	}
+	rng := rand.New(rand.NewPCG(6, 6))
+	x := make([]float64, nmc.Dim(f.Sites()))
+	dst := make([]float64, f.numClasses)
+	for trial := 0; trial < 5; trial++ {
+		randomAnnotationState(rng, f, x)
+		before := append([]float64(nil), x...)
+		for item := 0; item < f.numItems; item++ {
+			i := f.zSite + item
+			vs.ScoreValues(x, i, dst)
+			for m := range dst {
+				y := append([]float64(nil), x...)
+				y[f.zOff+item] = float64(m)
+				if want := sc.Score(y, i, nil, nil); math.Float64bits(dst[m]) != math.Float64bits(want) {
+					t.Fatalf("trial %d item %d class %d: ScoreValues %v, Score %v", trial, item, m, dst[m], want)
+				}
+			}
+		}
+		for j := range x {
+			if math.Float64bits(x[j]) != math.Float64bits(before[j]) {
+				t.Fatalf("trial %d: ScoreValues changed x[%d]", trial, j)
+			}
+		}
+	}
+}

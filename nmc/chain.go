@@ -17,6 +17,7 @@ type chain struct {
 	id    int
 	m     Model
 	sc    Scorer
+	vs    ValuesScorer // sc when it implements ValuesScorer, else nil
 	opts  *Options
 	sites []Site
 	off   []int
@@ -160,6 +161,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 	}()
 	c.phase = "NewScorer"
 	c.sc = c.m.NewScorer()
+	c.vs, _ = c.sc.(ValuesScorer)
 	c.phase = "initialisation"
 	if err := c.init(); err != nil {
 		return err

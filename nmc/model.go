@@ -110,6 +110,17 @@ type Scorer interface {
 	LogJoint(x []float64) float64
 }
 
+// ValuesScorer is an optional interface of a Scorer for models with finite Discrete
+// sites. The sampler enumerates such a site's exact conditional by scoring every
+// value; a model whose scores of all values share work (one pass over the site's
+// Markov blanket instead of one per value) implements ScoreValues.
+type ValuesScorer interface {
+	// ScoreValues writes into dst[v], for v = 0 … len(dst)−1, the Score of the finite
+	// Discrete site i with its coordinate set to v and the rest of x as given. It
+	// leaves x unchanged. len(dst) is the site's NumValues.
+	ScoreValues(x []float64, i int, dst []float64)
+}
+
 // Deriver is implemented by models that record derived (deterministic) quantities with
 // every draw, such as theta = mu + tau·theta_raw in a non-centred model.
 type Deriver interface {

@@ -65,14 +65,25 @@ func (c *chain) stepEnumerate(i int) {
 	old := c.x[off]
 	lp := c.logits[:nv]
 	top := math.Inf(-1)
-	for v := range lp {
-		c.x[off] = float64(v)
-		f := c.sc.Score(c.x, i, nil, nil)
-		if math.IsNaN(f) {
-			f = math.Inf(-1)
+	if c.vs != nil {
+		c.vs.ScoreValues(c.x, i, lp)
+		for v, f := range lp {
+			if math.IsNaN(f) {
+				f = math.Inf(-1)
+				lp[v] = f
+			}
+			top = max(top, f)
 		}
-		lp[v] = f
-		top = max(top, f)
+	} else {
+		for v := range lp {
+			c.x[off] = float64(v)
+			f := c.sc.Score(c.x, i, nil, nil)
+			if math.IsNaN(f) {
+				f = math.Inf(-1)
+			}
+			lp[v] = f
+			top = max(top, f)
+		}
 	}
 	st := &c.stats[i]
 	st.Proposals++
