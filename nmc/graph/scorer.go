@@ -603,14 +603,7 @@ func (s *scorer) flushBatches() {
 		if b.m.cols != k {
 			panic("graph: row jet of the wrong width") // unreachable: MatVec checks the shapes
 		}
-		for _, r := range b.touched {
-			if wg := b.wg[r]; wg != 0 {
-				row := b.m.row(r)
-				for p, v := range row {
-					s.grad[p] += wg * v
-				}
-			}
-		}
+		addWeightedRows(s.grad[:k], b.m, b.touched, b.wg)
 		// Other terms were added to both triangles; the Gram update goes to the upper
 		// one, after which the lower triangle is copied from it.
 		addWeightedGram(s.hess, k, b.m, b.significantRows(), b.wh)
@@ -623,6 +616,25 @@ func (s *scorer) flushBatches() {
 			b.wg[r], b.wh[r], b.mark[r] = 0, 0, false
 		}
 		b.touched = b.touched[:0]
+	}
+}
+
+// addWeightedRows adds Σ_r w[r]·a_r to g, r over rows, four rows per pass over g.
+func addWeightedRows(g []float64, m *dataMatrix, rows []int, w []float64) {
+	k := len(g)
+	r := 0
+	for ; r+4 <= len(rows); r += 4 {
+		x0, x1, x2, x3 := m.row(rows[r])[:k], m.row(rows[r+1])[:k], m.row(rows[r+2])[:k], m.row(rows[r+3])[:k]
+		w0, w1, w2, w3 := w[rows[r]], w[rows[r+1]], w[rows[r+2]], w[rows[r+3]]
+		for p := range g {
+			g[p] += w0*x0[p] + w1*x1[p] + w2*x2[p] + w3*x3[p]
+		}
+	}
+	for ; r < len(rows); r++ {
+		x0, w0 := m.row(rows[r])[:k], w[rows[r]]
+		for p := range g {
+			g[p] += w0 * x0[p]
+		}
 	}
 }
 
