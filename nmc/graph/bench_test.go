@@ -66,3 +66,18 @@ func BenchmarkBLRSyrkBaseline(b *testing.B) {
 		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: n, Cols: k, Stride: raw.Stride, Data: raw.Data}, 0, c)
 	}
 }
+
+// BenchmarkBLRBetaHessian100K is BenchmarkBLRBetaHessian with 100,000 rows: a
+// blanket scored in chunks, spread over the cores (compare -cpu 1,2).
+func BenchmarkBLRBetaHessian100K(b *testing.B) {
+	const n, k = 100000, 40
+	m, state, _ := blrBench(b, n, k)
+	sc := m.NewScorer()
+	g, h := make([]float64, k), make([]float64, k*k)
+	sinkF = sc.Score(state, 1, g, h)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		sinkF += sc.Score(state, 1, g, h)
+	}
+}

@@ -2,7 +2,9 @@ package graph
 
 import (
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 
@@ -13,7 +15,8 @@ import (
 )
 
 // scorer evaluates Markov-blanket scores for one chain. It owns every buffer it
-// uses, so a warm scorer does not allocate.
+// uses, so a warm scorer does not allocate (except the few goroutines of a score
+// spread over the cores, for blankets of at least chunkedMinElems elements).
 type scorer struct {
 	m      *Model
 	x      []float64
@@ -34,7 +37,24 @@ type scorer struct {
 	memos      []dist.Memo // per factor: parameter-only terms (dist.MemoDeriver)
 	mv         []mvCache   // per MatVec node over a Vector site: X·v at the last v seen
 	epoch      uint64      // counts Score, LogJoint and values calls (for mvCache)
+
+	// Large blankets are scored in fixed chunks (see scoreChunked) by helper
+	// scorers, one per goroutine.
+	nworkers int       // goroutines for chunked scores (GOMAXPROCS at creation)
+	helpers  []*scorer // lazily created
+	chunkF   []float64 // per chunk: partial score
+	chunkGH  []float64 // per chunk: partial gradient (k) then Hessian (k×k)
 }
+
+const (
+	// blanketChunk is the number of blanket elements of one chunk of a chunked score.
+	blanketChunk = 8192
+	// chunkedMinElems is the smallest blanket scored in chunks.
+	chunkedMinElems = 2 * blanketChunk
+	// chunkedMaxFloats bounds the per-chunk gradient and Hessian buffers
+	// (chunks × (k + k²) floats); a larger site is scored serially.
+	chunkedMaxFloats = 1 << 22
+)
 
 // rowBatch accumulates gradient and Hessian weights for rows of one data matrix:
 // ∇ += Σ wg_r a_r and ∇² += Σ wh_r a_r a_rᵀ, applied at the end by one rank-k update.
@@ -49,14 +69,15 @@ type rowBatch struct {
 func (m *Model) newScorer() *scorer {
 	na := max(m.maxArgs, 1)
 	return &scorer{
-		mv:    make([]mvCache, m.numMatVec),
-		memos: make([]dist.Memo, len(m.factors)),
-		m:     m,
-		stack: make([]jet, 256),
-		argv:  make([]float64, na),
-		argj:  make([]jet, na),
-		d1:    make([]float64, na),
-		d2:    make([]float64, na*na),
+		nworkers: runtime.GOMAXPROCS(0),
+		mv:       make([]mvCache, m.numMatVec),
+		memos:    make([]dist.Memo, len(m.factors)),
+		m:        m,
+		stack:    make([]jet, 256),
+		argv:     make([]float64, na),
+		argj:     make([]jet, na),
+		d1:       make([]float64, na),
+		d2:       make([]float64, na*na),
 	}
 }
 
@@ -329,11 +350,19 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 		clear(s.hess)
 	}
 	total := 0.0
-	for _, en := range s.m.blanket[i] {
-		total += s.factorElem(int(en.f), int(en.e), deriv, continuous)
+	bl := s.m.blanket[i]
+	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
+		total = s.scoreChunked(bl, nch, deriv, continuous)
 		if math.IsInf(total, -1) || math.IsNaN(total) {
-			s.resetBatches()
 			return total
+		}
+	} else {
+		for _, en := range bl {
+			total += s.factorElem(int(en.f), int(en.e), deriv, continuous)
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				s.resetBatches()
+				return total
+			}
 		}
 	}
 	for gi := range s.m.groups[i] {
@@ -346,6 +375,106 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	if deriv {
 		s.flushBatches()
 		s.symmetrize()
+	}
+	return total
+}
+
+// scoreChunked scores the blanket elements bl in nch fixed chunks of blanketChunk
+// elements, spread over up to nworkers goroutines, each with its own helper scorer
+// (own scratch, caches and row batches). Every chunk's score, gradient and Hessian
+// are partial sums of their own, added in chunk order, so the result does not depend
+// on GOMAXPROCS or on which goroutine ran which chunk. The partial derivatives are
+// added to s.grad and s.hess. It returns the summed score, or the first non-finite
+// running total (−Inf or NaN) in chunk order.
+func (s *scorer) scoreChunked(bl []entry, nch int, deriv, continuous bool) float64 {
+	k := s.k
+	per := 0
+	if deriv {
+		per = k + k*k
+	}
+	if cap(s.chunkF) < nch {
+		s.chunkF = make([]float64, nch)
+	}
+	if cap(s.chunkGH) < nch*per {
+		s.chunkGH = make([]float64, nch*per)
+	}
+	chunkF, chunkGH := s.chunkF[:nch], s.chunkGH[:nch*per]
+	w := max(1, min(s.nworkers, nch))
+	for len(s.helpers) < w {
+		s.helpers = append(s.helpers, s.m.newScorer())
+	}
+	run := func(h *scorer, g int) {
+		h.x, h.active, h.k, h.base = s.x, s.active, s.k, s.base
+		h.ops.k = s.k
+		h.epoch++
+		for c := g; c < nch; c += w {
+			lo, hi := c*blanketChunk, min((c+1)*blanketChunk, len(bl))
+			var gh []float64
+			if deriv {
+				gh = chunkGH[c*per : (c+1)*per]
+				clear(gh)
+				h.grad, h.hess = gh[:k], gh[k:]
+			}
+			total := 0.0
+			for _, en := range bl[lo:hi] {
+				total += h.factorElem(int(en.f), int(en.e), deriv, continuous)
+				if math.IsInf(total, -1) || math.IsNaN(total) {
+					break
+				}
+			}
+			chunkF[c] = total
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				h.resetBatches()
+				continue
+			}
+			if deriv {
+				h.flushBatches()
+			}
+		}
+	}
+	if w == 1 {
+		run(s.helpers[0], 0)
+	} else {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var panicked any
+		for g := 1; g < w; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { // hand a panic to the calling goroutine
+					if r := recover(); r != nil {
+						mu.Lock()
+						panicked = r
+						mu.Unlock()
+					}
+				}()
+				run(s.helpers[g], g)
+			}()
+		}
+		run(s.helpers[0], 0)
+		wg.Wait()
+		if panicked != nil {
+			panic(panicked)
+		}
+	}
+	total := 0.0
+	for c := range chunkF {
+		total += chunkF[c]
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
+		}
+	}
+	if deriv {
+		for c := 0; c < nch; c++ {
+			gh := chunkGH[c*per : (c+1)*per]
+			for p, v := range gh[:k] {
+				s.grad[p] += v
+			}
+			for p, v := range gh[k:] {
+				s.hess[p] += v
+			}
+		}
 	}
 	return total
 }
