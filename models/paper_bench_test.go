@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -139,5 +140,48 @@ func paperBench(b *testing.B, m *Built) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(n), "samples-to-conv")
+		floor, sd, err := iidConvergence(totals[len(totals)/2:], len(totals))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(sd, "heldout-total-sd")
+		b.ReportMetric(floor, "iid-samples-to-conv")
 	}
+}
+
+// iidConvergence returns the median samples to convergence of the joint PLL curve
+// over 101 sequences of n independent held-out totals drawn from N(mean, sd²), with
+// mean and sd those of totals (the second half of the pooled draws): what an ideal
+// sampler producing independent draws with the same spread of held-out totals would
+// show. When the totals spread over several nats, the joint log-mean-exp keeps moving
+// for thousands of draws whatever the sampler, and so does samples to convergence.
+func iidConvergence(totals []float64, n int) (median, sd float64, err error) {
+	mean := 0.0
+	for _, v := range totals {
+		mean += v
+	}
+	mean /= float64(len(totals))
+	for _, v := range totals {
+		sd += (v - mean) * (v - mean)
+	}
+	sd = math.Sqrt(sd / float64(len(totals)-1))
+	rng := rand.New(rand.NewPCG(5, 5))
+	conv := make([]float64, 101)
+	t := make([]float64, n)
+	for rep := range conv {
+		for i := range t {
+			t[i] = mean + sd*rng.NormFloat64()
+		}
+		curve, err := diagnostics.PLLCurveJoint(t)
+		if err != nil {
+			return 0, 0, err
+		}
+		c, err := diagnostics.SamplesToConvergence(curve)
+		if err != nil {
+			return 0, 0, err
+		}
+		conv[rep] = float64(c)
+	}
+	slices.Sort(conv)
+	return conv[50], sd, nil
 }
