@@ -38,6 +38,11 @@ func (s runSettings) check() error {
 	return nil
 }
 
+// maxPointwiseHeldOut is the most held-out log-likelihood values (points × chains ×
+// draws, 1 GiB) kept for the pointwise PLL curve; above it only each draw's total
+// is kept, and the pointwise curve is not computed. A variable for the tests.
+var maxPointwiseHeldOut int64 = 1 << 27
+
 // runResult is one sampled model with what nmc sample and nmc paper report.
 type runResult struct {
 	data  *dataset
@@ -78,6 +83,9 @@ func execute(ctx context.Context, e *env, d *dataset, s runSettings, desc string
 		Seed:     s.seed,
 		HeldOut:  b.HeldOut,
 		Progress: bar.callback(),
+	}
+	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
+		s.heldOutTotal = true // every point at every draw would not fit comfortably in memory
 	}
 	if s.heldOutTotal && b.HeldOut != nil {
 		opts.HeldOut = nmc.HeldOutTotal(b.HeldOut)

@@ -181,7 +181,11 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 	}
 	if r.joint != nil {
 		fmt.Fprintf(w, "\nheld-out data: %d points; PLL: joint form, chains interleaved by draw\n", res.NumHeldOut)
-		fmt.Fprintf(w, "final PLL %.6g (pointwise form %.6g)", r.joint[len(r.joint)-1], r.pointwise[len(r.pointwise)-1])
+		if r.pointwise != nil {
+			fmt.Fprintf(w, "final PLL %.6g (pointwise form %.6g)", r.joint[len(r.joint)-1], r.pointwise[len(r.pointwise)-1])
+		} else {
+			fmt.Fprintf(w, "final PLL %.6g (pointwise form not computed: too many held-out points to keep each one)", r.joint[len(r.joint)-1])
+		}
 		if n, err := diagnostics.SamplesToConvergence(r.joint); err == nil {
 			fmt.Fprintf(w, "; samples to convergence %d of %d pooled draws", n, len(r.joint))
 		}
@@ -268,16 +272,23 @@ func describeData(d *dataset) string {
 }
 
 // writePLLFile writes the PLL curves as CSV: draws (pooled, 1-based), pll_joint,
-// pll_pointwise.
+// pll_pointwise; without the pointwise curve (nil: only each draw's held-out total
+// was kept) the last column is left out.
 func writePLLFile(path string, joint, pointwise []float64) error {
 	err := writeOutput(path, func(w io.Writer) error {
-		if _, err := io.WriteString(w, "draws,pll_joint,pll_pointwise\n"); err != nil {
+		header := "draws,pll_joint,pll_pointwise\n"
+		if pointwise == nil {
+			header = "draws,pll_joint\n"
+		}
+		if _, err := io.WriteString(w, header); err != nil {
 			return err
 		}
 		for i := range joint {
-			line := strconv.Itoa(i+1) + "," + strconv.FormatFloat(joint[i], 'g', -1, 64) + "," +
-				strconv.FormatFloat(pointwise[i], 'g', -1, 64) + "\n"
-			if _, err := io.WriteString(w, line); err != nil {
+			line := strconv.Itoa(i+1) + "," + strconv.FormatFloat(joint[i], 'g', -1, 64)
+			if pointwise != nil {
+				line += "," + strconv.FormatFloat(pointwise[i], 'g', -1, 64)
+			}
+			if _, err := io.WriteString(w, line+"\n"); err != nil {
 				return err
 			}
 		}

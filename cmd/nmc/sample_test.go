@@ -448,3 +448,38 @@ func TestProgressQuietOffTerminal(t *testing.T) {
 		t.Error("a nil bar gives a callback")
 	}
 }
+
+// TestSampleHeldOutTotalsOnly lowers the memory limit of the pointwise held-out
+// values so that only each draw's total is kept: the joint PLL curve is the same as
+// with every point kept, the pointwise column is left out and the output says why.
+func TestSampleHeldOutTotalsOnly(t *testing.T) {
+	dir := t.TempDir()
+	args := func(pll string) []string {
+		return []string{"sample", "-model", "blr", "-n", "80", "-k", "2", "-draws", "30", "-chains", "3", "-warmup", "5", "-pll", pll}
+	}
+	full, totals := filepath.Join(dir, "full.csv"), filepath.Join(dir, "totals.csv")
+	mustRun(t, args(full)...)
+	old := maxPointwiseHeldOut
+	maxPointwiseHeldOut = 100 // 40 test points × 3 chains × 35 sweeps is above it
+	defer func() { maxPointwiseHeldOut = old }()
+	out := mustRun(t, args(totals)...)
+	if !strings.Contains(out, "pointwise form not computed") {
+		t.Errorf("output does not say the pointwise form was not computed:\n%s", out)
+	}
+	a, err := frames.ReadTableFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := frames.ReadTableFile(totals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := a.Column("pll_joint")
+	jb, _ := b.Column("pll_joint")
+	if !slices.Equal(ja, jb) {
+		t.Errorf("joint PLL with totals only differs: %v vs %v", jb[:3], ja[:3])
+	}
+	if !slices.Equal(b.Header, []string{"draws", "pll_joint"}) {
+		t.Errorf("-pll file with totals only: header %v, want draws,pll_joint", b.Header)
+	}
+}
