@@ -224,12 +224,17 @@ func (s *annotationFastScorer) Score(x []float64, i int, grad, hess []float64) f
 
 // scoreZ returns log pi[z_i] + Σ_{labels r of item i} log theta[labeler_r, z_i, label_r].
 func (s *annotationFastScorer) scoreZ(x []float64, i int) float64 {
-	f := s.f
-	m := f.class(x, i)
+	m := s.f.class(x, i)
 	if m < 0 {
 		return math.Inf(-1)
 	}
-	// logAt, written out: this loop is the model's hottest.
+	return s.classScore(x, i, m)
+}
+
+// classScore returns the score of item i in class m, reading the logs of pi and
+// theta through the cache: the model's hottest loop.
+func (s *annotationFastScorer) classScore(x []float64, i, m int) float64 {
+	f := s.f
 	logs := s.logs
 	c := &logs[f.piOff+m]
 	if v := x[f.piOff+m]; v != c.src {
@@ -248,41 +253,20 @@ func (s *annotationFastScorer) scoreZ(x []float64, i int) float64 {
 	return total
 }
 
-// ScoreValues writes the score of every class of item site i into dst (one pass
-// over the item's labels per class, with the class's logs read from the cache): the
-// sampler's enumeration of z_i without a Score call per class. It leaves x unchanged.
+// ScoreValues writes the score of every class of item site i into dst: the
+// sampler's enumeration of z_i without a Score call per class. It leaves x
+// unchanged. Only the class sites are discrete; for any other site, or a dst of
+// the wrong length, it writes NaN (which the sampler treats as weight 0).
 func (s *annotationFastScorer) ScoreValues(x []float64, i int, dst []float64) {
 	f := s.f
 	if i < f.zSite || i >= f.thetaSite || len(dst) != f.numClasses {
-		// Not a class site: score value by value (the sampler never asks this).
-		off := nmc.Offsets(f.Sites())[i]
-		old := x[off]
 		for v := range dst {
-			x[off] = float64(v)
-			dst[v] = s.Score(x, i, nil, nil)
+			dst[v] = math.NaN()
 		}
-		x[off] = old
 		return
 	}
-	item := i - f.zSite
-	labels := f.itemCode[f.itemStart[item]:f.itemStart[item+1]]
-	logs := s.logs
 	for m := range dst {
-		c := &logs[f.piOff+m]
-		if v := x[f.piOff+m]; v != c.src {
-			c.refresh(v)
-		}
-		total := c.lg
-		base := f.thetaOff + m*f.numClasses
-		for _, code := range labels {
-			j := base + int(code)
-			c := &logs[j]
-			if v := x[j]; v != c.src {
-				c.refresh(v)
-			}
-			total += c.lg
-		}
-		dst[m] = total
+		dst[m] = s.classScore(x, i-f.zSite, m)
 	}
 }
 

@@ -63,10 +63,7 @@ func Logistic(train RegressionData, test *RegressionData, prior *LogisticPrior) 
 	if err != nil {
 		return nil, fmt.Errorf("models: blr: %w", err)
 	}
-	lm, err := newLinearModel(m, train, false, or(p.AlphaSD, 10), or(p.BetaSD, 2.5), 0, 0, 0)
-	if err != nil {
-		return nil, fmt.Errorf("models: blr: %w", err)
-	}
+	lm := newLinearModel(m, train, false, or(p.AlphaSD, 10), or(p.BetaSD, 2.5), 0, 0, 0)
 	out := &Built{Name: "blr", Model: lm, Graph: m}
 	if test != nil {
 		if err := test.Validate(true); err != nil {
@@ -114,10 +111,7 @@ func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Bu
 	if err != nil {
 		return nil, fmt.Errorf("models: robust: %w", err)
 	}
-	lm, err := newLinearModel(m, train, true, or(p.AlphaSD, 10), or(p.BetaSD, 2.5), or(p.NuShape, 2), or(p.NuRate, 0.1), or(p.SigmaRate, 0.1))
-	if err != nil {
-		return nil, fmt.Errorf("models: robust: %w", err)
-	}
+	lm := newLinearModel(m, train, true, or(p.AlphaSD, 10), or(p.BetaSD, 2.5), or(p.NuShape, 2), or(p.NuRate, 0.1), or(p.SigmaRate, 0.1))
 	out := &Built{Name: "robust", Model: lm, Graph: m}
 	if test != nil {
 		if err := test.Validate(false); err != nil {

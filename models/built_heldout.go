@@ -3,10 +3,10 @@ package models
 import (
 	"math"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/nmc-go/nmc/internal/parallel"
 	"github.com/nmc-go/nmc/nmc/graph"
 )
 
@@ -48,23 +48,9 @@ func (h *linearHeldOut) Len() int { return len(h.test.Y) }
 func (h *linearHeldOut) LogLik(x []float64, dst []float64) {
 	n := len(h.test.Y)
 	nc := (n + chunkRows - 1) / chunkRows
-	workers := min(runtime.GOMAXPROCS(0), nc)
-	if workers <= 1 {
-		h.logLikRows(x, 0, n, dst)
-		return
-	}
-	var wg sync.WaitGroup
-	for g := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := g; c < nc; c += workers {
-				lo, hi := c*chunkRows, min((c+1)*chunkRows, n)
-				h.logLikRows(x, lo, hi, dst)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Chunks(nc, runtime.GOMAXPROCS(0), func(_, c int) {
+		h.logLikRows(x, c*chunkRows, min((c+1)*chunkRows, n), dst)
+	})
 }
 
 // logLikRows writes the log-likelihoods of test rows lo…hi−1 into dst[lo:hi].

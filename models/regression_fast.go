@@ -4,12 +4,12 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/nmc-go/nmc/internal/gram"
+	"github.com/nmc-go/nmc/internal/parallel"
 	"github.com/nmc-go/nmc/internal/special"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/graph"
@@ -33,6 +33,8 @@ type linearModel struct {
 	x      []float64 // n×k row-major
 	y      []float64
 	norm2  []float64 // ‖x_r‖²
+	// rowIndex is 0, 1, …, n−1: the rows of a chunk as a list.
+	rowIndex []int
 	// Prior hyperparameters.
 	alphaSD, betaSD         float64
 	nuShape, nuRate, sigRat float64
@@ -44,7 +46,9 @@ type linearModel struct {
 	workers int
 }
 
-func newLinearModel(m *graph.Model, train RegressionData, robust bool, alphaSD, betaSD, nuShape, nuRate, sigmaRate float64) (*linearModel, error) {
+// newLinearModel wraps m, the graph model Logistic or Robust built (sites alpha,
+// beta and, for robust, nu and sigma), with the hand-written scorer.
+func newLinearModel(m *graph.Model, train RegressionData, robust bool, alphaSD, betaSD, nuShape, nuRate, sigmaRate float64) *linearModel {
 	n, k := train.Dims()
 	raw := train.X.RawMatrix()
 	lm := &linearModel{Model: m, robust: robust, n: n, k: k, y: train.Y,
@@ -55,39 +59,27 @@ func newLinearModel(m *graph.Model, train RegressionData, robust bool, alphaSD, 
 		copy(lm.x[i*k:], raw.Data[i*raw.Stride:i*raw.Stride+k])
 	}
 	lm.norm2 = make([]float64, n)
+	lm.rowIndex = make([]int, n)
 	for i := range lm.norm2 {
+		lm.rowIndex[i] = i
 		for _, v := range lm.x[i*k : i*k+k] {
 			lm.norm2[i] += v * v
 		}
 	}
+	off := nmc.Offsets(m.Sites())
 	for i, s := range m.Sites() {
 		switch s.Name {
 		case "alpha":
-			lm.siteAlpha = i
+			lm.siteAlpha, lm.offAlpha = i, off[i]
 		case "beta":
-			lm.siteBeta = i
+			lm.siteBeta, lm.offBeta = i, off[i]
 		case "nu":
-			lm.siteNu = i
+			lm.siteNu, lm.offNu = i, off[i]
 		case "sigma":
-			lm.siteSigma = i
+			lm.siteSigma, lm.offSigma = i, off[i]
 		}
 	}
-	var err error
-	if lm.offAlpha, _, err = m.Offset("alpha"); err != nil {
-		return nil, err
-	}
-	if lm.offBeta, _, err = m.Offset("beta"); err != nil {
-		return nil, err
-	}
-	if robust {
-		if lm.offNu, _, err = m.Offset("nu"); err != nil {
-			return nil, err
-		}
-		if lm.offSigma, _, err = m.Offset("sigma"); err != nil {
-			return nil, err
-		}
-	}
-	return lm, nil
+	return lm
 }
 
 // NewScorer returns a scorer for one chain.
@@ -144,43 +136,19 @@ type linearParams struct {
 	rowConst float64
 }
 
-// chunks runs fn(c) for every chunk c, spread over the model's workers.
+// chunks runs fn(c) for every chunk c, spread over the scorer's workers.
 func (s *linearScorer) chunks(fn func(c int)) {
-	w := min(s.workers, s.nchunks)
-	if w <= 1 {
-		for c := 0; c < s.nchunks; c++ {
-			fn(c)
-		}
-		return
+	parallel.Chunks(s.nchunks, s.workers, func(_, c int) { fn(c) })
+}
+
+// reduce returns the chunks' partial sums (part, gs, hs) added in chunk order.
+func (s *linearScorer) reduce() (t, g, h float64) {
+	for c := range s.part {
+		t += s.part[c]
+		g += s.gs[c]
+		h += s.hs[c]
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var panicked any
-	for g := 1; g < w; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			// A panic is handed to the calling goroutine, where the sampler's
-			// recovery names the chain and site.
-			defer func() {
-				if r := recover(); r != nil {
-					mu.Lock()
-					panicked = r
-					mu.Unlock()
-				}
-			}()
-			for c := g; c < s.nchunks; c += w {
-				fn(c)
-			}
-		}(g)
-	}
-	for c := 0; c < s.nchunks; c += w {
-		fn(c)
-	}
-	wg.Wait()
-	if panicked != nil {
-		panic(panicked)
-	}
+	return t, g, h
 }
 
 func (s *linearScorer) rows(c int) (lo, hi int) {
@@ -281,12 +249,10 @@ func (s *linearScorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	case lm.siteBeta:
 		return s.scoreBeta(p, beta, grad, hess, deriv)
 	case lm.siteAlpha:
-		xb := s.xbAt(beta)
-		total := s.sumRows(p, xb, deriv)
+		total, g, h := s.sumRows(p, s.xbAt(beta), deriv)
 		v := p.alpha / lm.alphaSD
 		total += -0.5 * v * v
 		if deriv {
-			g, h := s.sumDerivs()
 			grad[0] = g - p.alpha/(lm.alphaSD*lm.alphaSD)
 			hess[0] = h - 1/(lm.alphaSD*lm.alphaSD)
 		}
@@ -299,40 +265,28 @@ func (s *linearScorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	return math.NaN()
 }
 
-// sumRows returns the summed log density of all rows (chunked), leaving the η
-// derivatives in d1, d2 when deriv.
-func (s *linearScorer) sumRows(p linearParams, xb []float64, deriv bool) float64 {
+// sumRows returns the summed log density of all rows and, when deriv, the sums of
+// its first and second derivatives in η (left per row in d1, d2), chunk by chunk.
+func (s *linearScorer) sumRows(p linearParams, xb []float64, deriv bool) (t, g, h float64) {
 	s.chunks(func(c int) {
 		lo, hi := s.rows(c)
 		s.part[c] = s.rowTermsEta(p, xb, lo, hi, deriv)
-	})
-	total := 0.0
-	for _, v := range s.part {
-		total += v
-	}
-	return total
-}
-
-// sumDerivs returns Σ d1 and Σ d2 over rows, chunk by chunk in order.
-func (s *linearScorer) sumDerivs() (g, h float64) {
-	for c := 0; c < s.nchunks; c++ {
-		lo, hi := s.rows(c)
 		var gc, hc float64
-		for r := lo; r < hi; r++ {
-			gc += s.d1[r]
-			hc += s.d2[r]
+		if deriv {
+			for r := lo; r < hi; r++ {
+				gc += s.d1[r]
+				hc += s.d2[r]
+			}
 		}
-		g += gc
-		h += hc
-	}
-	return g, h
+		s.gs[c], s.hs[c] = gc, hc
+	})
+	return s.reduce()
 }
 
 func (s *linearScorer) scoreBeta(p linearParams, beta, grad, hess []float64, deriv bool) float64 {
 	lm := s.lm
 	k := lm.k
 	xb := s.xbAt(beta)
-	cutScale := 0x1p-53 / float64(lm.n)
 	s.chunks(func(c int) {
 		lo, hi := s.rows(c)
 		s.part[c] = s.rowTermsEta(p, xb, lo, hi, deriv)
@@ -343,30 +297,13 @@ func (s *linearScorer) scoreBeta(p linearParams, beta, grad, hess []float64, der
 		xc := blas64.General{Rows: rows, Cols: k, Stride: k, Data: lm.x[lo*k : hi*k]}
 		g := s.gpart[c*k : c*k+k]
 		blas64.Gemv(blas.Trans, 1, xc, blas64.Vector{N: rows, Inc: 1, Data: s.d1[lo:hi]}, 0, blas64.Vector{N: k, Inc: 1, Data: g})
-		// Hessian rows whose term |w|·‖x‖² is at most 2⁻⁵³/n of the largest term
-		// in this chunk are dropped: all dropped terms together change the Hessian
-		// by less than one rounding error of its largest term, and the Hessian
-		// stays a deterministic function of the state.
-		largest, finite := 0.0, true
-		for r := lo; r < hi; r++ {
-			t := math.Abs(s.d2[r]) * lm.norm2[r]
-			if !(t <= math.MaxFloat64) {
-				finite = false
-				break
-			}
-			largest = max(largest, t)
-		}
-		cut := largest * cutScale
-		kept := s.kept[c][:0]
-		for r := lo; r < hi; r++ {
-			if !finite || math.Abs(s.d2[r])*lm.norm2[r] > cut {
-				kept = append(kept, r)
-			}
-		}
-		s.kept[c] = kept
+		// Negligible Hessian rows are dropped, counted against all n rows, so that
+		// the dropped terms of every chunk together stay below one rounding error of
+		// the largest term.
+		s.kept[c] = gram.Significant(s.kept[c], lm.rowIndex[lo:hi], s.d2, lm.norm2, lm.n)
 		h := s.hpart[c*k*k : (c+1)*k*k]
 		clear(h)
-		gram.AddWeighted(h, k, lm.x, kept, s.d2)
+		gram.AddWeighted(h, k, lm.x, s.kept[c], s.d2)
 	})
 	total := 0.0
 	for _, v := range s.part {
@@ -426,13 +363,8 @@ func (s *linearScorer) scoreNu(p linearParams, xb, grad, hess []float64, deriv b
 		s.part[c], s.gs[c], s.hs[c] = t, g, h
 	})
 	n := float64(lm.n)
-	total := n * p.rowConst
-	var g, h float64
-	for c := 0; c < s.nchunks; c++ {
-		total += s.part[c]
-		g += s.gs[c]
-		h += s.hs[c]
-	}
+	total, g, h := s.reduce()
+	total += n * p.rowConst
 	// Prior Gamma(shape, rate), up to a constant.
 	total += (lm.nuShape-1)*math.Log(nu) - lm.nuRate*nu
 	if deriv {
@@ -466,13 +398,8 @@ func (s *linearScorer) scoreSigma(p linearParams, xb, grad, hess []float64, deri
 		s.part[c], s.gs[c], s.hs[c] = t, g, h
 	})
 	n := float64(lm.n)
-	total := n * p.rowConst
-	var g, h float64
-	for c := 0; c < s.nchunks; c++ {
-		total += s.part[c]
-		g += s.gs[c]
-		h += s.hs[c]
-	}
+	total, g, h := s.reduce()
+	total += n * p.rowConst
 	total -= lm.sigRat * sigma
 	if deriv {
 		grad[0] = -n/sigma + g - lm.sigRat
@@ -490,7 +417,7 @@ func (s *linearScorer) LogJoint(x []float64) float64 {
 		return math.Inf(-1)
 	}
 	beta := x[lm.offBeta : lm.offBeta+lm.k]
-	total := s.sumRows(p, s.xbAt(beta), false)
+	total, _, _ := s.sumRows(p, s.xbAt(beta), false)
 	if lm.robust {
 		lgShape, _ := math.Lgamma(lm.nuShape)
 		total += lm.nuShape*math.Log(lm.nuRate) - lgShape + (lm.nuShape-1)*math.Log(p.nu) - lm.nuRate*p.nu

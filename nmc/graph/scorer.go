@@ -4,10 +4,11 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/nmc-go/nmc/internal/gram"
+	"github.com/nmc-go/nmc/internal/parallel"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
 
@@ -399,65 +400,36 @@ func (s *scorer) scoreChunked(bl []entry, nch int, deriv, continuous bool) float
 		s.chunkGH = make([]float64, nch*per)
 	}
 	chunkF, chunkGH := s.chunkF[:nch], s.chunkGH[:nch*per]
-	w := max(1, min(s.nworkers, nch))
-	for len(s.helpers) < w {
+	for len(s.helpers) < min(s.nworkers, nch) {
 		s.helpers = append(s.helpers, s.m.newScorer())
 	}
-	run := func(h *scorer, g int) {
+	for _, h := range s.helpers {
 		h.x, h.active, h.k, h.base = s.x, s.active, s.k, s.base
 		h.ops.k = s.k
 		h.epoch++
-		for c := g; c < nch; c += w {
-			lo, hi := c*blanketChunk, min((c+1)*blanketChunk, len(bl))
-			var gh []float64
-			if deriv {
-				gh = chunkGH[c*per : (c+1)*per]
-				clear(gh)
-				h.grad, h.hess = gh[:k], gh[k:]
-			}
-			total := 0.0
-			for _, en := range bl[lo:hi] {
-				total += h.factorElem(int(en.f), int(en.e), deriv, continuous)
-				if math.IsInf(total, -1) || math.IsNaN(total) {
-					break
-				}
-			}
-			chunkF[c] = total
+	}
+	parallel.Chunks(nch, s.nworkers, func(w, c int) {
+		h := s.helpers[w]
+		lo, hi := c*blanketChunk, min((c+1)*blanketChunk, len(bl))
+		if deriv {
+			gh := chunkGH[c*per : (c+1)*per]
+			clear(gh)
+			h.grad, h.hess = gh[:k], gh[k:]
+		}
+		total := 0.0
+		for _, en := range bl[lo:hi] {
+			total += h.factorElem(int(en.f), int(en.e), deriv, continuous)
 			if math.IsInf(total, -1) || math.IsNaN(total) {
-				h.resetBatches()
-				continue
-			}
-			if deriv {
-				h.flushBatches()
+				break
 			}
 		}
-	}
-	if w == 1 {
-		run(s.helpers[0], 0)
-	} else {
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		var panicked any
-		for g := 1; g < w; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() { // hand a panic to the calling goroutine
-					if r := recover(); r != nil {
-						mu.Lock()
-						panicked = r
-						mu.Unlock()
-					}
-				}()
-				run(s.helpers[g], g)
-			}()
+		chunkF[c] = total
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			h.resetBatches()
+		} else if deriv {
+			h.flushBatches()
 		}
-		run(s.helpers[0], 0)
-		wg.Wait()
-		if panicked != nil {
-			panic(panicked)
-		}
-	}
+	})
 	total := 0.0
 	for c := range chunkF {
 		total += chunkF[c]
@@ -767,35 +739,13 @@ func addWeightedRows(g []float64, m *dataMatrix, rows []int, w []float64) {
 	}
 }
 
-// significantRows returns the touched rows whose Hessian term wh_r·a_r a_rᵀ is not
-// negligible. A term is dropped when its Frobenius norm |wh_r|·‖a_r‖² is at most
-// 2⁻⁵³/n of the largest one's (n touched rows), so all dropped terms together
-// change the Hessian by less than one rounding error of its largest term. In
-// logistic regression with well-separated data most rows sit far from the decision
-// boundary, where wh_r = σ(z)(1−σ(z)) ≈ e^−|z| underflows to nothing against the rows
-// near it: skipping them is most of the Hessian's cost. The Hessian stays a
-// deterministic function of the state, so the Metropolis-Hastings ratio that uses it
-// is unchanged in kind. Non-finite weights disable the filter, so they still reach
-// the Hessian.
+// significantRows returns the touched rows whose Hessian term is not negligible
+// (gram.Significant).
 func (b *rowBatch) significantRows() []int {
 	if b.m.norm2 == nil {
 		return b.touched
 	}
-	largest := 0.0
-	for _, r := range b.touched {
-		t := math.Abs(b.wh[r]) * b.m.norm2[r]
-		if !(t <= math.MaxFloat64) { // NaN or +Inf
-			return b.touched
-		}
-		largest = max(largest, t)
-	}
-	cut := largest * 0x1p-53 / float64(len(b.touched))
-	b.kept = b.kept[:0]
-	for _, r := range b.touched {
-		if math.Abs(b.wh[r])*b.m.norm2[r] > cut {
-			b.kept = append(b.kept, r)
-		}
-	}
+	b.kept = gram.Significant(b.kept, b.touched, b.wh, b.m.norm2, len(b.touched))
 	return b.kept
 }
 
