@@ -15,10 +15,11 @@
 //
 // [Summarize] computes posterior's default summary (mean, median, sd, mad,
 // q5, q95, rhat, ess_bulk, ess_tail) plus mcse_mean and mcse_sd for every
-// quantity of a [frames.Draws], in parallel. [SummaryDataFrame],
-// [WriteSummaryCSV] and [FormatSummary] present the rows as a gota DataFrame,
-// as CSV with full precision, and as a plain-text table. [FromDataFrame]
-// reads draws from a gota DataFrame with a chain column.
+// quantity of a [draws.Draws], in parallel. [WriteSummaryCSV] and
+// [FormatSummary] present the rows as CSV with full precision and as a
+// plain-text table; frames.SummaryDataFrame makes a gota DataFrame of them.
+// The package depends on the standard library, gonum and package draws only
+// (no data-frame library).
 //
 // [PLLCurve], [PLLCurveJoint] and the streaming [RunningPLL] compute the
 // running predictive log-likelihood of held-out data in its pointwise and

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nmc-go/nmc/diagnostics"
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // chains are 4 chains × 20 draws of an AR(1) process (spec example W1).
@@ -38,7 +38,7 @@ func ExampleESSBulk() {
 
 func ExampleSummarize() {
 	// Two quantities, mu and s = 1 + mu², stored row-major per chain.
-	d := &frames.Draws{Names: []string{"mu", "s"}}
+	d := &draws.Draws{Names: []string{"mu", "s"}}
 	for _, ch := range chains {
 		var rows []float64
 		for _, v := range ch {

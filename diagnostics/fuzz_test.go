@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // The fuzz targets of this file run their committed seed corpus
@@ -199,7 +199,7 @@ func FuzzSummary(f *testing.F) {
 		}
 
 		// Summarize on the same draws as parameter "x" and their negation as "y".
-		d := &frames.Draws{Names: []string{"x", "y"}}
+		d := &draws.Draws{Names: []string{"x", "y"}}
 		for _, ch := range x {
 			vals := make([]float64, 0, 2*len(ch))
 			for _, v := range ch {

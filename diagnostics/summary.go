@@ -6,16 +6,12 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-gota/gota/dataframe"
-	"github.com/go-gota/gota/series"
-
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // DefaultQuantiles are the probabilities of the quantile columns of a summary
@@ -83,7 +79,7 @@ func QuantileName(p float64) string {
 // It returns an error if d is nil or invalid, has no chains, a chain without
 // draws or chains of different lengths, if a requested quantile is outside
 // [0, 1], or if a name in opts.Variables matches no quantity.
-func Summarize(d *frames.Draws, opts *SummaryOptions) ([]SummaryRow, error) {
+func Summarize(d *draws.Draws, opts *SummaryOptions) ([]SummaryRow, error) {
 	if d == nil {
 		return nil, fmt.Errorf("diagnostics: summarize: nil draws")
 	}
@@ -161,7 +157,7 @@ func Summarize(d *frames.Draws, opts *SummaryOptions) ([]SummaryRow, error) {
 }
 
 // selectColumns returns the column indices selected by names (all when nil).
-func selectColumns(d *frames.Draws, names []string) ([]int, error) {
+func selectColumns(d *draws.Draws, names []string) ([]int, error) {
 	if names == nil {
 		cols := make([]int, len(d.Names))
 		for i := range cols {
@@ -229,9 +225,11 @@ func quantileCols(rows []SummaryRow) ([]string, func(r SummaryRow, k int) float6
 	}
 }
 
-// summaryColumns returns the column names and numeric values of rows, in
-// output order (the variable column excluded).
-func summaryColumns(rows []SummaryRow) ([]string, [][]float64) {
+// SummaryColumns returns the column names and numeric values of rows, in output
+// order (the variable column excluded): mean median sd mad, the quantile columns
+// (see SummaryRow), rhat ess_bulk ess_tail mcse_mean mcse_sd. vals[j][i] is column
+// j of row i; undefined values are NaN.
+func SummaryColumns(rows []SummaryRow) ([]string, [][]float64) {
 	qnames, qget := quantileCols(rows)
 	names := []string{"mean", "median", "sd", "mad"}
 	names = append(names, qnames...)
@@ -251,23 +249,6 @@ func summaryColumns(rows []SummaryRow) ([]string, [][]float64) {
 		}
 	}
 	return names, vals
-}
-
-// SummaryDataFrame returns rows as a gota DataFrame with the columns
-// variable mean median sd mad q5 q95 rhat ess_bulk ess_tail mcse_mean mcse_sd,
-// where the quantile columns follow the rows' Quantiles (see SummaryRow).
-// Undefined values are NaN.
-func SummaryDataFrame(rows []SummaryRow) dataframe.DataFrame {
-	vars := make([]string, len(rows))
-	for i, r := range rows {
-		vars[i] = r.Variable
-	}
-	names, vals := summaryColumns(rows)
-	cols := []series.Series{series.New(vars, series.String, "variable")}
-	for j, name := range names {
-		cols = append(cols, series.New(vals[j], series.Float, name))
-	}
-	return dataframe.New(cols...)
 }
 
 // nonFinite returns the text of a value that is not finite, as R writes it: NaN is
@@ -298,7 +279,7 @@ func formatCSV(v float64) string {
 // Names containing commas or quotes are quoted. It returns the first write
 // error.
 func WriteSummaryCSV(w io.Writer, rows []SummaryRow) error {
-	names, vals := summaryColumns(rows)
+	names, vals := SummaryColumns(rows)
 	cw := csv.NewWriter(w)
 	if err := cw.Write(append([]string{"variable"}, names...)); err != nil {
 		return fmt.Errorf("diagnostics: writing summary csv: %w", err)
@@ -349,7 +330,7 @@ func formatSig(v float64) string {
 // significant digits (integers for values of 1000 or more), NaN as NA. Every
 // line ends with a newline.
 func FormatSummary(rows []SummaryRow) string {
-	names, vals := summaryColumns(rows)
+	names, vals := SummaryColumns(rows)
 	header := append([]string{"variable"}, names...)
 	cells := make([][]string, len(rows))
 	width := make([]int, len(header))
@@ -394,35 +375,4 @@ type SamplerStat struct {
 	AcceptRate float64
 	// Fallbacks counts the proposals that fell back to the simpler proposer.
 	Fallbacks int
-}
-
-// WithSamplerStats returns df with two columns appended: accept_rate (float)
-// and fallbacks (int), matched to rows by the variable column. Rows without
-// a stat get NA in both. If df has no variable column, or a variable appears
-// twice in stats, the returned DataFrame has its Err set.
-func WithSamplerStats(df dataframe.DataFrame, stats []SamplerStat) dataframe.DataFrame {
-	if df.Err != nil {
-		return df
-	}
-	if !slices.Contains(df.Names(), "variable") {
-		return dataframe.DataFrame{Err: fmt.Errorf("diagnostics: sampler stats: data frame has no variable column")}
-	}
-	byName := make(map[string]SamplerStat, len(stats))
-	for i, s := range stats {
-		if _, dup := byName[s.Variable]; dup {
-			return dataframe.DataFrame{Err: fmt.Errorf("diagnostics: sampler stats: variable %q appears twice (entry %d)", s.Variable, i)}
-		}
-		byName[s.Variable] = s
-	}
-	vars := df.Col("variable").Records()
-	acc := make([]interface{}, len(vars))
-	fb := make([]interface{}, len(vars))
-	for i, v := range vars {
-		if s, ok := byName[v]; ok {
-			acc[i] = s.AcceptRate
-			fb[i] = s.Fallbacks
-		}
-	}
-	out := df.Mutate(series.New(acc, series.Float, "accept_rate"))
-	return out.Mutate(series.New(fb, series.Int, "fallbacks"))
 }

@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
-// toDraws packs quantities given as [chain][draw] into frames.Draws.
-func toDraws(names []string, qs ...[][]float64) *frames.Draws {
+// toDraws packs quantities given as [chain][draw] into draws.Draws.
+func toDraws(names []string, qs ...[][]float64) *draws.Draws {
 	m, n := len(qs[0]), len(qs[0][0])
-	d := &frames.Draws{Names: names, Chains: make([][]float64, m)}
+	d := &draws.Draws{Names: names, Chains: make([][]float64, m)}
 	for c := range m {
 		d.Chains[c] = make([]float64, n*len(qs))
 		for i := range n {
@@ -128,17 +128,17 @@ func TestSummarizeVariablesAndErrors(t *testing.T) {
 
 	bad := []struct {
 		name string
-		d    *frames.Draws
+		d    *draws.Draws
 		opts *SummaryOptions
 		msg  string
 	}{
 		{"unknown variable", d, &SummaryOptions{Variables: []string{"gamma"}}, `unknown variable "gamma"`},
 		{"quantile", d, &SummaryOptions{Quantiles: []float64{0.5, 1.5}}, "quantile 1: probability p = 1.5"},
 		{"nil", nil, nil, "nil draws"},
-		{"no chains", &frames.Draws{Names: []string{"a"}}, nil, "no chains"},
-		{"ragged", &frames.Draws{Names: []string{"a"}, Chains: [][]float64{{1, 2, 3}, {1, 2}}}, nil, "chain 1 has 2 draws, chain 0 has 3"},
-		{"empty chain", &frames.Draws{Names: []string{"a"}, Chains: [][]float64{{}}}, nil, "chain 0 has no draws"},
-		{"invalid", &frames.Draws{Names: []string{"a", "a"}, Chains: [][]float64{{1, 2}}}, nil, "appears twice"},
+		{"no chains", &draws.Draws{Names: []string{"a"}}, nil, "no chains"},
+		{"ragged", &draws.Draws{Names: []string{"a"}, Chains: [][]float64{{1, 2, 3}, {1, 2}}}, nil, "chain 1 has 2 draws, chain 0 has 3"},
+		{"empty chain", &draws.Draws{Names: []string{"a"}, Chains: [][]float64{{}}}, nil, "chain 0 has no draws"},
+		{"invalid", &draws.Draws{Names: []string{"a", "a"}, Chains: [][]float64{{1, 2}}}, nil, "appears twice"},
 	}
 	for _, b := range bad {
 		_, err := Summarize(b.d, b.opts)
@@ -189,18 +189,15 @@ func TestSummaryOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	df := SummaryDataFrame(rows)
-	if df.Err != nil {
-		t.Fatal(df.Err)
-	}
-	wantCols := "variable mean median sd mad q2.5 q50 q97.5 rhat ess_bulk ess_tail mcse_mean mcse_sd"
-	if got := strings.Join(df.Names(), " "); got != wantCols {
+	names, vals := SummaryColumns(rows)
+	wantCols := "mean median sd mad q2.5 q50 q97.5 rhat ess_bulk ess_tail mcse_mean mcse_sd"
+	if got := strings.Join(names, " "); got != wantCols {
 		t.Errorf("columns %q, want %q", got, wantCols)
 	}
-	if r, c := df.Dims(); r != 3 || c != 13 {
-		t.Errorf("dims %d×%d", r, c)
+	if len(vals) != 12 || len(vals[0]) != 3 {
+		t.Errorf("dims %d×%d", len(vals), len(vals[0]))
 	}
-	if v := df.Col("rhat").Float()[0]; v != rows[0].RHat {
+	if v := vals[7][0]; v != rows[0].RHat {
 		t.Errorf("rhat cell %v, row %v", v, rows[0].RHat)
 	}
 
@@ -210,7 +207,8 @@ func TestSummaryOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDefault := "variable mean median sd mad q5 q95 rhat ess_bulk ess_tail mcse_mean mcse_sd"
-	if got := strings.Join(SummaryDataFrame(rows2).Names(), " "); got != wantDefault {
+	names2, _ := SummaryColumns(rows2)
+	if got := "variable " + strings.Join(names2, " "); got != wantDefault {
 		t.Errorf("default columns %q", got)
 	}
 
@@ -229,7 +227,7 @@ func TestSummaryOutputs(t *testing.T) {
 	if recs[2][0] != "theta[2,1]" {
 		t.Errorf("csv name %q", recs[2][0])
 	}
-	_, vals := summaryColumns(rows2)
+	_, vals = SummaryColumns(rows2)
 	for i := range rows2 {
 		for j := range vals {
 			cell := recs[i+1][j+1]
@@ -278,33 +276,6 @@ func TestFormatSig(t *testing.T) {
 	}
 }
 
-func TestWithSamplerStats(t *testing.T) {
-	d := toDraws([]string{"a", "b[0]", "b[1]"}, w1, w1, w1)
-	rows, err := Summarize(d, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	df := WithSamplerStats(SummaryDataFrame(rows), []SamplerStat{
-		{Variable: "b[1]", AcceptRate: 0.5, Fallbacks: 3},
-		{Variable: "a", AcceptRate: 1, Fallbacks: 0},
-	})
-	if df.Err != nil {
-		t.Fatal(df.Err)
-	}
-	acc := df.Col("accept_rate").Float()
-	fb := df.Col("fallbacks")
-	if acc[0] != 1 || !math.IsNaN(acc[1]) || acc[2] != 0.5 {
-		t.Errorf("accept_rate = %v", acc)
-	}
-	if !fb.Elem(1).IsNA() || fb.Elem(2).Val() != 3 || fb.Elem(0).Val() != 0 {
-		t.Errorf("fallbacks = %v", fb.Records())
-	}
-	dup := WithSamplerStats(SummaryDataFrame(rows), []SamplerStat{{Variable: "a"}, {Variable: "a"}})
-	if dup.Err == nil {
-		t.Error("duplicate stats: no error")
-	}
-}
-
 // TestSummarizeDeterministic checks that the result does not depend on the
 // number of workers.
 func TestSummarizeDeterministic(t *testing.T) {
@@ -327,9 +298,9 @@ func TestSummarizeDeterministic(t *testing.T) {
 
 // randomDraws returns m chains of n draws of p AR(1) quantities with
 // coefficients spread over (−0.5, 0.99).
-func randomDraws(m, n, p int, seed uint64) *frames.Draws {
+func randomDraws(m, n, p int, seed uint64) *draws.Draws {
 	rng := rand.New(rand.NewPCG(seed, 0))
-	d := &frames.Draws{Names: make([]string, p), Chains: make([][]float64, m)}
+	d := &draws.Draws{Names: make([]string, p), Chains: make([][]float64, m)}
 	for k := range p {
 		d.Names[k] = "x[" + strconv.Itoa(k) + "]"
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 // ReadCmdStanCSV reads the output CSV file of one CmdStan sampler run (one chain)
@@ -35,7 +37,7 @@ import (
 // positive integer), a duplicate name after conversion, a row with the wrong
 // number of fields and a value that does not parse as a float (CmdStan's "nan",
 // "inf" and "-inf" are accepted).
-func ReadCmdStanCSV(r io.Reader, source string) (*Draws, error) {
+func ReadCmdStanCSV(r io.Reader, source string) (*draws.Draws, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	line := 0
 	var (
@@ -116,7 +118,7 @@ func ReadCmdStanCSV(r io.Reader, source string) (*Draws, error) {
 	if !header {
 		return nil, fmt.Errorf("frames: %s: no header line (only comments or empty input)", source)
 	}
-	return &Draws{Names: names, Chains: [][]float64{slices.Clip(vals)}}, nil
+	return &draws.Draws{Names: names, Chains: [][]float64{slices.Clip(vals)}}, nil
 }
 
 // readLine returns the next line without its '\n', however long, or io.EOF.
@@ -207,11 +209,11 @@ func StanToName(s string) (string, error) {
 // order; otherwise the error names the file that differs. Chains may have
 // different numbers of draws. It returns an error if no path is given or a file
 // cannot be read.
-func ReadCmdStanFiles(paths ...string) (*Draws, error) {
+func ReadCmdStanFiles(paths ...string) (*draws.Draws, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("frames: no CmdStan files given")
 	}
-	var out *Draws
+	var out *draws.Draws
 	for _, p := range paths {
 		d, err := readCmdStanFile(p)
 		if err != nil {
@@ -229,7 +231,7 @@ func ReadCmdStanFiles(paths ...string) (*Draws, error) {
 	return out, nil
 }
 
-func readCmdStanFile(path string) (*Draws, error) {
+func readCmdStanFile(path string) (*draws.Draws, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("frames: %w", err)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 var cmdstanNames = []string{"lp__", "mu", "beta[0]", "beta[1]", "beta[2]", "theta[0,0]", "theta[1,0]", "theta[0,1]", "theta[1,1]"}
@@ -16,7 +18,7 @@ func TestReadCmdStanCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Draws{Names: cmdstanNames, Chains: [][]float64{{
+	want := &draws.Draws{Names: cmdstanNames, Chains: [][]float64{{
 		-12.5, 0.25, 1.5, -2, 3e-5, 11, 21, 12, 22,
 		-13.25, 0.5, 1.25, -2.5, -3e-5, 11.5, 21.5, 12.5, 22.5,
 		-11.125, math.NaN(), 1, -3, 0, 10, 20, 10, 20,
@@ -62,7 +64,7 @@ func TestReadCmdStanSavedWarmup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Draws{Names: []string{"lp__", "x", "y[0,1]"}, Chains: [][]float64{{-3, 1, 2, -4, 3, 4}}}
+	want := &draws.Draws{Names: []string{"lp__", "x", "y[0,1]"}, Chains: [][]float64{{-3, 1, 2, -4, 3, 4}}}
 	assertSameDraws(t, d, want)
 }
 

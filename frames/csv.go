@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 // WriteCSV writes draws to w as CSV: a header "chain,draw,<names>" (names that
@@ -24,7 +26,7 @@ import (
 // invalid (see Draws.Validate), a parameter is named "chain" or "draw" or a name
 // holds a line break (encoding/csv turns "\r\n" inside a quoted field into "\n",
 // so such a name would not read back as written).
-func WriteCSV(w io.Writer, d *Draws) error {
+func WriteCSV(w io.Writer, d *draws.Draws) error {
 	if err := checkCSVDraws(d); err != nil {
 		return err
 	}
@@ -76,7 +78,7 @@ func appendFloat(buf []byte, x float64) []byte {
 // the temporary file is removed on error. A path that exists and is not a regular
 // file (a device such as /dev/stdout, a named pipe) is written directly, since
 // renaming over it would replace it.
-func WriteCSVFile(path string, d *Draws) (err error) {
+func WriteCSVFile(path string, d *draws.Draws) (err error) {
 	if err := checkCSVDraws(d); err != nil {
 		return err
 	}
@@ -113,7 +115,7 @@ func WriteCSVFile(path string, d *Draws) (err error) {
 }
 
 // writeCSVDirect writes draws as CSV to the existing non-regular file path.
-func writeCSVDirect(path string, d *Draws) error {
+func writeCSVDirect(path string, d *draws.Draws) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("frames: %w", err)
@@ -130,7 +132,7 @@ func writeCSVDirect(path string, d *Draws) error {
 
 // ReadCSVFile opens path and reads draws from it with ReadCSV, using path as the
 // source name in errors.
-func ReadCSVFile(path string) (*Draws, error) {
+func ReadCSVFile(path string) (*draws.Draws, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("frames: %w", err)
@@ -157,7 +159,7 @@ func ReadCSVFile(path string) (*Draws, error) {
 // parse as a float, a chain or draw number that is not a non-negative integer, a
 // chain number of 65536 or more, chains out of order and draw numbering that is
 // not contiguous from 0.
-func ReadCSV(r io.Reader, source string) (*Draws, error) {
+func ReadCSV(r io.Reader, source string) (*draws.Draws, error) {
 	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -204,7 +206,7 @@ func ReadCSV(r io.Reader, source string) (*Draws, error) {
 		return nil, fmt.Errorf("frames: %s:1: header has no parameter columns", source)
 	}
 	nf := len(header)
-	d := &Draws{Names: names}
+	d := &draws.Draws{Names: names}
 	var cur []float64 // values of the chain being read
 	curChain, nextDraw := -1, 0
 	for {
@@ -270,7 +272,7 @@ func ReadCSV(r io.Reader, source string) (*Draws, error) {
 
 // checkCSVDraws is checkDraws plus the rule that names hold no line breaks,
 // which encoding/csv cannot round-trip ("\r\n" in a quoted field reads as "\n").
-func checkCSVDraws(d *Draws) error {
+func checkCSVDraws(d *draws.Draws) error {
 	if err := checkDraws(d); err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 // specialValues are the floats a naive formatter would corrupt.
@@ -18,8 +20,8 @@ var specialValues = []float64{
 }
 
 // randomDraws makes draws with random bit patterns mixed with special values.
-func randomDraws(rng *rand.Rand, names []string, lens []int) *Draws {
-	d := &Draws{Names: names}
+func randomDraws(rng *rand.Rand, names []string, lens []int) *draws.Draws {
+	d := &draws.Draws{Names: names}
 	for _, n := range lens {
 		ch := make([]float64, n*len(names))
 		for i := range ch {
@@ -45,7 +47,7 @@ func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b)
 }
 
-func assertSameDraws(t *testing.T, got, want *Draws) {
+func assertSameDraws(t *testing.T, got, want *draws.Draws) {
 	t.Helper()
 	if strings.Join(got.Names, "|") != strings.Join(want.Names, "|") {
 		t.Fatalf("names = %q, want %q", got.Names, want.Names)
@@ -96,7 +98,7 @@ func TestCSVRoundTripBitExact(t *testing.T) {
 
 func TestCSVFormat(t *testing.T) {
 	t.Parallel()
-	d := &Draws{Names: []string{"a", "theta[1,0]"}, Chains: [][]float64{
+	d := &draws.Draws{Names: []string{"a", "theta[1,0]"}, Chains: [][]float64{
 		{math.Inf(1), math.NaN(), math.Copysign(0, -1), 5e-324},
 		{math.Inf(-1), 1e-300},
 	}}
@@ -152,13 +154,13 @@ func TestReadCSVColumnOrderAndGaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Draws{Names: []string{"a", "b"}, Chains: [][]float64{{1, 2, 3, 4}, {}, {5, 6}}}
+	want := &draws.Draws{Names: []string{"a", "b"}, Chains: [][]float64{{1, 2, 3, 4}, {}, {5, 6}}}
 	assertSameDraws(t, d, want)
 }
 
 func TestWriteCSVRejects(t *testing.T) {
 	t.Parallel()
-	for _, d := range []*Draws{
+	for _, d := range []*draws.Draws{
 		nil,
 		{Names: []string{"chain"}, Chains: [][]float64{{1}}},
 		{Names: []string{"a", "a"}},
@@ -194,14 +196,14 @@ func TestWriteCSVFile(t *testing.T) {
 	}
 	// No chains: a header-only file that reads back with no chains.
 	p2 := filepath.Join(dir, "header.csv")
-	if err := WriteCSVFile(p2, &Draws{Names: []string{"a"}}); err != nil {
+	if err := WriteCSVFile(p2, &draws.Draws{Names: []string{"a"}}); err != nil {
 		t.Fatal(err)
 	}
 	if h, err := ReadCSVFile(p2); err != nil || len(h.Chains) != 0 || len(h.Names) != 1 {
 		t.Errorf("header-only file read back as %+v, %v", h, err)
 	}
 	// Invalid draws: no file at all.
-	if err := WriteCSVFile(filepath.Join(dir, "bad2.csv"), &Draws{Names: []string{"draw"}}); err == nil {
+	if err := WriteCSVFile(filepath.Join(dir, "bad2.csv"), &draws.Draws{Names: []string{"draw"}}); err == nil {
 		t.Error("parameter named draw: no error")
 	}
 	entries, _ := os.ReadDir(dir)
@@ -259,13 +261,13 @@ func BenchmarkReadCSV_4x1000x300(b *testing.B) {
 	}
 }
 
-func benchDraws() *Draws {
+func benchDraws() *draws.Draws {
 	rng := rand.New(rand.NewPCG(7, 8))
 	names := make([]string, 300)
 	for i := range names {
 		names[i] = "theta[" + string(rune('0'+i/100)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10)) + "]"
 	}
-	d := &Draws{Names: names}
+	d := &draws.Draws{Names: names}
 	for range 4 {
 		ch := make([]float64, 1000*len(names))
 		for i := range ch {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 // Column names used by draw frames and draw CSV files.
@@ -22,9 +24,13 @@ const (
 	ValueColumn = "value"
 )
 
+// Frame is gota's DataFrame, named here so that packages that hand out draws as a
+// data frame (nmc.Result.DataFrame) need not import gota themselves.
+type Frame = dataframe.DataFrame
+
 // checkDraws validates d and checks that no parameter is named like the index
 // columns, which would make the frame or file ambiguous.
-func checkDraws(d *Draws) error {
+func checkDraws(d *draws.Draws) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
@@ -43,7 +49,7 @@ func checkDraws(d *Draws) error {
 //
 // It returns an error if d is invalid (see Draws.Validate), if a parameter is named
 // "chain" or "draw", or if gota reports one.
-func DataFrame(d *Draws) (dataframe.DataFrame, error) {
+func DataFrame(d *draws.Draws) (dataframe.DataFrame, error) {
 	if err := checkDraws(d); err != nil {
 		return dataframe.DataFrame{}, err
 	}
@@ -86,7 +92,7 @@ func DataFrame(d *Draws) (dataframe.DataFrame, error) {
 // chain, then draw, then parameter as in d.Names.
 //
 // It returns an error if d is invalid (see Draws.Validate) or if gota reports one.
-func LongDataFrame(d *Draws) (dataframe.DataFrame, error) {
+func LongDataFrame(d *draws.Draws) (dataframe.DataFrame, error) {
 	if err := d.Validate(); err != nil {
 		return dataframe.DataFrame{}, err
 	}
@@ -119,51 +125,77 @@ func LongDataFrame(d *Draws) (dataframe.DataFrame, error) {
 	return df, nil
 }
 
-// FromDataFrame converts a wide draws frame (as made by DataFrame) back to Draws.
-// The frame must have integer-valued "chain" and "draw" columns; every other column
-// becomes a parameter, in frame order. Rows may come in any order: they are grouped
-// by chain (chains in increasing chain number, renumbered 0, 1, … in Draws) and
-// ordered by draw within each chain. Draw numbers need not start at 0 or be
-// contiguous, so a frame filtered with, say, draw >= 500 converts too; the draw
-// numbers themselves are not kept.
+// metaColumns are the non-quantity columns FromDataFrame recognises: ours and
+// ArviZ's ("chain", "draw"), R posterior's draws_df (".chain", ".iteration",
+// ".draw") and "iteration".
+var metaColumns = map[string]bool{
+	"chain": true, "draw": true, "iteration": true,
+	".chain": true, ".draw": true, ".iteration": true,
+}
+
+// FromDataFrame converts a wide draws frame back to Draws: one made by DataFrame, a
+// pandas/ArviZ-style frame (chain, draw, …) or R posterior's draws_df (.chain,
+// .iteration, .draw, …). The chain column ("chain" or ".chain") must hold integers,
+// which identify chains by value: chains are taken in increasing chain number and
+// renumbered 0, 1, … in the result, so 0- and 1-based numbering both work. Within a
+// chain, rows are ordered by the draw column ("draw", else ".iteration", else
+// ".draw") when there is one and kept in row order otherwise; draw numbers need not
+// start at 0 or be contiguous (a frame filtered with draw >= 500 converts too) and
+// are not kept. Every other column except "iteration", ".draw" and ".iteration" is
+// a parameter, in frame order.
 //
 // Parameter columns may be float, int or string columns; string cells must parse
 // as floats ("NaN", "+Inf" and "-Inf" are accepted). It returns an error naming the
 // row (0-based) and column for a cell that is not a number, for a non-integer or
 // missing chain or draw number and for a (chain, draw) pair that appears twice; an
-// error for a missing chain or draw column, a bool column, a frame with no
-// parameter columns, and for chains with different numbers of draws (ragged chains).
+// error for a missing chain column, a bool column, a frame with no parameter
+// columns, and for chains with different numbers of draws (ragged chains).
 // A float column is taken as it is, NaN included: gota itself turns a cell it
 // could not parse into NaN when it loads a column as float, and that cannot be
 // told from a real NaN afterwards, so load CSV with type detection (or use
 // ReadCSV) to have bad cells reported.
-func FromDataFrame(df dataframe.DataFrame) (*Draws, error) {
+func FromDataFrame(df dataframe.DataFrame) (*draws.Draws, error) {
 	if df.Err != nil {
 		return nil, fmt.Errorf("frames: data frame carries an error: %w", df.Err)
 	}
 	names := df.Names()
 	has := func(n string) bool { return slices.Contains(names, n) }
-	for _, n := range []string{ChainColumn, DrawColumn} {
-		if !has(n) {
-			return nil, fmt.Errorf("frames: data frame has no %q column (columns: %v)", n, names)
+	chainName := ChainColumn
+	if !has(chainName) {
+		chainName = ".chain"
+	}
+	if !has(chainName) {
+		return nil, fmt.Errorf("frames: data frame has no %q (or \".chain\") column (columns: %v)", ChainColumn, names)
+	}
+	drawName := ""
+	for _, n := range []string{DrawColumn, ".iteration", ".draw"} {
+		if has(n) {
+			drawName = n
+			break
 		}
 	}
 	var params []string
 	for _, n := range names {
-		if n != ChainColumn && n != DrawColumn {
+		if !metaColumns[n] {
 			params = append(params, n)
 		}
 	}
 	if len(params) == 0 {
-		return nil, fmt.Errorf("frames: data frame has no parameter columns besides %q and %q", ChainColumn, DrawColumn)
+		return nil, fmt.Errorf("frames: data frame has no parameter columns (columns: %v)", names)
 	}
-	chain, err := intColumn(df, ChainColumn)
+	chain, err := intColumn(df, chainName)
 	if err != nil {
 		return nil, err
 	}
-	draw, err := intColumn(df, DrawColumn)
-	if err != nil {
-		return nil, err
+	draw := make([]int, len(chain))
+	if drawName != "" {
+		if draw, err = intColumn(df, drawName); err != nil {
+			return nil, err
+		}
+	} else {
+		for i := range draw {
+			draw[i] = i
+		}
 	}
 	cols := make([][]float64, len(params))
 	for j, n := range params {
@@ -183,7 +215,7 @@ func FromDataFrame(df dataframe.DataFrame) (*Draws, error) {
 		}
 		return cmpInt(draw[a], draw[b])
 	})
-	d := &Draws{Names: params}
+	d := &draws.Draws{Names: params}
 	np := len(params)
 	for k := 0; k < nrow; {
 		c := chain[order[k]]
@@ -292,50 +324,4 @@ func floatColumn(df dataframe.DataFrame, name string) ([]float64, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("frames: column %q has type %v, not a number", name, s.Type())
-}
-
-// Select returns the draws of the parameters chosen by selectors, copied, in the
-// order the selectors name them (each parameter at most once). A selector is an
-// exact name or the name of an indexed family: "beta" selects "beta[0]",
-// "beta[1]", … (see Draws.Match). It returns an error if d is invalid, if no
-// selector is given, or naming a selector that matches nothing.
-func Select(d *Draws, selectors ...string) (*Draws, error) {
-	if err := d.Validate(); err != nil {
-		return nil, err
-	}
-	if len(selectors) == 0 {
-		return nil, fmt.Errorf("frames: select: no selectors given")
-	}
-	var names []string
-	var idx []int
-	seen := make(map[string]bool)
-	for _, sel := range selectors {
-		m, err := d.Match(sel)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range m {
-			if seen[n] {
-				continue
-			}
-			seen[n] = true
-			p, _ := d.Index(n)
-			names = append(names, n)
-			idx = append(idx, p)
-		}
-	}
-	np := len(d.Names)
-	out := &Draws{Names: names, Chains: make([][]float64, len(d.Chains))}
-	for c, ch := range d.Chains {
-		n := len(ch) / np
-		v := make([]float64, 0, n*len(idx))
-		for i := range n {
-			row := ch[i*np : (i+1)*np]
-			for _, p := range idx {
-				v = append(v, row[p])
-			}
-		}
-		out.Chains[c] = v
-	}
-	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 func TestDataFrameWide(t *testing.T) {
@@ -54,7 +56,7 @@ func TestDataFrameWide(t *testing.T) {
 
 func TestLongDataFrame(t *testing.T) {
 	t.Parallel()
-	d := &Draws{Names: []string{"a", "b"}, Chains: [][]float64{{1, 2, 3, 4}, {5, 6}}}
+	d := &draws.Draws{Names: []string{"a", "b"}, Chains: [][]float64{{1, 2, 3, 4}, {5, 6}}}
 	df, err := LongDataFrame(d)
 	if err != nil {
 		t.Fatal(err)
@@ -83,10 +85,10 @@ func TestDataFrameRejects(t *testing.T) {
 	if _, err := DataFrame(nil); err == nil {
 		t.Error("nil draws: no error")
 	}
-	if _, err := DataFrame(&Draws{Names: []string{"draw"}, Chains: [][]float64{{1}}}); err == nil {
+	if _, err := DataFrame(&draws.Draws{Names: []string{"draw"}, Chains: [][]float64{{1}}}); err == nil {
 		t.Error("parameter named draw: no error")
 	}
-	if _, err := LongDataFrame(&Draws{}); err == nil {
+	if _, err := LongDataFrame(&draws.Draws{}); err == nil {
 		t.Error("no names: no error")
 	}
 }
@@ -104,7 +106,7 @@ func TestFromDataFrameShuffledAndFiltered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Draws{Names: []string{"x", "y"}, Chains: [][]float64{{4.5, 4, 2.5, math.NaN()}, {3.5, math.Inf(-1), 1.5, 1}}}
+	want := &draws.Draws{Names: []string{"x", "y"}, Chains: [][]float64{{4.5, 4, 2.5, math.NaN()}, {3.5, math.Inf(-1), 1.5, 1}}}
 	assertSameDraws(t, d, want)
 }
 
@@ -116,8 +118,7 @@ func TestFromDataFrameErrors(t *testing.T) {
 		df   dataframe.DataFrame
 		want string
 	}{
-		{"no chain", dataframe.New(series.New(ints(0), series.Int, "draw"), series.Floats([]float64{1})), `frames: data frame has no "chain" column`},
-		{"no draw", dataframe.New(series.New(ints(0), series.Int, "chain"), series.Floats([]float64{1})), `frames: data frame has no "draw" column`},
+		{"no chain", dataframe.New(series.New(ints(0), series.Int, "draw"), series.Floats([]float64{1})), `frames: data frame has no "chain"`},
 		{"no params", dataframe.New(series.New(ints(0), series.Int, "chain"), series.New(ints(0), series.Int, "draw")), "frames: data frame has no parameter columns"},
 		{"bad cell", dataframe.New(
 			series.New(ints(0, 0), series.Int, "chain"), series.New(ints(0, 1), series.Int, "draw"),
@@ -154,30 +155,5 @@ func TestFromDataFrameErrors(t *testing.T) {
 		if !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: error %q, want prefix %q", tc.name, err, tc.want)
 		}
-	}
-}
-
-func TestSelect(t *testing.T) {
-	t.Parallel()
-	d := &Draws{Names: []string{"alpha", "beta[0]", "beta[1]", "betax", "sigma"},
-		Chains: [][]float64{{1, 2, 3, 4, 5, 11, 12, 13, 14, 15}, {21, 22, 23, 24, 25}}}
-	s, err := Select(d, "sigma", "beta", "beta[1]")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &Draws{Names: []string{"sigma", "beta[0]", "beta[1]"}, Chains: [][]float64{{5, 2, 3, 15, 12, 13}, {25, 22, 23}}}
-	assertSameDraws(t, s, want)
-	s.Chains[0][0] = -1
-	if d.Chains[0][4] != 5 {
-		t.Error("Select shares memory with its input")
-	}
-	if _, err := Select(d, "gamma"); err == nil || !strings.Contains(err.Error(), `"gamma"`) {
-		t.Errorf("unknown selector: error %v", err)
-	}
-	if _, err := Select(d); err == nil {
-		t.Error("no selectors: no error")
-	}
-	if _, err := Select(&Draws{Names: []string{"a"}, Chains: [][]float64{{1, 2}}}, "a"); err != nil {
-		t.Error(err)
 	}
 }

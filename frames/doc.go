@@ -1,10 +1,10 @@
-// Package frames holds MCMC draws (the Draws type) and converts them to and from
-// gota data frames, CSV files and CmdStan output files.
+// Package frames converts MCMC draws (draws.Draws) to and from gota data frames,
+// CSV files and CmdStan output files, and summary rows to data frames.
 //
 // # Overview
 //
-// Draws is the exchange type between the sampler, the diagnostics, the plots and
-// files. DataFrame and LongDataFrame give gota views of draws for exploration;
+// draws.Draws is the exchange type between the sampler, the diagnostics, the plots
+// and files. DataFrame and LongDataFrame give gota views of draws for exploration;
 // FromDataFrame goes back. WriteCSV, WriteCSVFile and ReadCSV store draws in a
 // full-precision CSV file that round-trips bit for bit (gota's own CSV writer keeps
 // only six decimals, so it is not used). ReadCmdStanCSV and ReadCmdStanFiles load
@@ -20,7 +20,8 @@
 // strconv's shortest exact representation ('g', -1), NaN as "NaN" and infinities as
 // "+Inf" and "-Inf".
 //
-// Only this package imports gota; numeric packages use Draws or [][]float64.
+// Only this package imports gota; numeric packages use draws.Draws or
+// [][]float64. Frame names gota's DataFrame for packages that hand frames out.
 // Every error is returned, never panicked, and names the source, line, column or
 // variable at fault.
 package frames

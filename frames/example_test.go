@@ -6,11 +6,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
 )
 
-func exampleDraws() *frames.Draws {
-	return &frames.Draws{
+func exampleDraws() *draws.Draws {
+	return &draws.Draws{
 		Names: []string{"mu", "beta[0]", "beta[1]"},
 		Chains: [][]float64{
 			{0.5, 1e-7, -2, 0.25, 2e-7, -1.5},
@@ -79,20 +80,6 @@ func ExampleFromDataFrame() {
 	fmt.Println(d.Names, d.NumChains(), d.NumDraws(0), err)
 	// Output:
 	// [mu beta[0] beta[1]] 2 2 <nil>
-}
-
-func ExampleSelect() {
-	d, err := frames.Select(exampleDraws(), "beta")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(d.Names, d.Chains[0])
-	_, err = frames.Select(exampleDraws(), "gamma")
-	fmt.Println(err)
-	// Output:
-	// [beta[0] beta[1]] [1e-07 -2 2e-07 -1.5]
-	// frames: no parameter matches "gamma"
 }
 
 func ExampleReadCmdStanFiles() {

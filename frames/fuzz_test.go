@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/go-gota/gota/dataframe"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 // The fuzz targets of this file run their committed seed corpus
@@ -29,7 +31,7 @@ func fuzzSameFloat(a, b float64) bool {
 }
 
 // checkDrawsShape checks the invariants every successfully parsed Draws must hold.
-func checkDrawsShape(t *testing.T, d *Draws) {
+func checkDrawsShape(t *testing.T, d *draws.Draws) {
 	t.Helper()
 	if d == nil {
 		t.Fatal("nil draws without an error")
@@ -40,7 +42,7 @@ func checkDrawsShape(t *testing.T, d *Draws) {
 }
 
 // fuzzDrawsEqual reports the first difference between a and b, or "".
-func fuzzDrawsEqual(a, b *Draws) string {
+func fuzzDrawsEqual(a, b *draws.Draws) string {
 	if len(a.Names) != len(b.Names) {
 		return fmt.Sprintf("%d names, then %d", len(a.Names), len(b.Names))
 	}
@@ -287,7 +289,7 @@ func TestCSVNameLineBreak(t *testing.T) {
 		t.Fatalf("ReadCSV: err = %v, want one naming nl.csv:1: column 3", err)
 	}
 	for _, name := range []string{"a\r\nb", "a\nb", "a\r"} {
-		d := &Draws{Names: []string{name}, Chains: [][]float64{{1}}}
+		d := &draws.Draws{Names: []string{name}, Chains: [][]float64{{1}}}
 		if err := WriteCSV(io.Discard, d); err == nil || !strings.Contains(err.Error(), "line break") {
 			t.Fatalf("WriteCSV(name %q): err = %v, want a line-break error", name, err)
 		}

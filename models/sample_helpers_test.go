@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/nmc-go/nmc/diagnostics"
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/nmc"
 )
 
@@ -37,7 +37,7 @@ func sample(t *testing.T, b *Built, opts *nmc.Options) *nmc.Result {
 }
 
 // paramDraws returns the draws of one named quantity as [chain][draw].
-func paramDraws(t *testing.T, d *frames.Draws, name string) [][]float64 {
+func paramDraws(t *testing.T, d *draws.Draws, name string) [][]float64 {
 	t.Helper()
 	x, err := d.Param(name)
 	if err != nil {

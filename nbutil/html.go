@@ -55,7 +55,7 @@ const (
 const tableStyle = `style="border-collapse:collapse;font-family:monospace;font-size:12px"`
 
 // SummaryHTML returns rows as an HTML table with the columns of
-// diagnostics.SummaryDataFrame (variable, mean, median, sd, mad, the quantiles,
+// frames.SummaryDataFrame (variable, mean, median, sd, mad, the quantiles,
 // rhat, ess_bulk, ess_tail, mcse_mean, mcse_sd). Cells whose R-hat is above
 // MaxRHat or whose effective sample size is below MinESS are shown in bold red.
 // When maxRows > 0 and there are more than maxRows rows, only the first maxRows rows are shown,

@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/nmc-go/nmc/diagnostics"
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
 )
 
 // iidDraws returns chains × n independent N(mean, 1) draws of each named quantity,
 // with chain 0 shifted by shift0 (a shift makes R-hat large).
-func iidDraws(names []string, chains, n int, shift0 float64, seed uint64) *frames.Draws {
-	d := &frames.Draws{Names: names}
+func iidDraws(names []string, chains, n int, shift0 float64, seed uint64) *draws.Draws {
+	d := &draws.Draws{Names: names}
 	for c := range chains {
 		rng := rand.New(rand.NewPCG(seed, uint64(c)))
 		ch := make([]float64, n*len(names))
@@ -260,7 +260,7 @@ func TestConfusionMean(t *testing.T) {
 			}
 		}
 	}
-	d := &frames.Draws{Names: names}
+	d := &draws.Draws{Names: names}
 	for range 2 {
 		var ch []float64
 		for s := range 4 {

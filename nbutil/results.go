@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/nmc-go/nmc/diagnostics"
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/viz"
 )
 
@@ -69,7 +69,7 @@ func JointPLLSeries(heldOut [][]float64, n int) ([]viz.PLLSeries, error) {
 // theta[labeler,m,k], the probability that the labeler reports label k for an item
 // of true class m, for classes classes. It returns an error naming the first
 // missing quantity, or a labeler or class count out of range.
-func ConfusionMean(d *frames.Draws, labeler, classes int) ([][]float64, error) {
+func ConfusionMean(d *draws.Draws, labeler, classes int) ([][]float64, error) {
 	if labeler < 0 {
 		return nil, fmt.Errorf("nbutil: labeler %d is negative", labeler)
 	}

@@ -3,44 +3,22 @@ package nmc
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/nmc-go/nmc/nmc/dist"
 )
 
-// Support says where the coordinates of a site live. It picks the site's proposer.
-type Support int
+// Support says where the coordinates of a site live; it picks the site's proposer.
+// It is defined in package dist, beside the distributions that report it.
+type Support = dist.Support
 
+// The supports (see dist.Support).
 const (
-	// Real: every coordinate in (-∞, ∞). Proposer: Newton-centred Gaussian.
-	Real Support = iota
-	// Positive: every coordinate in (Lower, ∞). Proposer: Gamma fitted to x − Lower.
-	Positive
-	// Interval: every coordinate in (Lower, Upper). Proposer: Beta on the rescaled
-	// coordinate, as the 2-simplex.
-	Interval
-	// Simplex: coordinates positive and summing to 1. Proposer: Dirichlet.
-	Simplex
-	// Discrete: one coordinate holding an integer (stored as float64). With NumValues > 0
-	// the values are 0 … NumValues−1 and the exact conditional is enumerated; with
-	// NumValues == 0 the values are 0, 1, 2, … and a discrete Metropolis-Hastings
-	// proposal is used.
-	Discrete
+	Real     = dist.Real
+	Positive = dist.Positive
+	Interval = dist.Interval
+	Simplex  = dist.Simplex
+	Discrete = dist.Discrete
 )
-
-// String returns the support's name.
-func (s Support) String() string {
-	switch s {
-	case Real:
-		return "real"
-	case Positive:
-		return "positive"
-	case Interval:
-		return "interval"
-	case Simplex:
-		return "simplex"
-	case Discrete:
-		return "discrete"
-	}
-	return fmt.Sprintf("Support(%d)", int(s))
-}
 
 // Site describes one latent site: a block of coordinates updated by one
 // Metropolis-Hastings step.

@@ -5,8 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/go-gota/gota/dataframe"
-
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
 )
 
@@ -16,7 +15,7 @@ type Result struct {
 	// of Site.Coords over Sites()) followed by the derived quantities when the model
 	// implements Deriver. After a cancelled or failed run a chain holds only its
 	// completed draws.
-	Draws *frames.Draws
+	Draws *draws.Draws
 	// Sites holds per-site proposal statistics, totals over chains, in Sites() order.
 	Sites []SiteStats
 	// Wall is the wall-clock time of the whole run.
@@ -74,7 +73,7 @@ func (r *Result) AcceptRate(site string) (float64, error) {
 // DataFrame returns the draws as a gota DataFrame: an int column "chain" and an int
 // column "draw" (both 0-based), then one float column per coordinate and derived
 // quantity, one row per draw, chain after chain (see frames.DataFrame).
-func (r *Result) DataFrame() (dataframe.DataFrame, error) {
+func (r *Result) DataFrame() (frames.Frame, error) {
 	return frames.DataFrame(r.Draws)
 }
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // Neighborer is an optional interface of a Model: Neighbors(i) lists the sites whose
@@ -58,7 +58,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	if d, ok := m.(Deriver); ok {
 		names = append(names, d.DerivedNames()...)
 	}
-	draws := &frames.Draws{Names: names, Chains: make([][]float64, eff.Chains)}
+	draws := &draws.Draws{Names: names, Chains: make([][]float64, eff.Chains)}
 	if err := draws.Validate(); err != nil {
 		return nil, fmt.Errorf("nmc: coordinate names: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // DefaultMaxLag is the largest lag Autocorr shows when maxLag is 0 (fewer if the
@@ -26,7 +26,7 @@ const DefaultMaxLag = 100
 // It returns an error for nil, invalid or empty draws, an unknown name, a
 // negative maxLag, a non-finite draw (named by chain and draw), a chain with
 // fewer than 2 draws and a constant chain (autocorrelation undefined).
-func Autocorr(d *frames.Draws, name string, maxLag int) (*plot.Plot, error) {
+func Autocorr(d *draws.Draws, name string, maxLag int) (*plot.Plot, error) {
 	if maxLag < 0 {
 		return nil, fmt.Errorf("viz: autocorr: maxLag is %d, want ≥ 0", maxLag)
 	}

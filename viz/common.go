@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // chainColor is the colour of chain c in every plot.
@@ -32,7 +32,7 @@ func newPlot(title, x, y string) *plot.Plot {
 // paramColumn checks d and returns the draws of name as [chain][draw]. It fails,
 // with fn naming the plot in the message, for nil or invalid draws, no chains, no
 // draws, an unknown name and a column without a single finite value.
-func paramColumn(fn string, d *frames.Draws, name string) ([][]float64, error) {
+func paramColumn(fn string, d *draws.Draws, name string) ([][]float64, error) {
 	if d == nil {
 		return nil, fmt.Errorf("viz: %s: nil draws", fn)
 	}

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // DensityOptions configures Density. The zero value, or a nil pointer, draws a
@@ -38,7 +38,7 @@ type DensityOptions struct {
 // It returns an error for nil, invalid or empty draws, an unknown name, a
 // quantity with no finite draw, negative Bins and an Exact density that is not
 // finite anywhere on the plotted range.
-func Density(d *frames.Draws, name string, opts *DensityOptions) (*plot.Plot, error) {
+func Density(d *draws.Draws, name string, opts *DensityOptions) (*plot.Plot, error) {
 	var o DensityOptions
 	if opts != nil {
 		o = *opts

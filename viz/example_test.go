@@ -11,14 +11,14 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/viz"
 )
 
 // exampleDraws returns 2 chains of 200 AR(1) draws of "mu" (stationary N(1, 1))
 // and "tau".
-func exampleDraws() *frames.Draws {
-	d := &frames.Draws{Names: []string{"mu", "tau"}}
+func exampleDraws() *draws.Draws {
+	d := &draws.Draws{Names: []string{"mu", "tau"}}
 	for c := range 2 {
 		rng := rand.New(rand.NewPCG(42, uint64(c)))
 		x, y := 1.0, 0.0
@@ -54,7 +54,7 @@ func ExampleTrace() {
 	fmt.Println(err)
 	// Output:
 	// Trace of mu 576x288 <nil>
-	// viz: trace: frames: unknown parameter "sigma"
+	// viz: trace: draws: unknown parameter "sigma"
 }
 
 func ExampleRank() {

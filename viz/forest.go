@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // Forest returns a forest plot: one row per parameter, the first at the top, with
@@ -18,12 +18,12 @@ import (
 // thick bar and the 5–95% interval as a thin line. Quantiles interpolate linearly
 // between order statistics (gonum stat.LinInterp); non-finite draws are left out.
 // Each entry of names is an exact name or an indexed family, as in
-// frames.Draws.Match ("beta" gives beta[0], beta[1], …); a parameter named twice
+// draws.Draws.Match ("beta" gives beta[0], beta[1], …); a parameter named twice
 // is shown once.
 //
 // It returns an error for nil, invalid or empty draws, no names, a name that
 // matches nothing and a parameter with no finite draw.
-func Forest(d *frames.Draws, names []string) (*plot.Plot, error) {
+func Forest(d *draws.Draws, names []string) (*plot.Plot, error) {
 	if d == nil {
 		return nil, fmt.Errorf("viz: forest: nil draws")
 	}

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // Pair returns a scatter plot of the draws of quantity y against quantity x, one
@@ -17,7 +17,7 @@ import (
 //
 // It returns an error for nil, invalid or empty draws, an unknown name, x equal
 // to y, and a pair with no draw where both values are finite.
-func Pair(d *frames.Draws, x, y string) (*plot.Plot, error) {
+func Pair(d *draws.Draws, x, y string) (*plot.Plot, error) {
 	if x == y {
 		return nil, fmt.Errorf("viz: pair: x and y are both %q", x)
 	}

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // Rank returns a rank plot of the named quantity, as ArviZ's plot_rank draws it:
@@ -22,7 +22,7 @@ import (
 //
 // It returns an error for nil, invalid or empty draws, an unknown name, a
 // quantity with no finite draw and a NaN draw (named by chain and draw).
-func Rank(d *frames.Draws, name string) (*plot.Plot, error) {
+func Rank(d *draws.Draws, name string) (*plot.Plot, error) {
 	cols, err := paramColumn("rank", d, name)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // Trace returns a trace plot of the named quantity: its value against the draw
@@ -16,7 +16,7 @@ import (
 //
 // It returns an error for nil, invalid or empty draws, an unknown name and a
 // quantity with no finite draw.
-func Trace(d *frames.Draws, name string) (*plot.Plot, error) {
+func Trace(d *draws.Draws, name string) (*plot.Plot, error) {
 	cols, err := paramColumn("trace", d, name)
 	if err != nil {
 		return nil, err

@@ -14,16 +14,16 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // ar1Draws makes 4 chains of AR(1) draws x_t = μ + φ(x_{t-1} − μ) + σε_t of the
 // parameters mu (μ=1, φ=0.7), sigma (exp of an AR(1), positive) and beta[0..2].
-func ar1Draws(chains, n int, seed uint64) *frames.Draws {
+func ar1Draws(chains, n int, seed uint64) *draws.Draws {
 	names := []string{"mu", "sigma", "beta[0]", "beta[1]", "beta[2]"}
 	means := []float64{1, -0.5, 0, 2, -3}
 	phis := []float64{0.7, 0.9, 0.3, 0.5, 0.95}
-	d := &frames.Draws{Names: names}
+	d := &draws.Draws{Names: names}
 	for c := range chains {
 		rng := rand.New(rand.NewPCG(seed, uint64(c)))
 		ch := make([]float64, n*len(names))
@@ -141,7 +141,7 @@ func TestRank(t *testing.T) {
 func TestRankTiesAndUniformity(t *testing.T) {
 	t.Parallel()
 	// Two chains of identical values: all ranks tie at (n+1)/2 and fall in the middle bin.
-	d := &frames.Draws{Names: []string{"x"}, Chains: [][]float64{{1, 1, 1, 1}, {1, 1, 1, 1}}}
+	d := &draws.Draws{Names: []string{"x"}, Chains: [][]float64{{1, 1, 1, 1}, {1, 1, 1, 1}}}
 	if _, err := Rank(d, "x"); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestDensity(t *testing.T) {
 	_, err = Density(d, "mu", &DensityOptions{Exact: func(float64) float64 { return math.Inf(1) }})
 	wantErr(t, "infinite exact", err, "not finite anywhere")
 	// Constant draws still plot.
-	c := &frames.Draws{Names: []string{"k"}, Chains: [][]float64{{2, 2, 2}}}
+	c := &draws.Draws{Names: []string{"k"}, Chains: [][]float64{{2, 2, 2}}}
 	if _, err := Density(c, "k", &DensityOptions{KDE: true}); err != nil {
 		t.Error(err)
 	}
@@ -283,7 +283,7 @@ func TestAutocorr(t *testing.T) {
 	}
 	_, err = Autocorr(d, "mu", -1)
 	wantErr(t, "negative lag", err, "maxLag is -1")
-	c := &frames.Draws{Names: []string{"k"}, Chains: [][]float64{{1, 2, 3}, {2, 2, 2}}}
+	c := &draws.Draws{Names: []string{"k"}, Chains: [][]float64{{1, 2, 3}, {2, 2, 2}}}
 	_, err = Autocorr(c, "k", 2)
 	wantErr(t, "constant chain", err, "chain 1: chain is constant")
 	d.Chains[2][10*5] = math.Inf(1)
@@ -425,16 +425,16 @@ func TestConfusionHeatmap(t *testing.T) {
 func TestInvalidDraws(t *testing.T) {
 	t.Parallel()
 	d := ar1Draws(2, 50, 7)
-	nan := &frames.Draws{Names: []string{"x", "y"}, Chains: [][]float64{{math.NaN(), 1, math.NaN(), 2}}}
-	empty := &frames.Draws{Names: []string{"x"}, Chains: [][]float64{{}, {}}}
-	noChains := &frames.Draws{Names: []string{"x"}}
-	plots := map[string]func(*frames.Draws, string) (*plot.Plot, error){
+	nan := &draws.Draws{Names: []string{"x", "y"}, Chains: [][]float64{{math.NaN(), 1, math.NaN(), 2}}}
+	empty := &draws.Draws{Names: []string{"x"}, Chains: [][]float64{{}, {}}}
+	noChains := &draws.Draws{Names: []string{"x"}}
+	plots := map[string]func(*draws.Draws, string) (*plot.Plot, error){
 		"trace":    Trace,
 		"rank":     Rank,
-		"density":  func(d *frames.Draws, n string) (*plot.Plot, error) { return Density(d, n, nil) },
-		"pair":     func(d *frames.Draws, n string) (*plot.Plot, error) { return Pair(d, n, "y") },
-		"autocorr": func(d *frames.Draws, n string) (*plot.Plot, error) { return Autocorr(d, n, 10) },
-		"forest":   func(d *frames.Draws, n string) (*plot.Plot, error) { return Forest(d, []string{n}) },
+		"density":  func(d *draws.Draws, n string) (*plot.Plot, error) { return Density(d, n, nil) },
+		"pair":     func(d *draws.Draws, n string) (*plot.Plot, error) { return Pair(d, n, "y") },
+		"autocorr": func(d *draws.Draws, n string) (*plot.Plot, error) { return Autocorr(d, n, 10) },
+		"forest":   func(d *draws.Draws, n string) (*plot.Plot, error) { return Forest(d, []string{n}) },
 	}
 	for name, f := range plots {
 		_, err := f(nil, "x")
@@ -447,7 +447,7 @@ func TestInvalidDraws(t *testing.T) {
 		wantErr(t, name+" empty", err, "x")
 		_, err = f(noChains, "x")
 		wantErr(t, name+" no chains", err, "")
-		_, err = f(&frames.Draws{Names: []string{"x", "x"}, Chains: [][]float64{{1, 2}}}, "x")
+		_, err = f(&draws.Draws{Names: []string{"x", "x"}, Chains: [][]float64{{1, 2}}}, "x")
 		wantErr(t, name+" invalid", err, "twice")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
 )
 
@@ -207,8 +208,8 @@ var w1Want = map[string]float64{
 
 // w1Draws returns draws of "mu" = W1 and "theta[0,1]" = 2·W1 + 1 for chains
 // first … last−1 of W1.
-func w1Draws(first, last int) *frames.Draws {
-	d := &frames.Draws{Names: []string{"mu", "theta[0,1]"}}
+func w1Draws(first, last int) *draws.Draws {
+	d := &draws.Draws{Names: []string{"mu", "theta[0,1]"}}
 	for _, ch := range w1[first:last] {
 		var v []float64
 		for _, x := range ch {
@@ -280,7 +281,7 @@ func TestSummaryDrawsCSV(t *testing.T) {
 	all := filepath.Join(dir, "all.csv")
 	part1 := filepath.Join(dir, "part1.csv")
 	part2 := filepath.Join(dir, "part2.csv")
-	for p, d := range map[string]*frames.Draws{all: w1Draws(0, 4), part1: w1Draws(0, 2), part2: w1Draws(2, 4)} {
+	for p, d := range map[string]*draws.Draws{all: w1Draws(0, 4), part1: w1Draws(0, 2), part2: w1Draws(2, 4)} {
 		if err := frames.WriteCSVFile(p, d); err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/viz"
 )
 
@@ -94,12 +94,12 @@ func pllPlot(title string, labels []string, curves [][]float64) (*plot.Plot, err
 
 // exactDensityPlot returns the density of name's draws with an exact density
 // overlaid.
-func exactDensityPlot(d *frames.Draws, name string, pdf func(float64) float64, label string) (*plot.Plot, error) {
+func exactDensityPlot(d *draws.Draws, name string, pdf func(float64) float64, label string) (*plot.Plot, error) {
 	return viz.Density(d, name, &viz.DensityOptions{Exact: pdf, ExactLabel: label})
 }
 
 // funnelZPlot is the paper's funnel figure: z's marginal with the exact N(0, 3).
-func funnelZPlot(d *frames.Draws) (*plot.Plot, error) {
+func funnelZPlot(d *draws.Draws) (*plot.Plot, error) {
 	n := distuv.Normal{Mu: 0, Sigma: 3}
 	p, err := exactDensityPlot(d, "z", n.Prob, "exact N(0, 3)")
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/nmc-go/nmc/diagnostics"
-	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
 )
@@ -174,8 +174,8 @@ func summaryVars(model string) []string {
 }
 
 // lastHalf returns the draws of d from draw n/2 of each chain on (sharing storage).
-func lastHalf(d *frames.Draws) *frames.Draws {
-	out := &frames.Draws{Names: d.Names, Chains: make([][]float64, len(d.Chains))}
+func lastHalf(d *draws.Draws) *draws.Draws {
+	out := &draws.Draws{Names: d.Names, Chains: make([][]float64, len(d.Chains))}
 	p := len(d.Names)
 	for c, ch := range d.Chains {
 		n := len(ch) / max(p, 1)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
 )
 
@@ -161,7 +162,7 @@ func detectKind(path string) (fileKind, error) {
 // CmdStan files are the chains of one run; several nmc draws files are joined
 // chain after chain, in the order given, and must name the same quantities in the
 // same order. All chains must have the same number of draws.
-func readDraws(files []string) (*frames.Draws, error) {
+func readDraws(files []string) (*draws.Draws, error) {
 	kind, err := detectKind(files[0])
 	if err != nil {
 		return nil, err
@@ -175,7 +176,7 @@ func readDraws(files []string) (*frames.Draws, error) {
 			return nil, fmt.Errorf("%s is %v but %s is %v; give files of one kind", f, k, files[0], kind)
 		}
 	}
-	var all *frames.Draws
+	var all *draws.Draws
 	var origin []string // where each chain came from, for errors
 	if kind == kindCmdStan {
 		if all, err = frames.ReadCmdStanFiles(files...); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
@@ -254,9 +255,9 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 }
 
 // smallDraws returns 2 chains × 3000 draws of 3 parameters: about 200 kB of CSV.
-func smallDraws() *frames.Draws {
+func smallDraws() *draws.Draws {
 	rng := rand.New(rand.NewPCG(8, 8))
-	d := &frames.Draws{Names: []string{"mu", "sigma", "theta[0,1]"}, Chains: make([][]float64, 2)}
+	d := &draws.Draws{Names: []string{"mu", "sigma", "theta[0,1]"}, Chains: make([][]float64, 2)}
 	for c := range d.Chains {
 		for range 3000 * 3 {
 			d.Chains[c] = append(d.Chains[c], rng.NormFloat64())

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
@@ -347,12 +348,12 @@ func malformedCases() []malformedCase {
 			return err
 		}, []string{"NaN"}},
 		{"Summarize quantile 2", "diagnostics: ", func(*testing.T) error {
-			d := &frames.Draws{Names: []string{"a"}, Chains: [][]float64{{1, 2, 3, 4}}}
+			d := &draws.Draws{Names: []string{"a"}, Chains: [][]float64{{1, 2, 3, 4}}}
 			_, err := diagnostics.Summarize(d, &diagnostics.SummaryOptions{Quantiles: []float64{0.5, 2}})
 			return err
 		}, []string{"2", "[0, 1]"}},
 		{"Summarize unknown variable", "diagnostics: ", func(*testing.T) error {
-			d := &frames.Draws{Names: []string{"a"}, Chains: [][]float64{{1, 2, 3, 4}}}
+			d := &draws.Draws{Names: []string{"a"}, Chains: [][]float64{{1, 2, 3, 4}}}
 			_, err := diagnostics.Summarize(d, &diagnostics.SummaryOptions{Variables: []string{"zeta"}})
 			return err
 		}, []string{`"zeta"`}},

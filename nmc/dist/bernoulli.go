@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/nmc-go/nmc/internal/special"
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // Bernoulli is the Bernoulli family with success probability p in [0, 1]:
@@ -77,8 +76,8 @@ func (Bernoulli) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Discrete with 2 values.
-func (Bernoulli) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Discrete, 0, 1, 2
+func (Bernoulli) Support([]float64, int) (Support, float64, float64, int) {
+	return Discrete, 0, 1, 2
 }
 
 // InSupport reports whether y is 0 or 1.
@@ -168,8 +167,8 @@ func (BernoulliLogit) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Discrete with 2 values.
-func (BernoulliLogit) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Discrete, 0, 1, 2
+func (BernoulliLogit) Support([]float64, int) (Support, float64, float64, int) {
+	return Discrete, 0, 1, 2
 }
 
 // InSupport reports whether y is 0 or 1.
@@ -267,8 +266,8 @@ func (Binomial) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Discrete with n+1 values.
-func (Binomial) Support(params []float64, _ int) (nmc.Support, float64, float64, int) {
-	return nmc.Discrete, 0, params[0], int(params[0]) + 1
+func (Binomial) Support(params []float64, _ int) (Support, float64, float64, int) {
+	return Discrete, 0, params[0], int(params[0]) + 1
 }
 
 // InSupport reports whether y is an integer in [0, n].
@@ -364,8 +363,8 @@ func (BinomialLogit) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Discrete with n+1 values.
-func (BinomialLogit) Support(params []float64, _ int) (nmc.Support, float64, float64, int) {
-	return nmc.Discrete, 0, params[0], int(params[0]) + 1
+func (BinomialLogit) Support(params []float64, _ int) (Support, float64, float64, int) {
+	return Discrete, 0, params[0], int(params[0]) + 1
 }
 
 // InSupport reports whether y is an integer in [0, n].

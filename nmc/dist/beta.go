@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/nmc-go/nmc/internal/special"
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // Beta is the beta family with shapes alpha > 0 and beta > 0:
@@ -70,8 +69,8 @@ func (Beta) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns the Interval (0, 1).
-func (Beta) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Interval, 0, 1, 0
+func (Beta) Support([]float64, int) (Support, float64, float64, int) {
+	return Interval, 0, 1, 0
 }
 
 // InSupport reports whether 0 < x < 1.
@@ -150,8 +149,8 @@ func (Uniform) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns the Interval (a, b).
-func (Uniform) Support(params []float64, _ int) (nmc.Support, float64, float64, int) {
-	return nmc.Interval, params[0], params[1], 0
+func (Uniform) Support(params []float64, _ int) (Support, float64, float64, int) {
+	return Interval, params[0], params[1], 0
 }
 
 // InSupport reports whether a ≤ x ≤ b.

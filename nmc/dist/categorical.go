@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // Categorical is the categorical family over {0, …, k−1} with a probability vector
@@ -99,8 +97,8 @@ func checkSimplex(family, param string, v []float64, k int) error {
 }
 
 // Support returns Discrete with k values.
-func (Categorical) Support(_ []float64, k int) (nmc.Support, float64, float64, int) {
-	return nmc.Discrete, 0, float64(k - 1), k
+func (Categorical) Support(_ []float64, k int) (Support, float64, float64, int) {
+	return Discrete, 0, float64(k - 1), k
 }
 
 // InSupport reports whether y is an integer in [0, k).
@@ -248,8 +246,8 @@ func (CategoricalLogits) CheckParams(params []float64, k int) error {
 }
 
 // Support returns Discrete with k values.
-func (CategoricalLogits) Support(_ []float64, k int) (nmc.Support, float64, float64, int) {
-	return nmc.Discrete, 0, float64(k - 1), k
+func (CategoricalLogits) Support(_ []float64, k int) (Support, float64, float64, int) {
+	return Discrete, 0, float64(k - 1), k
 }
 
 // InSupport reports whether y is an integer in [0, k).

@@ -2,9 +2,10 @@ package dist
 
 import (
 	"fmt"
-	"github.com/nmc-go/nmc/internal/special"
 	"math"
 	"math/rand/v2"
+
+	"github.com/nmc-go/nmc/internal/special"
 )
 
 // SimplexTol is the tolerance within which the elements of a probability vector (a

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/nmc-go/nmc/internal/special"
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // Dirichlet is the Dirichlet family on the (k−1)-simplex with concentration alpha of
@@ -109,8 +108,8 @@ func (Dirichlet) CheckParams(params []float64, k int) error {
 }
 
 // Support returns Simplex.
-func (Dirichlet) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Simplex, 0, 1, 0
+func (Dirichlet) Support([]float64, int) (Support, float64, float64, int) {
+	return Simplex, 0, 1, 0
 }
 
 // InSupport reports whether x has k elements in (0, 1] summing to 1 within

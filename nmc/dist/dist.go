@@ -46,8 +46,6 @@ package dist
 import (
 	"fmt"
 	"math/rand/v2"
-
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // Family is a distribution family.
@@ -70,7 +68,7 @@ type Family interface {
 	// Support returns where the value lives for these parameters: the kind, the
 	// bounds (Positive: lo; Interval: lo, hi) and, for finite discrete values, the
 	// number of values.
-	Support(params []float64, k int) (kind nmc.Support, lo, hi float64, numValues int)
+	Support(params []float64, k int) (kind Support, lo, hi float64, numValues int)
 	// InSupport reports whether the value (args[:value width]) is in the support.
 	InSupport(args []float64, k int) bool
 	// Rand draws a value into dst (length = value width).

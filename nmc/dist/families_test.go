@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // familyCase is one family at one vector dimension with valid points at which every
@@ -17,7 +15,7 @@ import (
 type familyCase struct {
 	fam     Family
 	k       int
-	support nmc.Support
+	support Support
 	intArgs []int       // argument indices that hold integers (derivatives must be 0)
 	points  [][]float64 // full args: value then parameters, all inside the domain
 }
@@ -48,72 +46,72 @@ func testMVNSmall(t testing.TB) *MultivariateNormal {
 
 func allFamilies(t testing.TB) []familyCase {
 	return []familyCase{
-		{Normal{}, 1, nmc.Real, nil, [][]float64{
+		{Normal{}, 1, Real, nil, [][]float64{
 			{0.3, -0.2, 1.5}, {1e3 + 0.002, 1e3, 1e-3}, {-4, 0, 1e3}, {1e3, -1e3, 50},
 		}},
-		{HalfNormal{}, 1, nmc.Positive, nil, [][]float64{
+		{HalfNormal{}, 1, Positive, nil, [][]float64{
 			{0.7, 1.2}, {1e-4, 1e-3}, {2e3, 1e3}, {1e-8, 2},
 		}},
-		{LogNormal{}, 1, nmc.Positive, nil, [][]float64{
+		{LogNormal{}, 1, Positive, nil, [][]float64{
 			{2.5, 0.3, 0.8}, {1e-3, -6.9, 1e-3}, {1e3, 7, 0.5}, {0.05, 1, 3},
 		}},
-		{StudentT{}, 1, nmc.Real, nil, [][]float64{
+		{StudentT{}, 1, Real, nil, [][]float64{
 			{0.4, 3.5, -0.1, 1.3}, {1e3, 1e3, 999, 1.5}, {-1e3, 0.5, 0, 1e-3}, {0.1, 0.01, 0, 1},
 			{2, 30, 0, 1},
 		}},
-		{Cauchy{}, 1, nmc.Real, nil, [][]float64{
+		{Cauchy{}, 1, Real, nil, [][]float64{
 			{0.5, -1, 2}, {1e3, 0, 1e-3}, {1.0001, 1, 1e-3}, {3, 3.5, 1e3},
 		}},
-		{HalfCauchy{}, 1, nmc.Positive, nil, [][]float64{
+		{HalfCauchy{}, 1, Positive, nil, [][]float64{
 			{0.5, 2}, {1e3, 1e-3}, {1e-5, 1e3},
 		}},
-		{Gamma{}, 1, nmc.Positive, nil, [][]float64{
+		{Gamma{}, 1, Positive, nil, [][]float64{
 			{1.3, 2.5, 0.7}, {1e-3, 1e-3, 1}, {1e3, 1e3, 1}, {0.01, 0.5, 1e3},
 		}},
-		{InverseGamma{}, 1, nmc.Positive, nil, [][]float64{
+		{InverseGamma{}, 1, Positive, nil, [][]float64{
 			{0.8, 3, 2}, {1e3, 1e-3, 1e3}, {1e-3, 2, 1e-3},
 		}},
-		{Exponential{}, 1, nmc.Positive, nil, [][]float64{
+		{Exponential{}, 1, Positive, nil, [][]float64{
 			{0.5, 2}, {1e-6, 1e3}, {1e3, 1e-3},
 		}},
-		{Beta{}, 1, nmc.Interval, nil, [][]float64{
+		{Beta{}, 1, Interval, nil, [][]float64{
 			{0.3, 2, 5}, {1e-6, 0.5, 0.5}, {1 - 1e-6, 1e3, 1e-3}, {0.5, 1e3, 1e3}, {0.9, 1, 1},
 		}},
-		{Uniform{}, 1, nmc.Interval, nil, [][]float64{
+		{Uniform{}, 1, Interval, nil, [][]float64{
 			{0.5, 0, 1}, {-999, -1e3, 1e3}, {1e-3, 0, 2e-3},
 		}},
-		{Dirichlet{}, 3, nmc.Simplex, nil, [][]float64{
+		{Dirichlet{}, 3, Simplex, nil, [][]float64{
 			{0.2, 0.3, 0.5, 1, 2, 3},
 			{1e-4, 0.5, 0.4999, 1e-3, 1e-3, 1e-3},
 			{1.0 / 3, 1.0 / 3, 1.0 / 3, 1e3, 1e3, 1e3},
 		}},
-		{Dirichlet{}, 2, nmc.Simplex, nil, [][]float64{{0.7, 0.3, 0.5, 4}}},
-		{testMVN(t), 3, nmc.Real, nil, [][]float64{
+		{Dirichlet{}, 2, Simplex, nil, [][]float64{{0.7, 0.3, 0.5, 4}}},
+		{testMVN(t), 3, Real, nil, [][]float64{
 			{0.1, -0.3, 2, 0, 0, 0}, {1e3, -1e3, 5, 999, -998, 4},
 		}},
-		{testMVNSmall(t), 2, nmc.Real, nil, [][]float64{{1e-3, -1e-3, 0, 0}}},
-		{Bernoulli{}, 1, nmc.Discrete, []int{0}, [][]float64{
+		{testMVNSmall(t), 2, Real, nil, [][]float64{{1e-3, -1e-3, 0, 0}}},
+		{Bernoulli{}, 1, Discrete, []int{0}, [][]float64{
 			{1, 0.3}, {0, 0.3}, {1, 1e-6}, {0, 1 - 1e-6},
 		}},
-		{BernoulliLogit{}, 1, nmc.Discrete, []int{0}, [][]float64{
+		{BernoulliLogit{}, 1, Discrete, []int{0}, [][]float64{
 			{1, 0.3}, {0, -40}, {1, 40}, {0, 700}, {1, -700},
 		}},
-		{Binomial{}, 1, nmc.Discrete, []int{0, 1}, [][]float64{
+		{Binomial{}, 1, Discrete, []int{0, 1}, [][]float64{
 			{3, 10, 0.4}, {0, 5, 1e-6}, {1000, 1000, 0.999}, {0, 0, 0.5},
 		}},
-		{BinomialLogit{}, 1, nmc.Discrete, []int{0, 1}, [][]float64{
+		{BinomialLogit{}, 1, Discrete, []int{0, 1}, [][]float64{
 			{3, 10, 0.2}, {0, 1000, -5}, {1000, 1000, 30}, {500, 1000, 1e-3},
 		}},
-		{Categorical{}, 4, nmc.Discrete, []int{0}, [][]float64{
+		{Categorical{}, 4, Discrete, []int{0}, [][]float64{
 			{2, 0.1, 0.2, 0.3, 0.4}, {0, 1e-6, 0.5, 0.5 - 1e-6, 0}, {3, 0.25, 0.25, 0.25, 0.25},
 		}},
-		{CategoricalLogits{}, 3, nmc.Discrete, []int{0}, [][]float64{
+		{CategoricalLogits{}, 3, Discrete, []int{0}, [][]float64{
 			{1, 0.5, -1, 2}, {0, -30, 30, 0}, {2, 1e3, -1e3, 0},
 		}},
-		{Poisson{}, 1, nmc.Discrete, []int{0}, [][]float64{
+		{Poisson{}, 1, Discrete, []int{0}, [][]float64{
 			{3, 2.5}, {0, 1e-6}, {1000, 1e3}, {5, 1e-3},
 		}},
-		{PoissonLog{}, 1, nmc.Discrete, []int{0}, [][]float64{
+		{PoissonLog{}, 1, Discrete, []int{0}, [][]float64{
 			{3, 0.9}, {0, -20}, {1000, 6.9},
 		}},
 	}

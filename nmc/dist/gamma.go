@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/nmc-go/nmc/internal/special"
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // Gamma is the gamma family with shape alpha > 0 and RATE beta > 0:
@@ -71,8 +70,8 @@ func (Gamma) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Positive with lower bound 0.
-func (Gamma) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Positive, 0, math.Inf(1), 0
+func (Gamma) Support([]float64, int) (Support, float64, float64, int) {
+	return Positive, 0, math.Inf(1), 0
 }
 
 // InSupport reports whether x is finite and > 0.
@@ -149,8 +148,8 @@ func (InverseGamma) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Positive with lower bound 0.
-func (InverseGamma) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Positive, 0, math.Inf(1), 0
+func (InverseGamma) Support([]float64, int) (Support, float64, float64, int) {
+	return Positive, 0, math.Inf(1), 0
 }
 
 // InSupport reports whether x is finite and > 0.
@@ -227,8 +226,8 @@ func (Exponential) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Positive with lower bound 0.
-func (Exponential) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Positive, 0, math.Inf(1), 0
+func (Exponential) Support([]float64, int) (Support, float64, float64, int) {
+	return Positive, 0, math.Inf(1), 0
 }
 
 // InSupport reports whether x is finite and ≥ 0.

@@ -6,8 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // integrateReal returns ∫ g(u) du over ℝ by the substitution u = c + s·t/(1−t²),
@@ -40,12 +38,12 @@ func integrateDensity(f Family, params []float64, c, s float64) float64 {
 		return math.Exp(f.LogProb(args, 1))
 	}
 	switch kind {
-	case nmc.Positive:
+	case Positive:
 		return integrateReal(func(u float64) float64 {
 			e := math.Exp(u)
 			return p(lo+e) * e
 		}, c, s, 4000)
-	case nmc.Interval:
+	case Interval:
 		return integrateReal(func(u float64) float64 {
 			sg := 1 / (1 + math.Exp(-u))
 			return p(lo+(hi-lo)*sg) * (hi - lo) * sg * (1 - sg)

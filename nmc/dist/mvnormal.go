@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // MultivariateNormal is the k-variate normal family N(m, Σ) with a mean vector
@@ -167,8 +165,8 @@ func (d *MultivariateNormal) CheckParams(params []float64, k int) error {
 }
 
 // Support returns Real.
-func (d *MultivariateNormal) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Real, math.Inf(-1), math.Inf(1), 0
+func (d *MultivariateNormal) Support([]float64, int) (Support, float64, float64, int) {
+	return Real, math.Inf(-1), math.Inf(1), 0
 }
 
 // InSupport reports whether k = Dim() and every element of x is finite.

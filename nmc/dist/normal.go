@@ -3,8 +3,6 @@ package dist
 import (
 	"math"
 	"math/rand/v2"
-
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // Normal is the normal family N(μ, σ²) with mean mu and standard deviation sigma > 0:
@@ -71,8 +69,8 @@ func (Normal) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Real.
-func (Normal) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Real, math.Inf(-1), math.Inf(1), 0
+func (Normal) Support([]float64, int) (Support, float64, float64, int) {
+	return Real, math.Inf(-1), math.Inf(1), 0
 }
 
 // InSupport reports whether x is finite.
@@ -148,8 +146,8 @@ func (HalfNormal) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Positive with lower bound 0.
-func (HalfNormal) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Positive, 0, math.Inf(1), 0
+func (HalfNormal) Support([]float64, int) (Support, float64, float64, int) {
+	return Positive, 0, math.Inf(1), 0
 }
 
 // InSupport reports whether x is finite and ≥ 0.
@@ -235,8 +233,8 @@ func (LogNormal) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Positive with lower bound 0.
-func (LogNormal) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Positive, 0, math.Inf(1), 0
+func (LogNormal) Support([]float64, int) (Support, float64, float64, int) {
+	return Positive, 0, math.Inf(1), 0
 }
 
 // InSupport reports whether x is finite and > 0.

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // TestCheckParamsErrors checks that invalid parameters give a *ParamError naming the
@@ -200,19 +198,19 @@ func TestSupportBounds(t *testing.T) {
 		f      Family
 		k      int
 		params []float64
-		kind   nmc.Support
+		kind   Support
 		lo, hi float64
 		nv     int
 	}{
-		{Gamma{}, 1, []float64{1, 1}, nmc.Positive, 0, math.Inf(1), 0},
-		{Beta{}, 1, []float64{1, 1}, nmc.Interval, 0, 1, 0},
-		{Uniform{}, 1, []float64{-2, 5}, nmc.Interval, -2, 5, 0},
-		{Bernoulli{}, 1, []float64{0.5}, nmc.Discrete, 0, 1, 2},
-		{Binomial{}, 1, []float64{7, 0.5}, nmc.Discrete, 0, 7, 8},
-		{BinomialLogit{}, 1, []float64{7, 0.5}, nmc.Discrete, 0, 7, 8},
-		{Categorical{}, 5, []float64{0.2, 0.2, 0.2, 0.2, 0.2}, nmc.Discrete, 0, 4, 5},
-		{Poisson{}, 1, []float64{3}, nmc.Discrete, 0, math.Inf(1), 0},
-		{Dirichlet{}, 3, []float64{1, 1, 1}, nmc.Simplex, 0, 1, 0},
+		{Gamma{}, 1, []float64{1, 1}, Positive, 0, math.Inf(1), 0},
+		{Beta{}, 1, []float64{1, 1}, Interval, 0, 1, 0},
+		{Uniform{}, 1, []float64{-2, 5}, Interval, -2, 5, 0},
+		{Bernoulli{}, 1, []float64{0.5}, Discrete, 0, 1, 2},
+		{Binomial{}, 1, []float64{7, 0.5}, Discrete, 0, 7, 8},
+		{BinomialLogit{}, 1, []float64{7, 0.5}, Discrete, 0, 7, 8},
+		{Categorical{}, 5, []float64{0.2, 0.2, 0.2, 0.2, 0.2}, Discrete, 0, 4, 5},
+		{Poisson{}, 1, []float64{3}, Discrete, 0, math.Inf(1), 0},
+		{Dirichlet{}, 3, []float64{1, 1, 1}, Simplex, 0, 1, 0},
 	}
 	for _, c := range cases {
 		kind, lo, hi, nv := c.f.Support(c.params, c.k)

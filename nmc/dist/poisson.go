@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // Poisson is the Poisson family with rate ≥ 0:
@@ -78,8 +76,8 @@ func (Poisson) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Discrete with no upper bound (numValues 0).
-func (Poisson) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Discrete, 0, math.Inf(1), 0
+func (Poisson) Support([]float64, int) (Support, float64, float64, int) {
+	return Discrete, 0, math.Inf(1), 0
 }
 
 // InSupport reports whether y is a non-negative integer.
@@ -156,8 +154,8 @@ func (PoissonLog) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Discrete with no upper bound (numValues 0).
-func (PoissonLog) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Discrete, 0, math.Inf(1), 0
+func (PoissonLog) Support([]float64, int) (Support, float64, float64, int) {
+	return Discrete, 0, math.Inf(1), 0
 }
 
 // InSupport reports whether y is a non-negative integer.

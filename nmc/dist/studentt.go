@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/nmc-go/nmc/internal/special"
-	"github.com/nmc-go/nmc/nmc"
 )
 
 // StudentT is Student's t family with nu > 0 degrees of freedom, location mu and
@@ -179,8 +178,8 @@ func (StudentT) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Real.
-func (StudentT) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Real, math.Inf(-1), math.Inf(1), 0
+func (StudentT) Support([]float64, int) (Support, float64, float64, int) {
+	return Real, math.Inf(-1), math.Inf(1), 0
 }
 
 // InSupport reports whether x is finite.
@@ -272,8 +271,8 @@ func (Cauchy) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Real.
-func (Cauchy) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Real, math.Inf(-1), math.Inf(1), 0
+func (Cauchy) Support([]float64, int) (Support, float64, float64, int) {
+	return Real, math.Inf(-1), math.Inf(1), 0
 }
 
 // InSupport reports whether x is finite.
@@ -357,8 +356,8 @@ func (HalfCauchy) CheckParams(params []float64, _ int) error {
 }
 
 // Support returns Positive with lower bound 0.
-func (HalfCauchy) Support([]float64, int) (nmc.Support, float64, float64, int) {
-	return nmc.Positive, 0, math.Inf(1), 0
+func (HalfCauchy) Support([]float64, int) (Support, float64, float64, int) {
+	return Positive, 0, math.Inf(1), 0
 }
 
 // InSupport reports whether x is finite and ≥ 0.

@@ -1,4 +1,4 @@
-package diagnostics
+package frames
 
 import (
 	"strings"
@@ -8,7 +8,9 @@ import (
 	"github.com/go-gota/gota/series"
 )
 
-func TestFromDataFrame(t *testing.T) {
+// TestFromDataFrameChainsByValue checks that chains are identified by value, in
+// increasing order, and that a frame without a draw column keeps its row order.
+func TestFromDataFrameChainsByValue(t *testing.T) {
 	// Chains 7 and 3, rows shuffled; chain 3 must come first, draws in order.
 	df := dataframe.New(
 		series.New([]int{7, 3, 7, 3, 3, 7}, series.Int, "chain"),
@@ -41,33 +43,26 @@ func TestFromDataFrame(t *testing.T) {
 	}
 }
 
-// TestFromDataFrameSummary round-trips W1 through a DataFrame and checks the
-// summary against the reference values.
-func TestFromDataFrameSummary(t *testing.T) {
-	var chain, draw []int
-	var v []float64
-	for c := range w1 {
-		for i, f := range w1[c] {
-			chain, draw, v = append(chain, c+1), append(draw, i), append(v, f)
-		}
-	}
-	df := dataframe.New(series.New(chain, series.Int, "chain"), series.New(draw, series.Int, "draw"),
-		series.New(v, series.Float, "x"))
+// TestFromDataFramePosteriorDraws reads the columns of R posterior's draws_df
+// (.chain, .iteration, .draw; 1-based) as written by write.csv(as_draws_df(x)),
+// with R's row-name column dropped.
+func TestFromDataFramePosteriorDraws(t *testing.T) {
+	in := "mu,tau,.chain,.iteration,.draw\n" +
+		"1.5,0.1,1,1,1\n2.5,0.2,1,2,2\n3.5,0.3,2,1,3\n4.5,0.4,2,2,4\n"
+	df := dataframe.ReadCSV(strings.NewReader(in))
 	d, err := FromDataFrame(df)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := Summarize(d, nil)
-	if err != nil {
-		t.Fatal(err)
+	if strings.Join(d.Names, ",") != "mu,tau" || d.NumChains() != 2 || d.NumDraws(0) != 2 {
+		t.Fatalf("names %v, %d chains of %d", d.Names, d.NumChains(), d.NumDraws(0))
 	}
-	checkRef(t, "rhat", rows[0].RHat, 1.013225921)
-	checkRef(t, "ess_bulk", rows[0].ESSBulk, 46.19974939)
-	checkRef(t, "ess_tail", rows[0].ESSTail, 83.49080914)
-	checkRef(t, "mcse_sd", rows[0].MCSESD, 0.06206836976)
+	if d.Chains[1][0] != 3.5 || d.Chains[1][3] != 0.4 {
+		t.Errorf("chain 1 = %v", d.Chains[1])
+	}
 }
 
-func TestFromDataFrameErrors(t *testing.T) {
+func TestFromDataFrameBadFrames(t *testing.T) {
 	read := func(s string) dataframe.DataFrame {
 		return dataframe.ReadCSV(strings.NewReader(s), dataframe.DetectTypes(false), dataframe.DefaultType(series.Float))
 	}
@@ -76,29 +71,21 @@ func TestFromDataFrameErrors(t *testing.T) {
 		df   dataframe.DataFrame
 		msg  string
 	}{
-		{"no chain", read("draw,mu\n0,1\n1,2\n"), "no chain column"},
-		{"non-numeric", read("chain,draw,mu\n1,0,1.5\n1,1,abc\n"), `column "mu", row 2 (chain 1): value "NaN" is not a number`},
-		{"ragged", read("chain,draw,mu\n1,0,1\n1,1,2\n2,0,3\n"), "chain 2 has 1 draws, chain 1 has 2"},
-		{"chain not int", read("chain,draw,mu\n1.5,0,1\n"), `column "chain", row 1: value "1.500000" is not an integer`},
-		{"duplicate draw", read("chain,draw,mu\n1,0,1\n1,0,2\n"), "chain 1 has draw 0 twice"},
-		{"no quantities", read("chain,draw\n1,0\n"), "no quantity columns"},
-		{"gota error", dataframe.DataFrame{Err: errTest}, "test error"},
+		{"no chain", read("draw,mu\n0,1\n1,2\n"), `no "chain"`},
+		{"ragged", read("chain,draw,mu\n1,0,1\n1,1,2\n2,0,3\n"), "chain 2 has 1"},
+		{"chain not int", read("chain,draw,mu\n1.5,0,1\n"), `"chain"`},
+		{"duplicate draw", read("chain,draw,mu\n1,0,1\n1,0,2\n"), "both hold chain 1 draw 0"},
+		{"no quantities", read("chain,draw\n1,0\n"), "no parameter columns"},
 	}
 	for _, b := range bad {
 		_, err := FromDataFrame(b.df)
-		if err == nil || !strings.Contains(err.Error(), b.msg) || !strings.HasPrefix(err.Error(), "diagnostics: ") {
+		if err == nil || !strings.Contains(err.Error(), b.msg) || !strings.HasPrefix(err.Error(), "frames: ") {
 			t.Errorf("%s: error %v, want one containing %q", b.name, err, b.msg)
 		}
 	}
 	// A string column keeps the original cell text in the message.
 	df := dataframe.ReadCSV(strings.NewReader("chain,mu\n1,1.5\n1,oops\n"), dataframe.WithTypes(map[string]series.Type{"mu": series.String}))
-	if _, err := FromDataFrame(df); err == nil || !strings.Contains(err.Error(), `value "oops"`) {
+	if _, err := FromDataFrame(df); err == nil || !strings.Contains(err.Error(), `"oops"`) {
 		t.Errorf("string column: error %v", err)
 	}
 }
-
-type testError struct{}
-
-func (testError) Error() string { return "test error" }
-
-var errTest error = testError{}

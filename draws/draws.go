@@ -1,4 +1,11 @@
-package frames
+// Package draws holds MCMC draws of named scalar quantities, chain by chain: the
+// exchange type between the sampler (package nmc), the diagnostics, the plots and
+// files (package frames). It depends on nothing outside the standard library, so a
+// package that handles draws does not pull in data-frame or plotting libraries.
+//
+// Chains, draws and indices are numbered from 0. Names are the scalar quantities:
+// "alpha", "beta[0]", "theta[2,1]".
+package draws
 
 import (
 	"fmt"
@@ -33,24 +40,24 @@ func (d *Draws) NumDraws(c int) int {
 // are non-empty and unique.
 func (d *Draws) Validate() error {
 	if d == nil {
-		return fmt.Errorf("frames: nil draws")
+		return fmt.Errorf("draws: nil draws")
 	}
 	if len(d.Names) == 0 {
-		return fmt.Errorf("frames: draws have no parameters")
+		return fmt.Errorf("draws: draws have no parameters")
 	}
 	seen := make(map[string]int, len(d.Names))
 	for i, n := range d.Names {
 		if n == "" {
-			return fmt.Errorf("frames: parameter %d has an empty name", i)
+			return fmt.Errorf("draws: parameter %d has an empty name", i)
 		}
 		if j, ok := seen[n]; ok {
-			return fmt.Errorf("frames: parameter name %q appears twice (columns %d and %d)", n, j, i)
+			return fmt.Errorf("draws: parameter name %q appears twice (columns %d and %d)", n, j, i)
 		}
 		seen[n] = i
 	}
 	for c, ch := range d.Chains {
 		if len(ch)%len(d.Names) != 0 {
-			return fmt.Errorf("frames: chain %d holds %d values, not a multiple of %d parameters", c, len(ch), len(d.Names))
+			return fmt.Errorf("draws: chain %d holds %d values, not a multiple of %d parameters", c, len(ch), len(d.Names))
 		}
 	}
 	return nil
@@ -63,7 +70,7 @@ func (d *Draws) Index(name string) (int, error) {
 			return i, nil
 		}
 	}
-	return -1, fmt.Errorf("frames: unknown parameter %q", name)
+	return -1, fmt.Errorf("draws: unknown parameter %q", name)
 }
 
 // Param returns the draws of one parameter as [chain][draw], copying them. Chains of
@@ -102,7 +109,7 @@ func (d *Draws) Match(sel string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("frames: no parameter matches %q", sel)
+		return nil, fmt.Errorf("draws: no parameter matches %q", sel)
 	}
 	return out, nil
 }
@@ -122,4 +129,50 @@ func (d *Draws) Trimmed() *Draws {
 		out.Chains[c] = ch[:n*len(d.Names)]
 	}
 	return out
+}
+
+// Select returns the draws of the parameters chosen by selectors, copied, in the
+// order the selectors name them (each parameter at most once). A selector is an
+// exact name or the name of an indexed family: "beta" selects "beta[0]",
+// "beta[1]", … (see Draws.Match). It returns an error if d is invalid, if no
+// selector is given, or naming a selector that matches nothing.
+func Select(d *Draws, selectors ...string) (*Draws, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	if len(selectors) == 0 {
+		return nil, fmt.Errorf("draws: select: no selectors given")
+	}
+	var names []string
+	var idx []int
+	seen := make(map[string]bool)
+	for _, sel := range selectors {
+		m, err := d.Match(sel)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range m {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			p, _ := d.Index(n)
+			names = append(names, n)
+			idx = append(idx, p)
+		}
+	}
+	np := len(d.Names)
+	out := &Draws{Names: names, Chains: make([][]float64, len(d.Chains))}
+	for c, ch := range d.Chains {
+		n := len(ch) / np
+		v := make([]float64, 0, n*len(idx))
+		for i := range n {
+			row := ch[i*np : (i+1)*np]
+			for _, p := range idx {
+				v = append(v, row[p])
+			}
+		}
+		out.Chains[c] = v
+	}
+	return out, nil
 }
