@@ -1,6 +1,8 @@
 package layering
 
 import (
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -11,9 +13,33 @@ import (
 
 const module = "github.com/nmc-go/nmc"
 
+// statSources stats every Go file of the module so that go test's result cache
+// is invalidated when any of them changes (the go list child process is invisible
+// to the cache).
+func statSources(t *testing.T) {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "tools" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, ".go") || d.Name() == "go.mod" {
+			_, err = os.Stat(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // goList runs `go list` with args from the module root and returns its output lines.
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()
+	statSources(t)
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	cmd := exec.Command(gobin, append([]string{"list"}, args...)...)
 	cmd.Dir = filepath.Join("..", "..")
