@@ -15,7 +15,9 @@
 //   - Real: Newton-centred Gaussian (or multivariate Cauchy) with mean x + γA⁻¹∇f and
 //     covariance A⁻¹, A = −∇²f; when A is not positive definite its eigenvalues λ are
 //     replaced by the SoftAbs value λ·coth(αλ), α = 1e6 ("newton-gaussian",
-//     "newton-cauchy").
+//     "newton-cauchy"). Options.Real chooses the tails, the rule for the step fraction
+//     γ (the full step γ = 1, a BetaStep or a CrankNicolson, the last two adaptable
+//     during warm-up) and an optional robust mixture.
 //   - Positive: a Gamma per coordinate with shape 1 − (x−c)²H_ii and rate
 //     −(x−c)H_ii − g_i on x − c ("gamma").
 //   - Simplex: a Dirichlet with α_i = 1 − x_i²(H_ii − max_{j≠i} H_ij), floored at 1e-3

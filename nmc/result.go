@@ -26,8 +26,13 @@ type Result struct {
 	// NumHeldOut is the number of held-out points (0 without Options.HeldOut).
 	NumHeldOut int
 	// StepFractions holds, per chain, the Beta(A, B) of the step fraction used for the
-	// recorded draws (after adaptation), when Options.StepFraction is set.
+	// recorded draws (after adaptation), when Options.Real.Step is a BetaStep; nil
+	// otherwise.
 	StepFractions []BetaStep
+	// CrankNicolsonGammas holds, per chain and per site (in Sites() order), the γ used
+	// for the recorded draws (after adaptation), when Options.Real.Step is a
+	// CrankNicolson; NaN for sites that are not Real. Nil otherwise.
+	CrankNicolsonGammas [][]float64
 	// Options are the effective options, defaults filled in.
 	Options Options
 }

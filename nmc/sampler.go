@@ -104,8 +104,8 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 			t.Accepted += st.Accepted
 			t.Fallbacks += st.Fallbacks
 		}
-		if eff.StepFraction != nil {
-			res.StepFractions = append(res.StepFractions, BetaStep{A: ch.betaA, B: ch.betaB, Adapt: eff.StepFraction.Adapt})
+		if ch.step != nil {
+			ch.step.report(res, c)
 		}
 	}
 	var failed []error
