@@ -15,7 +15,7 @@ const progressEvery = 50 * time.Millisecond
 // newChain; a running chain does not allocate.
 type chain struct {
 	local int // the chain's index in this run, 0 … Chains−1
-	num   int // its number, which seeds it and names it (equal to local)
+	num   int // its global number FirstChain + local, which seeds it and names it
 	m     Model
 	sc    Scorer
 	vs    ValuesScorer // sc when it implements ValuesScorer, else nil
@@ -58,10 +58,11 @@ type chain struct {
 	phase string // what the chain is doing outside site steps, for panic messages
 }
 
-// newChain returns the chain with index local.
+// newChain returns the chain with local index local (global number
+// opts.FirstChain + local).
 func newChain(local int, m Model, sites []Site, dependents [][]int, opts *Options, ncols, nHeld int) *chain {
 	dim := Dim(sites)
-	num := local
+	num := opts.FirstChain + local
 	c := &chain{
 		local: local, num: num, m: m, opts: opts, sites: sites, off: Offsets(sites),
 		rng:        rand.New(rand.NewPCG(opts.Seed, uint64(num))),

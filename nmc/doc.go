@@ -36,8 +36,10 @@
 // # Conventions
 //
 // Chains, draws and coordinates are numbered from 0 ("chain 2" is the third chain).
-// Chain c draws its random numbers from rand.New(rand.NewPCG(Seed, c)) only, so results
-// are bit-identical for any GOMAXPROCS. Hessians are of the log density (negative
+// The chain with global number g (Options.FirstChain plus its index in the run) draws
+// its random numbers from rand.New(rand.NewPCG(Seed, g)) only, so results are
+// bit-identical for any GOMAXPROCS, and a run split over machines with FirstChain gives
+// the chains of one local run. Hessians are of the log density (negative
 // definite at a mode), stored row-major with both triangles.
 //
 // # References

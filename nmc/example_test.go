@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/nmc-go/nmc/nmc"
 )
@@ -117,4 +118,29 @@ func ExampleRealProposal() {
 	// proposer newton-cauchy
 	// chain 0: γ in (0, 1]: true
 	// chain 1: γ in (0, 1]: true
+}
+
+// A run split over machines: each task runs its own chains, numbered globally from
+// FirstChain, and gets the draws those chains have in one local run with the same seed.
+func ExampleOptions_firstChain() {
+	m := logRateModel{counts: []float64{3, 5, 4, 6, 2}}
+	local, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: 200, Warmup: 100, Seed: 7})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The task that runs chains 2 and 3 of the same run (in a Slurm job array:
+	// FirstChain: 2 * task id).
+	task, err := nmc.Sample(context.Background(), m, &nmc.Options{FirstChain: 2, Chains: 2, Draws: 200, Warmup: 100, Seed: 7})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for c := range task.Draws.Chains {
+		same := slices.Equal(task.Draws.Chains[c], local.Draws.Chains[task.FirstChain+c])
+		fmt.Printf("task chain %d is chain %d of the local run: %v\n", c, task.FirstChain+c, same)
+	}
+	// Output:
+	// task chain 0 is chain 2 of the local run: true
+	// task chain 1 is chain 3 of the local run: true
 }

@@ -6,6 +6,8 @@ import (
 )
 
 // Progress reports how far a chain has got: Done of Total sweeps (warm-up included).
+// Chain is the chain's local index 0 … Options.Chains−1 (its index in Result.Draws);
+// its global number is Options.FirstChain + Chain.
 type Progress struct {
 	Chain, Done, Total int
 }
@@ -23,11 +25,22 @@ type Options struct {
 	Warmup int
 	// Thin keeps every Thin-th sweep after warm-up (default 1). Must not be negative.
 	Thin int
-	// Seed seeds every chain: chain c uses rand.New(rand.NewPCG(Seed, c)).
+	// Seed seeds every chain: the chain with global number g (see FirstChain) draws all
+	// its random numbers, its start from m.Init included, from
+	// rand.New(rand.NewPCG(Seed, g)).
 	Seed uint64
-	// Init, when non-nil, gives the starting states: either one state per chain or one
-	// state used by every chain, each of length Dim(m.Sites()). Nil means each chain
-	// draws its own start with m.Init.
+	// FirstChain is the global number of the run's first chain (default 0); the run's
+	// chains are FirstChain, FirstChain+1, …, FirstChain+Chains−1. A run split over
+	// machines (one task of a Slurm job array or a Kubernetes indexed job per chain or
+	// per few chains) gives, with the same Seed and other options, chains
+	// bit-identical to the chains with the same numbers of one local run. Result.Draws
+	// still numbers the run's chains from 0 (its chain c is global chain
+	// FirstChain + c), as do Init and Progress. Must not be negative.
+	FirstChain int
+	// Init, when non-nil, gives the starting states: either one state per chain,
+	// indexed by the local chain index 0 … Chains−1 (not by the global number), or
+	// one state used by every chain, each of length Dim(m.Sites()). Nil means each
+	// chain draws its own start with m.Init.
 	Init [][]float64
 	// InitRetries is the number of m.Init attempts per chain before giving up
 	// (default 100). Must not be negative.
@@ -63,7 +76,7 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"Chains", e.Chains}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}} {
+	}{{"Chains", e.Chains}, {"FirstChain", e.FirstChain}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}} {
 		if f.v < 0 {
 			return e, fmt.Errorf("nmc: Options.%s = %d is negative", f.name, f.v)
 		}

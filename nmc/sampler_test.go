@@ -400,6 +400,18 @@ func TestPanicInOneChain(t *testing.T) {
 			t.Errorf("chain %d has %d draws, want 300", c, n)
 		}
 	}
+	// Split off as global chains 2 and 3, the failing chain is local chain 0 (its
+	// start is Init[0]) and errors name it by its global number.
+	r, err = Sample(context.Background(), panicModel{newMVNModel()}, &Options{Chains: 2, FirstChain: 2, Draws: 300, Seed: 91, Init: init[2:]})
+	if err == nil || !strings.Contains(err.Error(), `nmc: chain 2, site "beta": panic: boom`) {
+		t.Fatalf("split run: error %v, want it to name chain 2 and site beta", err)
+	}
+	if n := r.Draws.NumDraws(0); n >= 300 {
+		t.Errorf("split run: local chain 0 has %d draws after panicking", n)
+	}
+	if n := r.Draws.NumDraws(1); n != 300 {
+		t.Errorf("split run: local chain 1 has %d draws, want 300", n)
+	}
 }
 
 // TestInitErrors: no finite start, and invalid options, give errors naming what.
@@ -421,6 +433,7 @@ func TestInitErrors(t *testing.T) {
 		{Options{Init: [][]float64{{1, 2, 3}}}, "nmc: Options.Init[0] has 3 values, want 2"},
 		{Options{Chains: 3, Init: [][]float64{{1, 2}, {1, 2}}}, "nmc: Options.Init has 2 states, want 1 or 3"},
 		{Options{Init: [][]float64{{1, math.NaN()}}}, "nmc: Options.Init[0][1] = NaN is not finite"},
+		{Options{FirstChain: -3}, "nmc: Options.FirstChain = -3 is negative"},
 		{Options{Real: RealProposal{Step: BetaStep{A: 0, B: 1}}}, "nmc: Options.Real.Step = Beta(0, 1)"},
 		{Options{Real: RealProposal{Step: &BetaStep{A: 1, B: math.Inf(1)}}}, "nmc: Options.Real.Step = Beta(1, +Inf)"},
 		{Options{Real: RealProposal{Step: (*BetaStep)(nil)}}, "nmc: Options.Real.Step is a nil *BetaStep"},

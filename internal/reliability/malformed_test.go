@@ -315,6 +315,7 @@ func malformedCases() []malformedCase {
 		{"Sample Init count", "nmc: ", sample(nmc.Options{Chains: 3, Init: [][]float64{{0, 1}, {0, 1}}}), []string{"Options.Init", "2 states", "3"}},
 		{"Sample Init NaN", "nmc: ", sample(nmc.Options{Init: [][]float64{{0, nan}}}), []string{"Options.Init[0][1]", "NaN"}},
 		{"Sample Init outside the support", "nmc: ", sample(nmc.Options{Init: [][]float64{{0, -1}}}), []string{"chain 0", `"sigma"`, "Options.Init"}},
+		{"Sample negative first chain", "nmc: ", sample(nmc.Options{FirstChain: -2}), []string{"Options.FirstChain", "-2"}},
 		{"Sample CrankNicolson gamma 1.5", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: 1.5}}}), []string{"Options.Real.Step", "CrankNicolson.Gamma", "1.5"}},
 		{"Sample CrankNicolson gamma -0.1", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: -0.1}}}), []string{"CrankNicolson.Gamma", "-0.1"}},
 		{"Sample CrankNicolson target 1", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.CrankNicolson{TargetAccept: 1}}}), []string{"CrankNicolson.TargetAccept", "1"}},
