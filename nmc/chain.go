@@ -342,12 +342,13 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 		p.fit(cur)
 		c.setValid(i)
 	}
+	// The step rule gives γ of Real sites (the other proposers ignore it) and
+	// adapts to warm-up steps.
+	stepped := c.step != nil && c.sites[i].Support == Real
 	gamma := 1.0
-	adapt := c.step != nil && c.sites[i].Support == Real
-	if adapt {
+	if stepped {
 		gamma = c.step.gamma(c.rng, i)
 	}
-	adapt = adapt && warmup
 	st := &c.stats[i]
 	st.Proposals++
 	if cur.fb {
@@ -364,7 +365,7 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	p.fit(nxt)
 	logr := nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
 	accept := math.Log(u) < logr
-	if adapt {
+	if stepped && warmup {
 		c.step.adapt(i, gamma, logr, accept)
 	}
 	if !accept {
