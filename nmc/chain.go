@@ -14,7 +14,8 @@ const progressEvery = 50 * time.Millisecond
 // chain is the state of one Markov chain. Everything a step needs is allocated in
 // newChain; a running chain does not allocate.
 type chain struct {
-	id    int
+	local int // the chain's index in this run, 0 … Chains−1
+	num   int // its global number FirstChain + local, which seeds it and names it
 	m     Model
 	sc    Scorer
 	vs    ValuesScorer // sc when it implements ValuesScorer, else nil
@@ -40,14 +41,9 @@ type chain struct {
 	perm  []int
 	stats []ChainSiteStats
 
-	// Step fraction γ ~ Beta(betaA, betaB) when useBeta; adaptation accumulators.
-	useBeta, adapt bool
-	// Crank–Nicolson γ per site and its adaptation (logit scale, step count).
-	cnGamma      []float64
-	cnSteps      []int
-	betaA, betaB float64
-	gN           int
-	gMean, gM2   float64
+	// step gives the Newton step fraction γ of Real sites and adapts it during
+	// warm-up; nil means the full step γ = 1.
+	step stepper
 
 	// Output.
 	ncols   int
@@ -62,11 +58,14 @@ type chain struct {
 	phase string // what the chain is doing outside site steps, for panic messages
 }
 
-func newChain(id int, m Model, sites []Site, dependents [][]int, opts *Options, ncols, nHeld int) *chain {
+// newChain returns the chain with local index local (global number
+// opts.FirstChain + local).
+func newChain(local int, m Model, sites []Site, dependents [][]int, opts *Options, ncols, nHeld int) *chain {
 	dim := Dim(sites)
+	num := opts.FirstChain + local
 	c := &chain{
-		id: id, m: m, opts: opts, sites: sites, off: Offsets(sites),
-		rng:        rand.New(rand.NewPCG(opts.Seed, uint64(id))),
+		local: local, num: num, m: m, opts: opts, sites: sites, off: Offsets(sites),
+		rng:        rand.New(rand.NewPCG(opts.Seed, uint64(num))),
 		x:          make([]float64, dim),
 		props:      make([]proposer, len(sites)),
 		slots:      make([][2]slot, len(sites)),
@@ -98,15 +97,8 @@ func newChain(id int, m Model, sites []Site, dependents [][]int, opts *Options, 
 	if d, ok := m.(Deriver); ok {
 		c.deriver = d
 	}
-	if cn := opts.CrankNicolson; cn != nil {
-		c.cnGamma = make([]float64, len(sites))
-		c.cnSteps = make([]int, len(sites))
-		for i := range c.cnGamma {
-			c.cnGamma[i] = cn.Gamma
-		}
-	}
-	if b := opts.StepFraction; b != nil {
-		c.useBeta, c.adapt, c.betaA, c.betaB = true, b.Adapt, b.A, b.B
+	if opts.Real.Step != nil {
+		c.step = opts.Real.Step.newStepper(sites)
 	}
 	return c
 }
@@ -153,9 +145,9 @@ func (c *chain) run(ctx context.Context) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if c.site >= 0 {
-				err = fmt.Errorf("nmc: chain %d, site %q: panic: %v", c.id, c.sites[c.site].Name, r)
+				err = fmt.Errorf("nmc: chain %d, site %q: panic: %v", c.num, c.sites[c.site].Name, r)
 			} else {
-				err = fmt.Errorf("nmc: chain %d, %s: panic: %v", c.id, c.phase, r)
+				err = fmt.Errorf("nmc: chain %d, %s: panic: %v", c.num, c.phase, r)
 			}
 		}
 	}()
@@ -188,7 +180,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 		if o.Progress != nil {
 			if now := time.Now(); now.Sub(last) >= progressEvery {
 				last = now
-				o.Progress(Progress{Chain: c.id, Done: sweep + 1, Total: total})
+				o.Progress(Progress{Chain: c.local, Done: sweep + 1, Total: total})
 			}
 		}
 	}
@@ -198,7 +190,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 
 func (c *chain) report(done, total int) {
 	if c.opts.Progress != nil {
-		c.opts.Progress(Progress{Chain: c.id, Done: done, Total: total})
+		c.opts.Progress(Progress{Chain: c.local, Done: done, Total: total})
 	}
 }
 
@@ -207,9 +199,9 @@ func (c *chain) report(done, total int) {
 func (c *chain) init() error {
 	o := c.opts
 	if o.Init != nil {
-		copy(c.x, o.Init[min(c.id, len(o.Init)-1)])
+		copy(c.x, o.Init[min(c.local, len(o.Init)-1)])
 		if msg := c.checkStart(); msg != "" {
-			return fmt.Errorf("nmc: chain %d: Options.Init is not a valid starting point: %s", c.id, msg)
+			return fmt.Errorf("nmc: chain %d: Options.Init is not a valid starting point: %s", c.num, msg)
 		}
 		return c.refineStart()
 	}
@@ -223,7 +215,7 @@ func (c *chain) init() error {
 			return c.refineStart()
 		}
 	}
-	return fmt.Errorf("nmc: chain %d: no finite starting point after %d tries (last: %s)", c.id, o.InitRetries, last)
+	return fmt.Errorf("nmc: chain %d: no finite starting point after %d tries (last: %s)", c.num, o.InitRetries, last)
 }
 
 // refineStart applies start refinement (unless disabled) to a valid start.
@@ -233,7 +225,7 @@ func (c *chain) refineStart() error {
 		c.refine()
 		c.phase = "initialisation"
 		if msg := c.checkStart(); msg != "" {
-			return fmt.Errorf("nmc: chain %d: start refinement left an invalid state: %s", c.id, msg)
+			return fmt.Errorf("nmc: chain %d: start refinement left an invalid state: %s", c.num, msg)
 		}
 	}
 	c.invalidateAll()
@@ -350,13 +342,12 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 		p.fit(cur)
 		c.setValid(i)
 	}
+	// The step rule gives γ of Real sites (the other proposers ignore it) and
+	// adapts to warm-up steps.
+	stepped := c.step != nil && c.sites[i].Support == Real
 	gamma := 1.0
-	if c.useBeta && c.sites[i].Support == Real {
-		u, _ := betaRand(c.rng, c.betaA, c.betaB)
-		gamma = u
-	}
-	if c.cnGamma != nil {
-		gamma = c.cnGamma[i]
+	if stepped {
+		gamma = c.step.gamma(c.rng, i)
 	}
 	st := &c.stats[i]
 	st.Proposals++
@@ -373,10 +364,11 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	}
 	p.fit(nxt)
 	logr := nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
-	if warmup && c.cnGamma != nil && c.opts.CrankNicolson.Adapt && c.sites[i].Support == Real {
-		c.adaptCN(i, logr)
+	accept := math.Log(u) < logr
+	if stepped && warmup {
+		c.step.adapt(i, gamma, logr, accept)
 	}
-	if !(math.Log(u) < logr) {
+	if !accept {
 		copy(xs, cur.x)
 		return
 	}
@@ -384,50 +376,6 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	c.cur[i] = 1 - ci
 	c.changed(i)
 	c.setValid(i)
-	if warmup && c.adapt && c.useBeta && c.sites[i].Support == Real {
-		c.adaptBeta(gamma)
-	}
-}
-
-// adaptCN moves site i's Crank–Nicolson γ by a Robbins–Monro step on logit γ
-// towards the target acceptance, using the acceptance probability min(1, e^logr).
-func (c *chain) adaptCN(i int, logr float64) {
-	a := 0.0
-	if logr >= 0 {
-		a = 1
-	} else if !math.IsNaN(logr) {
-		a = math.Exp(logr)
-	}
-	c.cnSteps[i]++
-	g := c.cnGamma[i]
-	l := math.Log(g/(1-g)) + (a-c.opts.CrankNicolson.TargetAccept)*2/math.Sqrt(float64(c.cnSteps[i])+4)
-	if g >= 1 {
-		l = 6 + (a-c.opts.CrankNicolson.TargetAccept)*2/math.Sqrt(float64(c.cnSteps[i])+4)
-	}
-	g = 1 / (1 + math.Exp(-l))
-	if l > 6 { // γ within 0.25% of 1: use the paper's exact Newton proposal
-		g = 1
-	}
-	c.cnGamma[i] = max(g, 1e-4)
-}
-
-// adaptBeta folds an accepted γ into the running moments and re-fits (A, B) by the
-// method of moments once there are enough of them.
-func (c *chain) adaptBeta(g float64) {
-	c.gN++
-	d := g - c.gMean
-	c.gMean += d / float64(c.gN)
-	c.gM2 += d * (g - c.gMean)
-	if c.gN < 20 {
-		return
-	}
-	m, v := c.gMean, c.gM2/float64(c.gN-1)
-	if !(v > 0) || !(m > 0 && m < 1) {
-		return
-	}
-	if n := m*(1-m)/v - 1; n > 0 && !math.IsInf(n, 0) {
-		c.betaA, c.betaB = m*n, (1-m)*n
-	}
 }
 
 // record appends the current state (and derived and held-out values) to the output.

@@ -15,7 +15,9 @@
 //   - Real: Newton-centred Gaussian (or multivariate Cauchy) with mean x + γA⁻¹∇f and
 //     covariance A⁻¹, A = −∇²f; when A is not positive definite its eigenvalues λ are
 //     replaced by the SoftAbs value λ·coth(αλ), α = 1e6 ("newton-gaussian",
-//     "newton-cauchy").
+//     "newton-cauchy"). Options.Real chooses the tails, the rule for the step fraction
+//     γ (the full step γ = 1, a BetaStep or a CrankNicolson, the last two adaptable
+//     during warm-up) and an optional robust mixture.
 //   - Positive: a Gamma per coordinate with shape 1 − (x−c)²H_ii and rate
 //     −(x−c)H_ii − g_i on x − c ("gamma").
 //   - Simplex: a Dirichlet with α_i = 1 − x_i²(H_ii − max_{j≠i} H_ij), floored at 1e-3
@@ -34,8 +36,10 @@
 // # Conventions
 //
 // Chains, draws and coordinates are numbered from 0 ("chain 2" is the third chain).
-// Chain c draws its random numbers from rand.New(rand.NewPCG(Seed, c)) only, so results
-// are bit-identical for any GOMAXPROCS. Hessians are of the log density (negative
+// The chain with global number g (Options.FirstChain plus its index in the run) draws
+// its random numbers from rand.New(rand.NewPCG(Seed, g)) only, so results are
+// bit-identical for any GOMAXPROCS, and a run split over machines with FirstChain gives
+// the chains of one local run. Hessians are of the log density (negative
 // definite at a mode), stored row-major with both triangles.
 //
 // # References

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/nmc-go/nmc/nmc"
 )
@@ -65,4 +66,81 @@ func ExampleSample() {
 	// Output:
 	// proposer gamma, acceptance 1.00
 	// posterior mean 3.7 (exact 22/6 = 3.7)
+}
+
+// logRateModel is θ ~ N(0, 1) with Poisson counts y_i ~ Poisson(e^θ): one Real site.
+type logRateModel struct{ counts []float64 }
+
+func (m logRateModel) Sites() []nmc.Site {
+	return []nmc.Site{{Name: "theta", Size: 1, Support: nmc.Real}}
+}
+
+func (m logRateModel) NewScorer() nmc.Scorer { return m }
+
+func (m logRateModel) Init(rng *rand.Rand, x []float64) error {
+	x[0] = rng.NormFloat64()
+	return nil
+}
+
+func (m logRateModel) LogJoint(x []float64) float64 { return m.Score(x, 0, nil, nil) }
+
+// Score is log p(θ) + Σ log p(y_i | θ), constants dropped, with its derivatives.
+func (m logRateModel) Score(x []float64, _ int, grad, hess []float64) float64 {
+	th := x[0]
+	sum, n := 0.0, float64(len(m.counts))
+	for _, y := range m.counts {
+		sum += y
+	}
+	if grad != nil {
+		grad[0] = sum - n*math.Exp(th) - th
+		hess[0] = -n*math.Exp(th) - 1
+	}
+	return sum*th - n*math.Exp(th) - th*th/2
+}
+
+// The Real proposal is one value: here Cauchy tails with the Newton–Crank–Nicolson
+// step, its γ adapted per site during warm-up and reported per chain.
+func ExampleRealProposal() {
+	m := logRateModel{counts: []float64{3, 5, 4, 6, 2}}
+	res, err := nmc.Sample(context.Background(), m, &nmc.Options{
+		Chains: 2, Draws: 1000, Warmup: 500, Seed: 1,
+		Real: nmc.RealProposal{Cauchy: true, Step: nmc.CrankNicolson{Gamma: 0.5, Adapt: true}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("proposer", res.Sites[0].Proposer)
+	for c, g := range res.CrankNicolsonGammas {
+		fmt.Printf("chain %d: γ in (0, 1]: %v\n", c, g[0] > 0 && g[0] <= 1)
+	}
+	// Output:
+	// proposer newton-cauchy
+	// chain 0: γ in (0, 1]: true
+	// chain 1: γ in (0, 1]: true
+}
+
+// A run split over machines: each task runs its own chains, numbered globally from
+// FirstChain, and gets the draws those chains have in one local run with the same seed.
+func ExampleOptions_firstChain() {
+	m := logRateModel{counts: []float64{3, 5, 4, 6, 2}}
+	local, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: 200, Warmup: 100, Seed: 7})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The task that runs chains 2 and 3 of the same run (in a Slurm job array:
+	// FirstChain: 2 * task id).
+	task, err := nmc.Sample(context.Background(), m, &nmc.Options{FirstChain: 2, Chains: 2, Draws: 200, Warmup: 100, Seed: 7})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for c := range task.Draws.Chains {
+		same := slices.Equal(task.Draws.Chains[c], local.Draws.Chains[task.FirstChain+c])
+		fmt.Printf("task chain %d is chain %d of the local run: %v\n", c, task.FirstChain+c, same)
+	}
+	// Output:
+	// task chain 0 is chain 2 of the local run: true
+	// task chain 1 is chain 3 of the local run: true
 }

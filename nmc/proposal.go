@@ -102,9 +102,7 @@ var (
 func newProposer(s Site, opts *Options) proposer {
 	switch s.Support {
 	case Real:
-		rp := newRealProposer(s.Size, opts.RealProposal == NewtonCauchy, opts.Robust)
-		rp.cn = opts.CrankNicolson != nil
-		return rp
+		return newRealProposer(s.Size, opts.Real)
 	case Positive:
 		return &positiveProposer{lower: s.Lower}
 	case Interval:

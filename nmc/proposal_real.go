@@ -26,26 +26,24 @@ var logRobustTotal = math.Log(1 + robustWideWeight + robustWalkWeight)
 
 // realProposer is the Newton proposer of Real sites: x′ ~ N(x + γA⁻¹g, A⁻¹) with
 // A = −H (or the multivariate Cauchy with that location and scale), A regularised by
-// SoftAbs when it is not positive definite.
+// SoftAbs when it is not positive definite; the step rule may scale the covariance
+// (Crank–Nicolson: by γ(2−γ)), and the robust mixture widens it.
 type realProposer struct {
 	k              int
 	cauchy, robust bool
-	cn             bool      // Newton–Crank–Nicolson: the covariance is scaled by γ(2−γ)
+	step           StepRule  // nil: the full Newton step, covariance unscaled
 	work           []float64 // k×k scratch for the eigendecomposition
 	z, u           []float64 // k scratch vectors
 	lw             [3]float64
 }
 
-func newRealProposer(k int, cauchy, robust bool) *realProposer {
-	return &realProposer{k: k, cauchy: cauchy, robust: robust,
+func newRealProposer(k int, rp RealProposal) *realProposer {
+	return &realProposer{k: k, cauchy: rp.Cauchy, robust: rp.Robust, step: rp.Step,
 		work: make([]float64, k*k), z: make([]float64, k), u: make([]float64, k)}
 }
 
 func (p *realProposer) name() string {
-	if p.cauchy {
-		return "newton-cauchy"
-	}
-	return "newton-gaussian"
+	return RealProposal{Cauchy: p.cauchy}.proposerName()
 }
 
 // softAbs returns λ·coth(αλ), a smooth |λ| bounded below by 1/α (its limit at λ = 0).
@@ -186,13 +184,13 @@ func (p *realProposer) logqWalk(s *slot, y []float64) float64 {
 	return lq
 }
 
-// cnScale returns the standard-deviation factor of the Newton component: √(γ(2−γ))
-// for Crank–Nicolson, else 1.
-func (p *realProposer) cnScale(gamma float64) float64 {
-	if p.cn {
-		return math.Sqrt(gamma * (2 - gamma))
+// sdScale returns the standard-deviation factor of the Newton component at step
+// fraction gamma, set by the step rule (√(γ(2−γ)) for Crank–Nicolson, else 1).
+func (p *realProposer) sdScale(gamma float64) float64 {
+	if p.step == nil {
+		return 1
 	}
-	return 1
+	return p.step.sdScale(gamma)
 }
 
 func (p *realProposer) draw(rng *rand.Rand, s *slot, gamma float64, dst []float64) {
@@ -200,7 +198,7 @@ func (p *realProposer) draw(rng *rand.Rand, s *slot, gamma float64, dst []float6
 		p.drawWalk(rng, s, dst)
 		return
 	}
-	sc := p.cnScale(gamma)
+	sc := p.sdScale(gamma)
 	if !p.robust {
 		p.drawNewton(rng, s, gamma, sc, dst)
 		return
@@ -226,7 +224,7 @@ func (p *realProposer) logq(s *slot, gamma float64, y []float64) float64 {
 	if s.mode == realFallback {
 		return p.logqWalk(s, y)
 	}
-	sc := p.cnScale(gamma)
+	sc := p.sdScale(gamma)
 	if !p.robust {
 		return p.logqNewton(s, gamma, sc, y)
 	}

@@ -88,7 +88,7 @@ func TestModelDerivatives(t *testing.T) {
 // wrong).
 func TestNewtonStepNonPersymmetric(t *testing.T) {
 	t.Parallel()
-	p := newRealProposer(2, false, false)
+	p := newRealProposer(2, RealProposal{})
 	s := newSlot(2)
 	copy(s.g, []float64{1, 1})
 	copy(s.h, []float64{-1, -0.3, -0.3, -4})
@@ -230,9 +230,9 @@ func oneDimCases(t *testing.T) []proposerCase {
 		return &s
 	}
 	inf := math.Inf(1)
-	rc := newRealProposer(1, false, false)
-	rcau := newRealProposer(1, true, false)
-	rrob := newRealProposer(1, false, true)
+	rc := newRealProposer(1, RealProposal{})
+	rcau := newRealProposer(1, RealProposal{Cauchy: true})
+	rrob := newRealProposer(1, RealProposal{Robust: true})
 	pos := &positiveProposer{lower: 1}
 	iv := &intervalProposer{lower: -1, upper: 3}
 	cases := []proposerCase{

@@ -14,8 +14,12 @@ type Result struct {
 	// Draws holds, per chain and recorded draw, every scalar coordinate (in the order
 	// of Site.Coords over Sites()) followed by the derived quantities when the model
 	// implements Deriver. After a cancelled or failed run a chain holds only its
-	// completed draws.
+	// completed draws. Its chains are numbered from 0; chain c is the chain with
+	// global number FirstChain + c.
 	Draws *draws.Draws
+	// FirstChain is the global number of Draws' chain 0 (Options.FirstChain), for
+	// files that carry the chains of a run split over machines.
+	FirstChain int
 	// Sites holds per-site proposal statistics, totals over chains, in Sites() order.
 	Sites []SiteStats
 	// Wall is the wall-clock time of the whole run.
@@ -26,8 +30,13 @@ type Result struct {
 	// NumHeldOut is the number of held-out points (0 without Options.HeldOut).
 	NumHeldOut int
 	// StepFractions holds, per chain, the Beta(A, B) of the step fraction used for the
-	// recorded draws (after adaptation), when Options.StepFraction is set.
+	// recorded draws (after adaptation), when Options.Real.Step is a BetaStep; nil
+	// otherwise.
 	StepFractions []BetaStep
+	// CrankNicolsonGammas holds, per chain and per site (in Sites() order), the γ used
+	// for the recorded draws (after adaptation), when Options.Real.Step is a
+	// CrankNicolson; NaN for sites that are not Real. Nil otherwise.
+	CrankNicolsonGammas [][]float64
 	// Options are the effective options, defaults filled in.
 	Options Options
 }

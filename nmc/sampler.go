@@ -20,7 +20,9 @@ type Neighborer interface {
 }
 
 // Sample draws from the posterior of m by Newtonian Monte Carlo, running
-// opts.Chains chains in parallel goroutines (nil opts means all defaults).
+// opts.Chains chains in parallel goroutines (nil opts means all defaults). The chains
+// are numbered globally from opts.FirstChain (see Options.FirstChain); a chain's
+// random numbers depend on its global number only, and errors name chains by it.
 //
 // It returns an error, and no result, for an invalid model description or invalid
 // options, naming the site or the field. Once chains run it always returns a result:
@@ -84,7 +86,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	}
 	wg.Wait()
 
-	res := &Result{Draws: draws, Wall: time.Since(start), Options: eff, NumHeldOut: nHeld}
+	res := &Result{Draws: draws, FirstChain: eff.FirstChain, Wall: time.Since(start), Options: eff, NumHeldOut: nHeld}
 	res.Sites = make([]SiteStats, len(sites))
 	for i, s := range sites {
 		res.Sites[i] = SiteStats{Name: s.Name, Proposer: proposerName(s, &eff), PerChain: make([]ChainSiteStats, eff.Chains)}
@@ -104,8 +106,8 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 			t.Accepted += st.Accepted
 			t.Fallbacks += st.Fallbacks
 		}
-		if eff.StepFraction != nil {
-			res.StepFractions = append(res.StepFractions, BetaStep{A: ch.betaA, B: ch.betaB, Adapt: eff.StepFraction.Adapt})
+		if ch.step != nil {
+			ch.step.report(res, c)
 		}
 	}
 	var failed []error

@@ -136,19 +136,19 @@ func TestNonConjugate(t *testing.T) {
 		o    Options
 	}{
 		{"gaussian", Options{}},
-		{"cauchy", Options{RealProposal: NewtonCauchy}},
-		{"robust", Options{Robust: true}},
-		{"beta step adapted", Options{StepFraction: &BetaStep{A: 2, B: 1, Adapt: true}, Warmup: 200}},
+		{"cauchy", Options{Real: RealProposal{Cauchy: true}}},
+		{"robust", Options{Real: RealProposal{Robust: true}}},
+		{"beta step adapted", Options{Real: RealProposal{Step: BetaStep{A: 2, B: 1, Adapt: true}}, Warmup: 200}},
 	} {
 		t.Run("logistic "+c.name, func(t *testing.T) {
 			o := c.o
 			o.Chains, o.Draws, o.Seed = 4, 1000, 21
 			r := sample(t, lm, &o)
 			checkMoments(t, "beta", column(t, r, "beta"), lmean, lsd, nil)
-			if r.Sites[0].Proposer != o.RealProposal.String() {
-				t.Errorf("proposer %q", r.Sites[0].Proposer)
+			if want := map[bool]string{false: "newton-gaussian", true: "newton-cauchy"}[o.Real.Cauchy]; r.Sites[0].Proposer != want {
+				t.Errorf("proposer %q, want %q", r.Sites[0].Proposer, want)
 			}
-			if o.StepFraction != nil {
+			if o.Real.Step != nil {
 				if len(r.StepFractions) != 4 {
 					t.Fatalf("%d step fractions, want 4", len(r.StepFractions))
 				}
@@ -182,7 +182,7 @@ func TestStudentTFarTail(t *testing.T) {
 	t.Parallel()
 	qs := map[float64]float64{0.1: tQuantile(0.1), 0.5: 0, 0.9: tQuantile(0.9)}
 	for _, robust := range []bool{false, true} {
-		r := sample(t, studentTModel(2), &Options{Chains: 4, Draws: 2000, Warmup: 300, Seed: 31, Init: [][]float64{{1000}}, Robust: robust})
+		r := sample(t, studentTModel(2), &Options{Chains: 4, Draws: 2000, Warmup: 300, Seed: 31, Init: [][]float64{{1000}}, Real: RealProposal{Robust: robust}})
 		x := column(t, r, "t")
 		for p, q := range qs {
 			checkMean(t, "student-t P(x ≤ q)", mapSeries(x, func(v float64) float64 {
@@ -259,7 +259,7 @@ func TestDeterminism(t *testing.T) {
 	m := &mixtureModel{pi: [3]float64{0.2, 0.3, 0.5}, mu: [3]float64{0, 0.7, 1.5}}
 	run := func(procs int) *Result {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		return sample(t, m, &Options{Chains: 4, Draws: 300, Seed: 61, StepFraction: &BetaStep{A: 3, B: 1, Adapt: true}, Warmup: 50})
+		return sample(t, m, &Options{Chains: 4, Draws: 300, Seed: 61, Real: RealProposal{Step: BetaStep{A: 3, B: 1, Adapt: true}}, Warmup: 50})
 	}
 	a, b := run(1), run(2)
 	for c := range a.Draws.Chains {
@@ -400,6 +400,18 @@ func TestPanicInOneChain(t *testing.T) {
 			t.Errorf("chain %d has %d draws, want 300", c, n)
 		}
 	}
+	// Split off as global chains 2 and 3, the failing chain is local chain 0 (its
+	// start is Init[0]) and errors name it by its global number.
+	r, err = Sample(context.Background(), panicModel{newMVNModel()}, &Options{Chains: 2, FirstChain: 2, Draws: 300, Seed: 91, Init: init[2:]})
+	if err == nil || !strings.Contains(err.Error(), `nmc: chain 2, site "beta": panic: boom`) {
+		t.Fatalf("split run: error %v, want it to name chain 2 and site beta", err)
+	}
+	if n := r.Draws.NumDraws(0); n >= 300 {
+		t.Errorf("split run: local chain 0 has %d draws after panicking", n)
+	}
+	if n := r.Draws.NumDraws(1); n != 300 {
+		t.Errorf("split run: local chain 1 has %d draws, want 300", n)
+	}
 }
 
 // TestInitErrors: no finite start, and invalid options, give errors naming what.
@@ -421,8 +433,12 @@ func TestInitErrors(t *testing.T) {
 		{Options{Init: [][]float64{{1, 2, 3}}}, "nmc: Options.Init[0] has 3 values, want 2"},
 		{Options{Chains: 3, Init: [][]float64{{1, 2}, {1, 2}}}, "nmc: Options.Init has 2 states, want 1 or 3"},
 		{Options{Init: [][]float64{{1, math.NaN()}}}, "nmc: Options.Init[0][1] = NaN is not finite"},
-		{Options{StepFraction: &BetaStep{A: 0, B: 1}}, "nmc: Options.StepFraction = Beta(0, 1)"},
-		{Options{RealProposal: 7}, "nmc: Options.RealProposal = 7"},
+		{Options{FirstChain: -3}, "nmc: Options.FirstChain = -3 is negative"},
+		{Options{Real: RealProposal{Step: BetaStep{A: 0, B: 1}}}, "nmc: Options.Real.Step = Beta(0, 1)"},
+		{Options{Real: RealProposal{Step: &BetaStep{A: 1, B: math.Inf(1)}}}, "nmc: Options.Real.Step = Beta(1, +Inf)"},
+		{Options{Real: RealProposal{Step: (*BetaStep)(nil)}}, "nmc: Options.Real.Step is a nil *BetaStep"},
+		{Options{Real: RealProposal{Step: (*CrankNicolson)(nil)}}, "nmc: Options.Real.Step is a nil *CrankNicolson"},
+		{Options{Real: RealProposal{Step: CrankNicolson{TargetAccept: 1}}}, "nmc: Options.Real.Step: CrankNicolson.TargetAccept = 1"},
 	} {
 		_, err := Sample(context.Background(), m, &c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -511,7 +527,8 @@ func TestNoAllocation(t *testing.T) {
 		o    Options
 	}{
 		{"mvn", newMVNModel(), Options{}},
-		{"mvn robust cauchy beta-step", newMVNModel(), Options{Robust: true, RealProposal: NewtonCauchy, StepFraction: &BetaStep{A: 2, B: 2, Adapt: true}}},
+		{"mvn robust cauchy beta-step", newMVNModel(), Options{Real: RealProposal{Robust: true, Cauchy: true, Step: BetaStep{A: 2, B: 2, Adapt: true}}}},
+		{"mvn robust cauchy crank-nicolson", newMVNModel(), Options{Real: RealProposal{Robust: true, Cauchy: true, Step: CrankNicolson{Gamma: 0.4, Adapt: true}}}},
 		{"student-t softabs", studentTModel(2), Options{Init: [][]float64{{50}}}},
 		{"gamma", gp, Options{}},
 		{"beta", bb, Options{}},
@@ -540,7 +557,7 @@ func TestNoAllocation(t *testing.T) {
 // reverse density, which does not).
 func TestStepFraction(t *testing.T) {
 	t.Parallel()
-	r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 2000, Seed: 101, StepFraction: &BetaStep{A: 0.3, B: 0.3}})
+	r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 2000, Seed: 101, Real: RealProposal{Step: BetaStep{A: 0.3, B: 0.3}}})
 	checkMoments(t, "x[0] with beta step", column(t, r, "x[0]"), 1.5, math.Sqrt(0.5), nil)
 	if r.StepFractions[0] != (BetaStep{A: 0.3, B: 0.3}) {
 		t.Errorf("step fraction %+v changed without Adapt", r.StepFractions[0])
@@ -569,7 +586,7 @@ func TestStepFractionSameBothWays(t *testing.T) {
 	t.Parallel()
 	m := newMVNModel()
 	sites := m.Sites()
-	o, err := (&Options{StepFraction: &BetaStep{A: 2, B: 2}}).withDefaults(2)
+	o, err := (&Options{Real: RealProposal{Step: BetaStep{A: 2, B: 2}}}).withDefaults(2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -689,7 +706,7 @@ func TestCancelWithinSweep(t *testing.T) {
 func TestCrankNicolsonExact(t *testing.T) {
 	t.Parallel()
 	for _, g := range []float64{0.3, 1} {
-		r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 1500, Seed: 21, CrankNicolson: &CrankNicolson{Gamma: g}})
+		r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 1500, Seed: 21, Real: RealProposal{Step: CrankNicolson{Gamma: g}}})
 		if a := acceptRate(t, r, "x"); a != 1 {
 			t.Errorf("γ = %g: acceptance %.4f, want exactly 1", g, a)
 		}
@@ -708,10 +725,45 @@ func TestCrankNicolsonExact(t *testing.T) {
 			t.Errorf("γ = %g: lag-1 autocorrelation %.3f, want %.3f", g, rho, 1-g)
 		}
 	}
-	if _, err := Sample(context.Background(), newMVNModel(), &Options{CrankNicolson: &CrankNicolson{Gamma: 1.5}}); err == nil {
+	if _, err := Sample(context.Background(), newMVNModel(), &Options{Real: RealProposal{Step: CrankNicolson{Gamma: 1.5}}}); err == nil {
 		t.Error("γ = 1.5 accepted")
 	}
-	if _, err := Sample(context.Background(), newMVNModel(), &Options{CrankNicolson: &CrankNicolson{}, StepFraction: &BetaStep{A: 1, B: 1}}); err == nil {
-		t.Error("CrankNicolson with StepFraction accepted")
+}
+
+// TestCrankNicolsonGammas: Result.CrankNicolsonGammas reports, per chain and site, the
+// γ used for the recorded draws: the fixed γ without Adapt, an adapted γ in (0, 1]
+// with it, NaN for sites that are not Real.
+func TestCrankNicolsonGammas(t *testing.T) {
+	t.Parallel()
+	m := kitchenSinkModel()
+	sites := m.Sites()
+	for _, adapt := range []bool{false, true} {
+		r := sample(t, m, &Options{Chains: 3, Draws: 50, Warmup: 100, Seed: 3, Real: RealProposal{Step: CrankNicolson{Gamma: 0.2, Adapt: adapt}}})
+		if r.StepFractions != nil {
+			t.Errorf("step fractions %v reported for Crank–Nicolson", r.StepFractions)
+		}
+		if len(r.CrankNicolsonGammas) != 3 {
+			t.Fatalf("adapt %v: %d chains of γ, want 3", adapt, len(r.CrankNicolsonGammas))
+		}
+		for c, gs := range r.CrankNicolsonGammas {
+			if len(gs) != len(sites) {
+				t.Fatalf("adapt %v chain %d: %d γ, want one per site (%d)", adapt, c, len(gs), len(sites))
+			}
+			for i, g := range gs {
+				switch {
+				case sites[i].Support != Real:
+					if !math.IsNaN(g) {
+						t.Errorf("adapt %v chain %d: %s site %q has γ %v, want NaN", adapt, c, sites[i].Support, sites[i].Name, g)
+					}
+				case !adapt && g != 0.2:
+					t.Errorf("chain %d site %q: γ %v changed without Adapt", c, sites[i].Name, g)
+				case adapt && (g == 0.2 || !(g > 0 && g <= 1)):
+					t.Errorf("chain %d site %q: adapted γ %v, want a new value in (0, 1]", c, sites[i].Name, g)
+				}
+			}
+		}
+	}
+	if r := sample(t, m, &Options{Chains: 1, Draws: 5}); r.CrankNicolsonGammas != nil || r.StepFractions != nil {
+		t.Errorf("full Newton step: γ %v, step fractions %v reported", r.CrankNicolsonGammas, r.StepFractions)
 	}
 }

@@ -443,3 +443,97 @@ func (m *manySites) Score(x []float64, i int, g, h []float64) float64 {
 	}
 	return -0.5 * x[i] * x[i]
 }
+
+// productModel joins independent models into one: its sites are theirs in order, each
+// part scored on its own coordinates. With mvnModel, a Positive, an Interval, a
+// Simplex, an enumerated and an unbounded Discrete part it has every kind of site.
+type productModel struct {
+	parts []Model
+	part  []int // per site: its part
+	local []int // per site: its index in its part
+	off   []int // per part: its first coordinate
+	dim   []int // per part: its number of coordinates
+}
+
+func newProductModel(parts ...Model) *productModel {
+	m := &productModel{parts: parts}
+	o := 0
+	for p, pm := range parts {
+		s := pm.Sites()
+		for i := range s {
+			m.part = append(m.part, p)
+			m.local = append(m.local, i)
+		}
+		m.off = append(m.off, o)
+		m.dim = append(m.dim, Dim(s))
+		o += Dim(s)
+	}
+	return m
+}
+
+// kitchenSinkModel returns a productModel with every kind of site.
+func kitchenSinkModel() *productModel {
+	bb, _, _ := betaBinomialModel(2, 3, 4, 9, 1, 0, 1)
+	return newProductModel(newMVNModel(), logNormalModel(0.5), bb,
+		&dirichletModel{c: []float64{1, 2, 3}},
+		&mixtureModel{pi: [3]float64{.2, .3, .5}, mu: [3]float64{0, 1, 2}},
+		poissonModel{lambda: 4})
+}
+
+func (m *productModel) Sites() []Site {
+	var s []Site
+	for p, pm := range m.parts {
+		for _, site := range pm.Sites() {
+			site.Name = fmt.Sprintf("p%d.%s", p, site.Name)
+			s = append(s, site)
+		}
+	}
+	return s
+}
+
+func (m *productModel) NewScorer() Scorer {
+	sc := &productScorer{m: m}
+	for _, pm := range m.parts {
+		sc.parts = append(sc.parts, pm.NewScorer())
+	}
+	return sc
+}
+
+func (m *productModel) Init(rng *rand.Rand, x []float64) error {
+	for p, pm := range m.parts {
+		if err := pm.Init(rng, x[m.off[p]:m.off[p]+m.dim[p]]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type productScorer struct {
+	m     *productModel
+	parts []Scorer
+}
+
+func (s *productScorer) Score(x []float64, i int, grad, hess []float64) float64 {
+	m := s.m
+	p := m.part[i]
+	return s.parts[p].Score(x[m.off[p]:m.off[p]+m.dim[p]], m.local[i], grad, hess)
+}
+
+func (s *productScorer) LogJoint(x []float64) float64 {
+	t := 0.0
+	for p, sc := range s.parts {
+		t += sc.LogJoint(x[s.m.off[p] : s.m.off[p]+s.m.dim[p]])
+	}
+	return t
+}
+
+// Neighbors lists the sites of site i's part: a part's sites may read each other.
+func (m *productModel) Neighbors(i int) []int {
+	var nb []int
+	for j, p := range m.part {
+		if p == m.part[i] {
+			nb = append(nb, j)
+		}
+	}
+	return nb
+}

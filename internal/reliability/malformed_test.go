@@ -315,12 +315,12 @@ func malformedCases() []malformedCase {
 		{"Sample Init count", "nmc: ", sample(nmc.Options{Chains: 3, Init: [][]float64{{0, 1}, {0, 1}}}), []string{"Options.Init", "2 states", "3"}},
 		{"Sample Init NaN", "nmc: ", sample(nmc.Options{Init: [][]float64{{0, nan}}}), []string{"Options.Init[0][1]", "NaN"}},
 		{"Sample Init outside the support", "nmc: ", sample(nmc.Options{Init: [][]float64{{0, -1}}}), []string{"chain 0", `"sigma"`, "Options.Init"}},
-		{"Sample CrankNicolson gamma 1.5", "nmc: ", sample(nmc.Options{CrankNicolson: &nmc.CrankNicolson{Gamma: 1.5}}), []string{"CrankNicolson.Gamma", "1.5"}},
-		{"Sample CrankNicolson gamma -0.1", "nmc: ", sample(nmc.Options{CrankNicolson: &nmc.CrankNicolson{Gamma: -0.1}}), []string{"CrankNicolson.Gamma", "-0.1"}},
-		{"Sample CrankNicolson target 1", "nmc: ", sample(nmc.Options{CrankNicolson: &nmc.CrankNicolson{TargetAccept: 1}}), []string{"CrankNicolson.TargetAccept", "1"}},
-		{"Sample StepFraction Beta(0, 1)", "nmc: ", sample(nmc.Options{StepFraction: &nmc.BetaStep{A: 0, B: 1}}), []string{"StepFraction", "Beta(0, 1)"}},
-		{"Sample StepFraction with CrankNicolson", "nmc: ", sample(nmc.Options{StepFraction: &nmc.BetaStep{A: 1, B: 1}, CrankNicolson: &nmc.CrankNicolson{}}), []string{"CrankNicolson", "StepFraction"}},
-		{"Sample RealProposal 7", "nmc: ", sample(nmc.Options{RealProposal: 7}), []string{"RealProposal", "7"}},
+		{"Sample negative first chain", "nmc: ", sample(nmc.Options{FirstChain: -2}), []string{"Options.FirstChain", "-2"}},
+		{"Sample CrankNicolson gamma 1.5", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: 1.5}}}), []string{"Options.Real.Step", "CrankNicolson.Gamma", "1.5"}},
+		{"Sample CrankNicolson gamma -0.1", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: -0.1}}}), []string{"CrankNicolson.Gamma", "-0.1"}},
+		{"Sample CrankNicolson target 1", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.CrankNicolson{TargetAccept: 1}}}), []string{"CrankNicolson.TargetAccept", "1"}},
+		{"Sample BetaStep Beta(0, 1)", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.BetaStep{A: 0, B: 1}}}), []string{"Options.Real.Step", "Beta(0, 1)"}},
+		{"Sample nil *BetaStep", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: (*nmc.BetaStep)(nil)}}), []string{"Options.Real.Step", "nil *BetaStep"}},
 		{"Sample nil model", "nmc: ", func(*testing.T) error {
 			_, err := nmc.Sample(context.Background(), nil, nil)
 			return err

@@ -381,7 +381,7 @@ func TestStressFarTailStart(t *testing.T) {
 	}
 	t.Run("logistic, Crank-Nicolson", func(t *testing.T) {
 		stressRun(t, lm, &nmc.Options{Chains: 4, Draws: 1000, Warmup: 1000, Seed: 15, Init: far,
-			CrankNicolson: &nmc.CrankNicolson{Gamma: 0.1, Adapt: true}}, ltargets)
+			Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: 0.1, Adapt: true}}}, ltargets)
 	})
 	t.Run("logistic, Newton", func(t *testing.T) {
 		// Far out the likelihood is linear and the γ = 1 Newton step from there is
