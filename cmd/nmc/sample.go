@@ -29,16 +29,21 @@ acceptance rate and fallback count of every site family.
 
 Models (-model): ` + strings.Join(modelNames, ", ") + `.
 The conjugate models (normal_known_sigma, gamma_poisson, beta_binomial,
-dirichlet_categorical) use the hyperparameters of the shared data set's
-conjugate/hyperparameters.csv, and their exact posterior is printed next to
-the estimate with z = (mean − exact mean) / mcse_mean.
+dirichlet_categorical) use the hyperparameters of the shared data set
+(testdata/conjugate/hyperparameters.csv in the repository), and their exact
+posterior is printed next to the estimate with z = (mean − exact mean) / mcse_mean.
 
 Data: -train (and optionally -test, the held-out data of the predictive
 log-likelihood) read files in the shared schemas: y,x1,…,xK for blr and
 robust; item,labeler,label for annotation (sizes from annotation_meta.csv
 beside the train file, or -meta); the conjugate data files as they are.
 Without -train the data are generated from the model's generative process
-with -n, -k and -seed.
+with -n, -k and -seed. The repository's testdata folder holds small files in
+these schemas; from its root, for example:
+
+  nmc sample -model gamma_poisson -train testdata/conjugate/gamma_poisson.csv
+  nmc sample -model blr -train testdata/examples/blr_train_head1000.csv \
+      -test testdata/examples/blr_test_head1000.csv
 
 ` + sizeHelp + `
 

@@ -17,16 +17,17 @@ import (
 	"github.com/nmc-go/nmc/nmc"
 )
 
-// sharedData returns the shared data directory, ../shared/data beside the
-// repository, and fails the test if it is missing.
-func sharedData(t *testing.T) string {
+// testData returns the repository's testdata folder (the data set shared with the Stan and
+// JAGS versions, copied into the repository), found from the package directory, and fails the
+// test if it is missing: nothing is skipped.
+func testData(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "conjugate", "hyperparameters.csv")); err != nil {
-		t.Fatalf("shared data set missing: %v", err)
+		t.Fatalf("repository test data missing (expected testdata/ at the module root): %v", err)
 	}
 	return dir
 }
@@ -137,7 +138,7 @@ func TestSampleOutputs(t *testing.T) {
 }
 
 func TestSampleConjugateFiles(t *testing.T) {
-	data := sharedData(t)
+	data := testData(t)
 	exact, err := models.ReadExactPosterior(filepath.Join(data, "conjugate", "exact_posterior.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +178,7 @@ func TestSampleConjugateFiles(t *testing.T) {
 }
 
 func TestSampleExampleFiles(t *testing.T) {
-	ex := filepath.Join(sharedData(t), "examples")
+	ex := filepath.Join(testData(t), "examples")
 	for _, model := range []string{"blr", "robust"} {
 		out := mustRun(t, "sample", "-model", model, "-train", filepath.Join(ex, model+"_train_head1000.csv"),
 			"-test", filepath.Join(ex, model+"_test_head1000.csv"), "-draws", "8", "-warmup", "0", "-chains", "2", "-vars", "alpha")
@@ -193,7 +194,7 @@ func TestSampleExampleFiles(t *testing.T) {
 }
 
 func TestHyperparametersMatchFile(t *testing.T) {
-	path := filepath.Join(sharedData(t), "conjugate", "hyperparameters.csv")
+	path := filepath.Join(testData(t), "conjugate", "hyperparameters.csv")
 	file, err := models.ReadHyperparameters(path)
 	if err != nil {
 		t.Fatal(err)
