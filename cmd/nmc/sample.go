@@ -74,34 +74,36 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	vars := fs.String("vars", "", "print only these comma-separated quantities (a family name such as beta selects all)")
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
-			return fmt.Errorf("unexpected argument %q (sample takes flags only)", args[0])
+			return usagef("unexpected argument %q (sample takes flags only)", args[0])
 		}
 		if err := checkModel(*model); err != nil {
-			return err
+			return usage(err)
 		}
 		s := runSettings{chains: *chains, draws: *draws, warmup: *warmup, seed: *seed}
 		if err := s.check(); err != nil {
-			return err
+			return usage(err)
 		}
 		var d *dataset
 		var err error
 		switch {
 		case *train != "" || *test != "":
 			if *n != 0 || *k != 0 {
-				return errors.New("-n and -k generate data; they cannot be used with -train or -test")
+				return usagef("-n and -k generate data; they cannot be used with -train or -test")
 			}
 			d, err = load(*model, *train, *test, *meta)
 		default:
 			if *meta != "" {
-				return errors.New("-meta given without -train")
+				return usagef("-meta given without -train")
 			}
+			// Generated data fail only for sizes (-n, -k) the model does not take.
 			d, err = generate(*model, *n, *k, *seed)
+			err = usage(err)
 		}
 		if err != nil {
 			return err
 		}
 		if *pll != "" && d.model != "blr" && d.model != "robust" && d.model != "annotation" {
-			return fmt.Errorf("-pll: model %s has no held-out data", d.model)
+			return usagef("-pll: model %s has no held-out data", d.model)
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
@@ -109,7 +111,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if *vars != "" {
 			selected = splitNames(*vars)
 		}
-		r, err := execute(ctx, e, d, s, d.model, func(names []string) error { return checkVars(selected, names) })
+		r, err := execute(ctx, e, d, s, d.model, func(names []string) error { return usage(checkVars(selected, names)) })
 		if ie := (*interruptedError)(nil); errors.As(err, &ie) {
 			return interrupted(ie, *out)
 		}
