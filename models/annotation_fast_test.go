@@ -16,15 +16,16 @@ import (
 	"github.com/nmc-go/nmc/nmc/dist"
 )
 
-// fastAnnotation builds the annotation model on generated data (N items, half of
-// them train) and returns it with its hand-written model.
-func fastAnnotation(t *testing.T, seed uint64, cfg AnnotationConfig) (*Built, *annotationFast, AnnotationTruth) {
+// fastAnnotation builds the annotation model with the given prior (nil: the
+// defaults) on generated data (N items, half of them train) and returns it with its
+// hand-written model.
+func fastAnnotation(t *testing.T, seed uint64, cfg AnnotationConfig, prior *AnnotationPrior) (*Built, *annotationFast, AnnotationTruth) {
 	t.Helper()
 	train, _, truth, err := GenerateAnnotation(rand.New(rand.NewPCG(seed, 1)), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Annotation(train, nil, nil)
+	b, err := Annotation(train, nil, prior)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,10 +66,35 @@ func closeRel(a, b, tol float64) bool {
 // TestAnnotationFastMatchesGraph compares the hand-written model with the graph
 // model at many states: sites, every site's score (values and
 // differences over every value of a class, over random points of a simplex), the
-// gradients and Hessians of the simplex sites, and the log joint.
+// gradients and Hessians of the simplex sites, and the log joint. It does so at the
+// default prior and at random ones (fixed seed), so that a prior one implementation
+// handles differently (a concentration ignored or hard-coded) fails.
 func TestAnnotationFastMatchesGraph(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2020, 6))
+	u := func(lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
+	priors := []*AnnotationPrior{nil}
+	for range 4 {
+		priors = append(priors, &AnnotationPrior{PiConcentration: u(0.05, 5), Gamma: u(0.5, 40), Rho: u(0.05, 0.95)})
+	}
+	for i, prior := range priors {
+		name := "default prior"
+		if prior != nil {
+			name = fmt.Sprintf("random prior %d", i)
+		}
+		t.Run(name, func(t *testing.T) {
+			if prior != nil {
+				t.Logf("prior %+v", *prior)
+			}
+			compareAnnotationWithGraph(t, prior)
+		})
+	}
+}
+
+// compareAnnotationWithGraph is one case of TestAnnotationFastMatchesGraph.
+func compareAnnotationWithGraph(t *testing.T, prior *AnnotationPrior) {
+	t.Helper()
 	const tol = 1e-9
-	b, f, _ := fastAnnotation(t, 11, AnnotationConfig{N: 300, Labelers: 10, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5})
+	b, f, _ := fastAnnotation(t, 11, AnnotationConfig{N: 300, Labelers: 10, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, prior)
 	g := b.Graph
 	if !reflect.DeepEqual(f.Sites(), g.Sites()) {
 		t.Fatal("Sites() differ from the graph model's")
@@ -160,7 +186,7 @@ func TestAnnotationFastMatchesGraph(t *testing.T) {
 // class when it tallies the classes, so for a class 0.5 only the hand-written pi
 // score is checked; the sampler never proposes such a class.)
 func TestAnnotationFastOutsideSupport(t *testing.T) {
-	b, f, _ := fastAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5})
+	b, f, _ := fastAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5}, nil)
 	fs, gs := f.NewScorer(), b.Graph.NewScorer()
 	x := make([]float64, nmc.Dim(f.Sites()))
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -204,7 +230,7 @@ func TestAnnotationFastOutsideSupport(t *testing.T) {
 // sites against central finite differences of the score (in the k coordinates of the
 // homogeneous extension, off the simplex).
 func TestAnnotationFastDerivativesFD(t *testing.T) {
-	_, f, _ := fastAnnotation(t, 13, AnnotationConfig{N: 200, Labelers: 5, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5})
+	_, f, _ := fastAnnotation(t, 13, AnnotationConfig{N: 200, Labelers: 5, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, nil)
 	sites := f.Sites()
 	off := nmc.Offsets(sites)
 	sc := f.NewScorer()
@@ -287,7 +313,7 @@ func TestAnnotationFastBadInput(t *testing.T) {
 // model (with the same majority-vote start) on one data set and checks that their
 // posterior means of pi agree within the Monte Carlo error of both.
 func TestAnnotationFastSamplesLikeGraph(t *testing.T) {
-	b, f, _ := fastAnnotation(t, 14, AnnotationConfig{N: 300, Labelers: 10, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5})
+	b, f, _ := fastAnnotation(t, 14, AnnotationConfig{N: 300, Labelers: 10, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, nil)
 	opts := &nmc.Options{Chains: 4, Draws: 1000, Seed: 21}
 	resF := sample(t, b, opts)
 	graphStart := &Built{Name: "annotation (graph)", Model: f.start, Graph: b.Graph}
@@ -370,7 +396,7 @@ func TestAnnotationFastHeldOut(t *testing.T) {
 func TestAnnotationFastScoreValues(t *testing.T) {
 	cfg := DefaultAnnotationConfig(300)
 	cfg.Labelers = 10
-	_, f, _ := fastAnnotation(t, 5, cfg)
+	_, f, _ := fastAnnotation(t, 5, cfg, nil)
 	sc := f.NewScorer()
 	vs, ok := sc.(nmc.ValuesScorer)
 	if !ok {

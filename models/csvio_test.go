@@ -20,7 +20,7 @@ func TestReadRegressionExamples(t *testing.T) {
 		{"blr_train_head1000.csv", true}, {"blr_test_head1000.csv", true},
 		{"robust_train_head1000.csv", false}, {"robust_test_head1000.csv", false},
 	} {
-		path := sharedData(t, "examples", c.file)
+		path := testData(t, "examples", c.file)
 		d, err := ReadRegressionCSV(path)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +45,7 @@ func TestReadRegressionExamples(t *testing.T) {
 		}
 	}
 	// The first row of blr_train_head1000.csv, as in the file.
-	d, err := ReadRegressionCSV(sharedData(t, "examples", "blr_train_head1000.csv"))
+	d, err := ReadRegressionCSV(testData(t, "examples", "blr_train_head1000.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestReadRegressionExamples(t *testing.T) {
 
 func TestReadAnnotationExamples(t *testing.T) {
 	t.Parallel()
-	dir := sharedData(t, "examples")
+	dir := testData(t, "examples")
 	train, test, meta, err := ReadAnnotationDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -192,23 +192,23 @@ func TestGeneratedRoundTrip(t *testing.T) {
 
 func TestConjugateReaders(t *testing.T) {
 	t.Parallel()
-	y, err := ReadNormalData(sharedData(t, "conjugate", "normal_known_sigma.csv"))
+	y, err := ReadNormalData(testData(t, "conjugate", "normal_known_sigma.csv"))
 	if err != nil || len(y) != 50 || y[0] != -2.1554411943155789 {
 		t.Errorf("normal data: %d values, first %v, err %v", len(y), y[0], err)
 	}
-	c, err := ReadCountData(sharedData(t, "conjugate", "gamma_poisson.csv"))
+	c, err := ReadCountData(testData(t, "conjugate", "gamma_poisson.csv"))
 	if err != nil || len(c) != 40 || c[0] != 5 {
 		t.Errorf("count data: %v, err %v", c, err)
 	}
-	cat, err := ReadCategoricalData(sharedData(t, "conjugate", "dirichlet_categorical.csv"), 4)
+	cat, err := ReadCategoricalData(testData(t, "conjugate", "dirichlet_categorical.csv"), 4)
 	if err != nil || len(cat) != 100 || cat[0] != 1 { // file value 2, 0-based 1
 		t.Errorf("categorical data: %v, err %v", cat, err)
 	}
-	tr, s, err := ReadBinomialData(sharedData(t, "conjugate", "beta_binomial.csv"))
+	tr, s, err := ReadBinomialData(testData(t, "conjugate", "beta_binomial.csv"))
 	if err != nil || len(tr) != 10 || tr[0] != 20 || s[0] != 8 {
 		t.Errorf("binomial data: %v %v, err %v", tr, s, err)
 	}
-	h, err := ReadHyperparameters(sharedData(t, "conjugate", "hyperparameters.csv"))
+	h, err := ReadHyperparameters(testData(t, "conjugate", "hyperparameters.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestConjugateReaders(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(alpha, []float64{1, 2, 3, 4}) {
 		t.Errorf("alpha = %v, %v", alpha, err)
 	}
-	truth, err := ReadConjugateTruth(sharedData(t, "conjugate", "truth.csv"))
+	truth, err := ReadConjugateTruth(testData(t, "conjugate", "truth.csv"))
 	if err != nil || truth["dirichlet_categorical"]["p[0]"] != 0.029861280288620673 || truth["beta_binomial"]["p"] != 0.31658437262173783 {
 		t.Errorf("truth %v, err %v", truth, err)
 	}

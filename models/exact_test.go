@@ -13,16 +13,17 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// sharedData returns the path of /work/shared/data seen from the package directory
-// (../../shared/data). A missing directory fails the test: nothing is skipped.
-func sharedData(t *testing.T, parts ...string) string {
+// testData returns the path of a file in the repository's testdata folder (the data set
+// shared with the Stan and JAGS versions, copied into the repository), found from the package
+// directory. A missing folder fails the test: nothing is skipped.
+func testData(t *testing.T, parts ...string) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "data"))
+	dir, err := filepath.Abs(filepath.Join("..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("shared data directory missing: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "conjugate", "hyperparameters.csv")); err != nil {
+		t.Fatalf("repository test data missing (expected testdata/ at the module root): %v", err)
 	}
 	return filepath.Join(append([]string{dir}, parts...)...)
 }
@@ -31,14 +32,14 @@ func sharedData(t *testing.T, parts ...string) string {
 // data sets from their data files and hyperparameters.csv.
 func conjugatePosteriors(t *testing.T) map[string]*Posterior {
 	t.Helper()
-	hyper, err := ReadHyperparameters(sharedData(t, "conjugate", "hyperparameters.csv"))
+	hyper, err := ReadHyperparameters(testData(t, "conjugate", "hyperparameters.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]*Posterior{}
 	{
 		h := hyper["normal_known_sigma"]
-		y, err := ReadNormalData(sharedData(t, "conjugate", "normal_known_sigma.csv"))
+		y, err := ReadNormalData(testData(t, "conjugate", "normal_known_sigma.csv"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func conjugatePosteriors(t *testing.T) map[string]*Posterior {
 	}
 	{
 		h := hyper["gamma_poisson"]
-		y, err := ReadCountData(sharedData(t, "conjugate", "gamma_poisson.csv"))
+		y, err := ReadCountData(testData(t, "conjugate", "gamma_poisson.csv"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func conjugatePosteriors(t *testing.T) map[string]*Posterior {
 		if err != nil {
 			t.Fatal(err)
 		}
-		y, err := ReadCategoricalData(sharedData(t, "conjugate", "dirichlet_categorical.csv"), len(alpha))
+		y, err := ReadCategoricalData(testData(t, "conjugate", "dirichlet_categorical.csv"), len(alpha))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func conjugatePosteriors(t *testing.T) map[string]*Posterior {
 	}
 	{
 		h := hyper["beta_binomial"]
-		trials, succ, err := ReadBinomialData(sharedData(t, "conjugate", "beta_binomial.csv"))
+		trials, succ, err := ReadBinomialData(testData(t, "conjugate", "beta_binomial.csv"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +87,7 @@ func conjugatePosteriors(t *testing.T) map[string]*Posterior {
 // exact_posterior.csv (computed by the peer systems' scripts) to 1e-9 relative.
 func TestExactPosteriorFile(t *testing.T) {
 	t.Parallel()
-	rows, err := ReadExactPosterior(sharedData(t, "conjugate", "exact_posterior.csv"))
+	rows, err := ReadExactPosterior(testData(t, "conjugate", "exact_posterior.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -11,8 +12,9 @@ import (
 )
 
 // regressionPair builds logistic or robust regression on generated data of n rows
-// and returns the hand-written model and the graph model it mirrors.
-func regressionPair(t *testing.T, robust bool, n, k int) (*linearModel, nmc.Model) {
+// with the given prior (nil: the defaults; logistic regression uses its AlphaSD and
+// BetaSD) and returns the hand-written model and the graph model it mirrors.
+func regressionPair(t *testing.T, robust bool, n, k int, prior *RobustPrior) (*linearModel, nmc.Model) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(41, 7))
 	var b *Built
@@ -21,7 +23,7 @@ func regressionPair(t *testing.T, robust bool, n, k int) (*linearModel, nmc.Mode
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b, err = Robust(train, nil, nil); err != nil {
+		if b, err = Robust(train, nil, prior); err != nil {
 			t.Fatal(err)
 		}
 	} else {
@@ -29,7 +31,11 @@ func regressionPair(t *testing.T, robust bool, n, k int) (*linearModel, nmc.Mode
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b, err = Logistic(train, nil, nil); err != nil {
+		var lp *LogisticPrior
+		if prior != nil {
+			lp = &LogisticPrior{AlphaSD: prior.AlphaSD, BetaSD: prior.BetaSD}
+		}
+		if b, err = Logistic(train, nil, lp); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,86 +53,122 @@ func relDiff(a, b float64) float64 {
 	return math.Abs(a-b) / max(math.Abs(a), math.Abs(b), 1)
 }
 
+// randomRobustPriors returns n random prior settings (every hyperparameter away
+// from its default, over a wide range) from a fixed seed.
+func randomRobustPriors(n int) []*RobustPrior {
+	rng := rand.New(rand.NewPCG(2020, 5))
+	u := func(lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
+	out := make([]*RobustPrior, n)
+	for i := range out {
+		out[i] = &RobustPrior{NuShape: u(0.5, 6), NuRate: u(0.02, 2), SigmaRate: u(0.02, 3), AlphaSD: u(0.3, 30), BetaSD: u(0.1, 8)}
+	}
+	return out
+}
+
 // TestLinearModelMatchesGraph compares the hand-written regression scorers with the
 // graph engine's on random states: score differences between moves of one site,
-// gradients, Hessians and log-joint differences agree to 1e-9.
+// gradients, Hessians and log-joint differences agree to 1e-9. It does so at the
+// default prior and at random ones, so that a prior one implementation handles
+// differently (a hyperparameter ignored or hard-coded) fails.
 func TestLinearModelMatchesGraph(t *testing.T) {
+	priors := append([]*RobustPrior{nil}, randomRobustPriors(3)...)
 	for _, robust := range []bool{false, true} {
-		name := map[bool]string{false: "logistic", true: "robust"}[robust]
-		t.Run(name, func(t *testing.T) {
-			// n = 9000 rows: three chunks, the last one partial.
-			lm, gm := regressionPair(t, robust, 18000, 6)
-			if !reflect.DeepEqual(lm.Sites(), gm.Sites()) {
-				t.Fatalf("sites differ: %v vs %v", lm.Sites(), gm.Sites())
+		for pi, prior := range priors {
+			name := map[bool]string{false: "logistic", true: "robust"}[robust]
+			if prior == nil {
+				name += "/default prior"
+			} else {
+				name += fmt.Sprintf("/random prior %d", pi)
 			}
-			fs, gs := lm.NewScorer(), gm.NewScorer()
-			sites := gm.Sites()
-			off := nmc.Offsets(sites)
-			dim := nmc.Dim(sites)
-			rng := rand.New(rand.NewPCG(3, 3))
-			x, y := make([]float64, dim), make([]float64, dim)
-			for trial := 0; trial < 20; trial++ {
-				if err := gm.Init(rng, x); err != nil {
-					t.Fatal(err)
+			t.Run(name, func(t *testing.T) {
+				if prior != nil {
+					t.Logf("prior %+v", *prior)
 				}
-				if trial%2 == 1 { // also states nearer the posterior: small coefficients
-					for j := range x {
-						if sites[siteOf(off, j)].Support == nmc.Real {
-							x[j] *= 0.05
-						}
-					}
+				// The default prior on n = 18000 rows (9000 train: three chunks, the last
+				// one partial); random priors on fewer rows, where the prior weighs more.
+				n := 18000
+				if prior != nil {
+					n = 400
 				}
-				for i, s := range sites {
-					k := s.Size
-					g1, h1 := make([]float64, k), make([]float64, k*k)
-					g2, h2 := make([]float64, k), make([]float64, k*k)
-					f1 := fs.Score(x, i, g1, h1)
-					f2 := gs.Score(x, i, g2, h2)
-					copy(y, x)
-					for j := 0; j < k; j++ {
-						if s.Support == nmc.Positive {
-							y[off[i]+j] = x[off[i]+j] * math.Exp(0.3*rng.NormFloat64())
-						} else {
-							y[off[i]+j] = x[off[i]+j] + 0.1*rng.NormFloat64()
-						}
-					}
-					d1 := fs.Score(y, i, nil, nil) - f1
-					d2 := gs.Score(y, i, nil, nil) - f2
-					if relDiff(d1, d2) > 1e-9*max(1, math.Abs(f2)) {
-						t.Errorf("trial %d site %s: score difference %.12g, graph %.12g", trial, s.Name, d1, d2)
-					}
-					for j := range g1 {
-						if relDiff(g1[j], g2[j]) > 1e-9 {
-							t.Errorf("trial %d site %s: grad[%d] = %.12g, graph %.12g", trial, s.Name, j, g1[j], g2[j])
-						}
-					}
-					for j := range h1 {
-						if relDiff(h1[j], h2[j]) > 1e-9 {
-							t.Errorf("trial %d site %s: hess[%d] = %.12g, graph %.12g", trial, s.Name, j, h1[j], h2[j])
-						}
-					}
-					if a, b := fs.LogJoint(x), gs.LogJoint(x); relDiff(a, b) > 1e-12*max(1, math.Abs(b)) {
-						t.Errorf("trial %d: log joint %.12g, graph %.12g", trial, a, b)
-					}
-					lj1 := fs.LogJoint(y) - fs.LogJoint(x)
-					lj2 := gs.LogJoint(y) - gs.LogJoint(x)
-					if relDiff(lj1, lj2) > 1e-9*max(1, math.Abs(f2)) {
-						t.Errorf("trial %d site %s: log-joint difference %.12g, graph %.12g", trial, s.Name, lj1, lj2)
-					}
+				compareLinearWithGraph(t, robust, n, prior)
+			})
+		}
+	}
+}
+
+// compareLinearWithGraph is one case of TestLinearModelMatchesGraph.
+func compareLinearWithGraph(t *testing.T, robust bool, n int, prior *RobustPrior) {
+	t.Helper()
+	lm, gm := regressionPair(t, robust, n, 6, prior)
+	if !reflect.DeepEqual(lm.Sites(), gm.Sites()) {
+		t.Fatalf("sites differ: %v vs %v", lm.Sites(), gm.Sites())
+	}
+	fs, gs := lm.NewScorer(), gm.NewScorer()
+	sites := gm.Sites()
+	off := nmc.Offsets(sites)
+	dim := nmc.Dim(sites)
+	rng := rand.New(rand.NewPCG(3, 3))
+	x, y := make([]float64, dim), make([]float64, dim)
+	for trial := 0; trial < 20; trial++ {
+		if err := gm.Init(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		if trial%2 == 1 { // also states nearer the posterior: small coefficients
+			for j := range x {
+				if sites[siteOf(off, j)].Support == nmc.Real {
+					x[j] *= 0.05
 				}
 			}
-			if robust {
-				copy(y, x)
-				y[lm.offNu] = -1
-				if v := fs.Score(y, lm.siteNu, nil, nil); !math.IsInf(v, -1) {
-					t.Errorf("score at nu = -1 is %v, want -Inf", v)
-				}
-				y[lm.offNu], y[lm.offSigma] = 3, 0
-				if v := fs.Score(y, lm.siteSigma, nil, nil); !math.IsInf(v, -1) {
-					t.Errorf("score at sigma = 0 is %v, want -Inf", v)
+		}
+		for i, s := range sites {
+			k := s.Size
+			g1, h1 := make([]float64, k), make([]float64, k*k)
+			g2, h2 := make([]float64, k), make([]float64, k*k)
+			f1 := fs.Score(x, i, g1, h1)
+			f2 := gs.Score(x, i, g2, h2)
+			copy(y, x)
+			for j := 0; j < k; j++ {
+				if s.Support == nmc.Positive {
+					y[off[i]+j] = x[off[i]+j] * math.Exp(0.3*rng.NormFloat64())
+				} else {
+					y[off[i]+j] = x[off[i]+j] + 0.1*rng.NormFloat64()
 				}
 			}
-		})
+			d1 := fs.Score(y, i, nil, nil) - f1
+			d2 := gs.Score(y, i, nil, nil) - f2
+			if relDiff(d1, d2) > 1e-9*max(1, math.Abs(f2)) {
+				t.Errorf("trial %d site %s: score difference %.12g, graph %.12g", trial, s.Name, d1, d2)
+			}
+			for j := range g1 {
+				if relDiff(g1[j], g2[j]) > 1e-9 {
+					t.Errorf("trial %d site %s: grad[%d] = %.12g, graph %.12g", trial, s.Name, j, g1[j], g2[j])
+				}
+			}
+			for j := range h1 {
+				if relDiff(h1[j], h2[j]) > 1e-9 {
+					t.Errorf("trial %d site %s: hess[%d] = %.12g, graph %.12g", trial, s.Name, j, h1[j], h2[j])
+				}
+			}
+			if a, b := fs.LogJoint(x), gs.LogJoint(x); relDiff(a, b) > 1e-12*max(1, math.Abs(b)) {
+				t.Errorf("trial %d: log joint %.12g, graph %.12g", trial, a, b)
+			}
+			lj1 := fs.LogJoint(y) - fs.LogJoint(x)
+			lj2 := gs.LogJoint(y) - gs.LogJoint(x)
+			if relDiff(lj1, lj2) > 1e-9*max(1, math.Abs(f2)) {
+				t.Errorf("trial %d site %s: log-joint difference %.12g, graph %.12g", trial, s.Name, lj1, lj2)
+			}
+		}
+	}
+	if robust {
+		copy(y, x)
+		y[lm.offNu] = -1
+		if v := fs.Score(y, lm.siteNu, nil, nil); !math.IsInf(v, -1) {
+			t.Errorf("score at nu = -1 is %v, want -Inf", v)
+		}
+		y[lm.offNu], y[lm.offSigma] = 3, 0
+		if v := fs.Score(y, lm.siteSigma, nil, nil); !math.IsInf(v, -1) {
+			t.Errorf("score at sigma = 0 is %v, want -Inf", v)
+		}
 	}
 }
 
@@ -141,7 +183,7 @@ func siteOf(off []int, j int) int {
 // TestLinearModelWorkersIdentical checks that the chunked sums do not depend on the
 // number of goroutines: one worker and three give bit-identical scores.
 func TestLinearModelWorkersIdentical(t *testing.T) {
-	lm, gm := regressionPair(t, true, 20000, 4)
+	lm, gm := regressionPair(t, true, 20000, 4, nil)
 	sites := gm.Sites()
 	x := make([]float64, nmc.Dim(sites))
 	if err := gm.Init(rand.New(rand.NewPCG(5, 5)), x); err != nil {

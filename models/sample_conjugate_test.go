@@ -44,7 +44,7 @@ func targetsOf(t *testing.T, p *Posterior) []momentTarget {
 // scripts, not by this package).
 func sharedConjugateCases(t *testing.T) []conjugateCase {
 	t.Helper()
-	dir := func(f string) string { return sharedData(t, "conjugate", f) }
+	dir := func(f string) string { return testData(t, "conjugate", f) }
 	hyper, err := ReadHyperparameters(dir("hyperparameters.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func sharedConjugateCases(t *testing.T) []conjugateCase {
 		if len(exact[model]) == 0 {
 			t.Fatalf("exact_posterior.csv has no rows for %s", model)
 		}
-		cases = append(cases, conjugateCase{"shared/" + model, b, exact[model]})
+		cases = append(cases, conjugateCase{"testdata/" + model, b, exact[model]})
 	}
 	{
 		h := hyper["normal_known_sigma"]

@@ -247,13 +247,13 @@ func generate(model string, n, k int, seed uint64) (*dataset, error) {
 func load(model, train, test, meta string) (*dataset, error) {
 	d := &dataset{model: model}
 	if _, ok := genSizes[model]; !ok {
-		return nil, fmt.Errorf("-train: model %s has no data", model)
+		return nil, usagef("-train: model %s has no data", model)
 	}
 	if train == "" {
-		return nil, fmt.Errorf("-test %s given without -train", test)
+		return nil, usagef("-test %s given without -train", test)
 	}
 	if test != "" && (isConjugate(model)) {
-		return nil, fmt.Errorf("-test: model %s has no held-out data", model)
+		return nil, usagef("-test: model %s has no held-out data", model)
 	}
 	var err error
 	switch model {

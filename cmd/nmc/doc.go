@@ -30,6 +30,11 @@
 //
 // # Exit status
 //
-// 0 on success, 2 on any error. An error is reported as one line on standard
-// error, "nmc COMMAND: …", naming the file, line and column where it applies.
+// 0 on success; 2 when the command line alone is wrong (an unknown command, an
+// unknown, missing or malformed flag or operand, a flag value out of range or not
+// valid for the model, flags that do not go together); 1 for any other failure (an
+// input file that cannot be read or holds bad data, an output that cannot be
+// written, a failed or interrupted run). An error is reported as one line on
+// standard error, "nmc COMMAND: …", naming the file, line and column where it
+// applies.
 package main

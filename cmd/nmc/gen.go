@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -36,20 +35,21 @@ func genFlags(fs *flag.FlagSet) func(*env, []string) error {
 	out := fs.String("out", "", "write the files into `dir` (required; created if missing)")
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
-			return fmt.Errorf("unexpected argument %q (gen takes flags only)", args[0])
+			return usagef("unexpected argument %q (gen takes flags only)", args[0])
 		}
 		if err := checkModel(*model); err != nil {
-			return err
+			return usage(err)
 		}
 		if _, ok := genSizes[*model]; !ok {
-			return fmt.Errorf("-model: model %s has no data to generate", *model)
+			return usagef("-model: model %s has no data to generate", *model)
 		}
 		if *out == "" {
-			return errors.New("-out DIR is required")
+			return usagef("-out DIR is required")
 		}
 		d, err := generate(*model, *n, *k, *seed)
 		if err != nil {
-			return err
+			// Generation fails only for sizes (-n, -k) the model does not take.
+			return usage(err)
 		}
 		if err := makeDir("-out", *out); err != nil {
 			return err

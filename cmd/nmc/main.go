@@ -13,9 +13,38 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// exitUsage is the exit status for every failure: a bad command line, unreadable
-// input, a failed command, or an internal error.
-const exitUsage = 2
+// The exit statuses of nmc besides 0 (success).
+const (
+	// exitFailure: the command line is well formed but the command failed: an
+	// input file that cannot be read or holds bad data, an output that cannot be
+	// written, a failed or interrupted run, an internal error.
+	exitFailure = 1
+	// exitUsage: the command line alone is wrong: an unknown command, an unknown,
+	// missing or malformed flag, a flag value out of range or not valid for the
+	// model, flags that cannot be used together, an unexpected or missing operand.
+	exitUsage = 2
+)
+
+// usageError is an error in the command line, found before any input is read:
+// run reports it with exit status exitUsage. Every other error of a command
+// gives exitFailure.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usage marks err, if not nil, as an error in the command line.
+func usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{err}
+}
+
+// usagef returns an error in the command line with the message of fmt.Errorf.
+func usagef(format string, a ...any) error {
+	return &usageError{fmt.Errorf(format, a...)}
+}
 
 // A command is one subcommand of nmc.
 type command struct {
@@ -42,14 +71,16 @@ var commands = []*command{
 }
 
 // run runs nmc with the command-line arguments args (without the program name),
-// writing to stdout and stderr, and returns the exit status: 0 on success, 2 on any
-// failure. Errors are one line on stderr, "nmc NAME: …". A panic is reported as
+// writing to stdout and stderr, and returns the exit status: 0 on success,
+// exitUsage (2) for an error in the command line (a usageError, an unknown
+// command, a flag that does not parse), exitFailure (1) for any other failure.
+// Errors are one line on stderr, "nmc NAME: …". A panic is reported as
 // "nmc: internal error: …", never as a stack trace.
 func run(args []string, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "nmc: internal error: %v\n", r)
-			status = exitUsage
+			status = exitFailure
 		}
 	}()
 	if len(args) == 0 {
@@ -93,7 +124,10 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 	}
 	if err := exec(&env{stdout: stdout, stderr: stderr}, operands); err != nil {
 		fmt.Fprintf(stderr, "nmc %s: %s\n", c.name, errorLine(err))
-		return exitUsage
+		if ue := (*usageError)(nil); errors.As(err, &ue) {
+			return exitUsage
+		}
+		return exitFailure
 	}
 	return 0
 }
@@ -165,7 +199,8 @@ Commands:
 	}
 	fmt.Fprint(w, `
 "nmc COMMAND -h" describes a command and its flags.
-Exit status: 0 on success, 2 on any error (the error is one line on stderr).
+Exit status: 0 on success, 2 for an error in the command line, 1 for any other
+failure (the error is one line on stderr).
 `)
 }
 

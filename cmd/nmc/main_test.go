@@ -25,12 +25,13 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-// checkOneLineError checks that a run failed with status 2 and exactly one line on
-// stderr that starts with prefix and contains every string in want.
-func checkOneLineError(t *testing.T, code int, stdout, stderr, prefix string, want ...string) {
+// checkOneLineError checks that a run failed with exit status status (exitUsage or
+// exitFailure) and exactly one line on stderr that starts with prefix and contains
+// every string in want.
+func checkOneLineError(t *testing.T, code int, stdout, stderr string, status int, prefix string, want ...string) {
 	t.Helper()
-	if code != 2 {
-		t.Errorf("exit status %d, want 2 (stderr %q)", code, stderr)
+	if code != status {
+		t.Errorf("exit status %d, want %d (stderr %q)", code, status, stderr)
 	}
 	if stdout != "" {
 		t.Errorf("stdout %q, want nothing", stdout)
@@ -100,14 +101,14 @@ func TestBadCommandLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, c.args...)
-		checkOneLineError(t, code, out, errOut, c.prefix, c.want...)
+		checkOneLineError(t, code, out, errOut, exitUsage, c.prefix, c.want...)
 	}
 }
 
 func TestModelRequired(t *testing.T) {
 	for _, name := range []string{"sample", "gen"} {
 		code, out, errOut := runCLI(t, name)
-		checkOneLineError(t, code, out, errOut, "nmc "+name+": -model is required", "blr", "dirichlet_categorical")
+		checkOneLineError(t, code, out, errOut, exitUsage, "nmc "+name+": -model is required", "blr", "dirichlet_categorical")
 	}
 }
 
@@ -125,13 +126,13 @@ func TestInternalError(t *testing.T) {
 		},
 	})
 	code, out, errOut := runCLI(t, "crash")
-	checkOneLineError(t, code, out, errOut, "nmc: internal error: ", "nil map")
+	checkOneLineError(t, code, out, errOut, exitFailure, "nmc: internal error: ", "nil map")
 }
 
 func TestSummaryMissingFile(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-draws.csv")
 	code, out, errOut := runCLI(t, "summary", missing)
-	checkOneLineError(t, code, out, errOut, "nmc summary: ", missing)
+	checkOneLineError(t, code, out, errOut, exitFailure, "nmc summary: ", missing)
 }
 
 func TestSummaryBadFiles(t *testing.T) {
@@ -164,7 +165,7 @@ func TestSummaryBadFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, append([]string{"summary"}, c.files...)...)
-		checkOneLineError(t, code, out, errOut, "nmc summary: ", c.want...)
+		checkOneLineError(t, code, out, errOut, exitFailure, "nmc summary: ", c.want...)
 	}
 }
 
@@ -338,12 +339,13 @@ func TestSummaryOptions(t *testing.T) {
 	}
 
 	code, stdout, stderr := runCLI(t, "summary", "-quantiles", "0.5,1.5", in)
-	checkOneLineError(t, code, stdout, stderr, "nmc summary: ", "-quantiles", "1.5")
+	checkOneLineError(t, code, stdout, stderr, exitUsage, "nmc summary: ", "-quantiles", "1.5")
 	code, stdout, stderr = runCLI(t, "summary", "-vars", "nope", in)
-	checkOneLineError(t, code, stdout, stderr, "nmc summary: ", "nope")
+	// The names of -vars are checked against the files' quantities: not a usage error.
+	checkOneLineError(t, code, stdout, stderr, exitFailure, "nmc summary: ", "nope")
 	bad := filepath.Join(dir, "no-such-dir", "s.csv")
 	code, stdout, stderr = runCLI(t, "summary", "-out", bad, in)
-	if code != 2 || !strings.Contains(stderr, bad) || strings.Count(stderr, "\n") != 1 {
+	if code != exitFailure || !strings.Contains(stderr, bad) || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("unwritable -out: exit status %d, stderr %q", code, stderr)
 	}
 	_ = stdout // the table is printed before the -out file fails

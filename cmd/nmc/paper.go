@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -104,16 +103,16 @@ func paperFlags(fs *flag.FlagSet) func(*env, []string) error {
 	only := fs.String("models", "", "run only these comma-separated models (default: all)")
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
-			return fmt.Errorf("unexpected argument %q (paper takes flags only)", args[0])
+			return usagef("unexpected argument %q (paper takes flags only)", args[0])
 		}
 		if *full && *quick {
-			return errors.New("-full and -quick cannot be used together")
+			return usagef("-full and -quick cannot be used together")
 		}
 		if *draws < 0 {
-			return fmt.Errorf("-draws = %d, want at least 1 (or 0 for the defaults)", *draws)
+			return usagef("-draws = %d, want at least 1 (or 0 for the defaults)", *draws)
 		}
 		if *chains < 1 {
-			return fmt.Errorf("-chains = %d, want at least 1", *chains)
+			return usagef("-chains = %d, want at least 1", *chains)
 		}
 		exps := paperSizes(*full, *quick)
 		if *only != "" {
@@ -121,7 +120,7 @@ func paperFlags(fs *flag.FlagSet) func(*env, []string) error {
 			for _, name := range strings.Split(*only, ",") {
 				name = strings.TrimSpace(name)
 				if err := checkModel(name); err != nil {
-					return fmt.Errorf("-models: %s", strings.TrimPrefix(err.Error(), "-model: "))
+					return usagef("-models: %s", strings.TrimPrefix(err.Error(), "-model: "))
 				}
 				for _, x := range exps {
 					if x.model == name {
@@ -129,7 +128,7 @@ func paperFlags(fs *flag.FlagSet) func(*env, []string) error {
 					}
 				}
 				if len(sel) == 0 || sel[len(sel)-1].model != name {
-					return fmt.Errorf("-models: %s is not one of the paper's experiments", name)
+					return usagef("-models: %s is not one of the paper's experiments", name)
 				}
 			}
 			exps = sel

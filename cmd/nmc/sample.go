@@ -29,16 +29,21 @@ acceptance rate and fallback count of every site family.
 
 Models (-model): ` + strings.Join(modelNames, ", ") + `.
 The conjugate models (normal_known_sigma, gamma_poisson, beta_binomial,
-dirichlet_categorical) use the hyperparameters of the shared data set's
-conjugate/hyperparameters.csv, and their exact posterior is printed next to
-the estimate with z = (mean − exact mean) / mcse_mean.
+dirichlet_categorical) use the hyperparameters of the shared data set
+(testdata/conjugate/hyperparameters.csv in the repository), and their exact
+posterior is printed next to the estimate with z = (mean − exact mean) / mcse_mean.
 
 Data: -train (and optionally -test, the held-out data of the predictive
 log-likelihood) read files in the shared schemas: y,x1,…,xK for blr and
 robust; item,labeler,label for annotation (sizes from annotation_meta.csv
 beside the train file, or -meta); the conjugate data files as they are.
 Without -train the data are generated from the model's generative process
-with -n, -k and -seed.
+with -n, -k and -seed. The repository's testdata folder holds small files in
+these schemas; from its root, for example:
+
+  nmc sample -model gamma_poisson -train testdata/conjugate/gamma_poisson.csv
+  nmc sample -model blr -train testdata/examples/blr_train_head1000.csv \
+      -test testdata/examples/blr_test_head1000.csv
 
 ` + sizeHelp + `
 
@@ -69,34 +74,36 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	vars := fs.String("vars", "", "print only these comma-separated quantities (a family name such as beta selects all)")
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
-			return fmt.Errorf("unexpected argument %q (sample takes flags only)", args[0])
+			return usagef("unexpected argument %q (sample takes flags only)", args[0])
 		}
 		if err := checkModel(*model); err != nil {
-			return err
+			return usage(err)
 		}
 		s := runSettings{chains: *chains, draws: *draws, warmup: *warmup, seed: *seed}
 		if err := s.check(); err != nil {
-			return err
+			return usage(err)
 		}
 		var d *dataset
 		var err error
 		switch {
 		case *train != "" || *test != "":
 			if *n != 0 || *k != 0 {
-				return errors.New("-n and -k generate data; they cannot be used with -train or -test")
+				return usagef("-n and -k generate data; they cannot be used with -train or -test")
 			}
 			d, err = load(*model, *train, *test, *meta)
 		default:
 			if *meta != "" {
-				return errors.New("-meta given without -train")
+				return usagef("-meta given without -train")
 			}
+			// Generated data fail only for sizes (-n, -k) the model does not take.
 			d, err = generate(*model, *n, *k, *seed)
+			err = usage(err)
 		}
 		if err != nil {
 			return err
 		}
 		if *pll != "" && d.model != "blr" && d.model != "robust" && d.model != "annotation" {
-			return fmt.Errorf("-pll: model %s has no held-out data", d.model)
+			return usagef("-pll: model %s has no held-out data", d.model)
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
@@ -104,7 +111,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if *vars != "" {
 			selected = splitNames(*vars)
 		}
-		r, err := execute(ctx, e, d, s, d.model, func(names []string) error { return checkVars(selected, names) })
+		r, err := execute(ctx, e, d, s, d.model, func(names []string) error { return usage(checkVars(selected, names)) })
 		if ie := (*interruptedError)(nil); errors.As(err, &ie) {
 			return interrupted(ie, *out)
 		}

@@ -17,16 +17,17 @@ import (
 	"github.com/nmc-go/nmc/nmc"
 )
 
-// sharedData returns the shared data directory, ../shared/data beside the
-// repository, and fails the test if it is missing.
-func sharedData(t *testing.T) string {
+// testData returns the repository's testdata folder (the data set shared with the Stan and
+// JAGS versions, copied into the repository), found from the package directory, and fails the
+// test if it is missing: nothing is skipped.
+func testData(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "conjugate", "hyperparameters.csv")); err != nil {
-		t.Fatalf("shared data set missing: %v", err)
+		t.Fatalf("repository test data missing (expected testdata/ at the module root): %v", err)
 	}
 	return dir
 }
@@ -137,7 +138,7 @@ func TestSampleOutputs(t *testing.T) {
 }
 
 func TestSampleConjugateFiles(t *testing.T) {
-	data := sharedData(t)
+	data := testData(t)
 	exact, err := models.ReadExactPosterior(filepath.Join(data, "conjugate", "exact_posterior.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +178,7 @@ func TestSampleConjugateFiles(t *testing.T) {
 }
 
 func TestSampleExampleFiles(t *testing.T) {
-	ex := filepath.Join(sharedData(t), "examples")
+	ex := filepath.Join(testData(t), "examples")
 	for _, model := range []string{"blr", "robust"} {
 		out := mustRun(t, "sample", "-model", model, "-train", filepath.Join(ex, model+"_train_head1000.csv"),
 			"-test", filepath.Join(ex, model+"_test_head1000.csv"), "-draws", "8", "-warmup", "0", "-chains", "2", "-vars", "alpha")
@@ -193,7 +194,7 @@ func TestSampleExampleFiles(t *testing.T) {
 }
 
 func TestHyperparametersMatchFile(t *testing.T) {
-	path := filepath.Join(sharedData(t), "conjugate", "hyperparameters.csv")
+	path := filepath.Join(testData(t), "conjugate", "hyperparameters.csv")
 	file, err := models.ReadHyperparameters(path)
 	if err != nil {
 		t.Fatal(err)
@@ -333,41 +334,42 @@ func TestCommandErrors(t *testing.T) {
 	missing := filepath.Join(dir, "no-such.csv")
 	cases := []struct {
 		args   []string
+		status int // exitUsage: the command line alone is wrong; exitFailure: its input or output
 		prefix string
 		want   []string
 	}{
-		{[]string{"sample", "-model", "bogus"}, "nmc sample: ", []string{`unknown model "bogus"`, "funnel", "eight_schools"}},
-		{[]string{"sample", "-model", "blr", "-train", missing}, "nmc sample: ", []string{missing}},
-		{[]string{"sample", "-model", "blr", "-train", bad}, "nmc sample: ", []string{bad + ":3", `"x1"`, `"abc"`}},
-		{[]string{"sample", "-model", "blr", "-train", badHeader}, "nmc sample: ", []string{badHeader + ":1", `"x2"`, `"x1"`}},
-		{[]string{"sample", "-model", "gamma_poisson", "-train", badCount}, "nmc sample: ", []string{badCount + ":3", "-1"}},
-		{[]string{"sample", "-model", "blr", "-draws", "-5"}, "nmc sample: ", []string{"-draws = -5"}},
-		{[]string{"sample", "-model", "blr", "-draws", "many"}, "nmc sample: ", []string{"-draws", `"many"`}},
-		{[]string{"sample", "-model", "blr", "-chains", "0"}, "nmc sample: ", []string{"-chains = 0"}},
-		{[]string{"sample", "-model", "blr", "-warmup", "-1"}, "nmc sample: ", []string{"-warmup = -1"}},
-		{[]string{"sample", "-model", "blr", "-n", "-3"}, "nmc sample: ", []string{"-n = -3"}},
-		{[]string{"sample", "-model", "blr", "-n", "1"}, "nmc sample: ", []string{"-n = 1"}},
-		{[]string{"sample", "-model", "dirichlet_categorical", "-k", "3"}, "nmc sample: ", []string{"-k = 3", "4 categories"}},
-		{[]string{"sample", "-model", "funnel", "-n", "10"}, "nmc sample: ", []string{"funnel has no data"}},
-		{[]string{"sample", "-model", "funnel", "-train", bad}, "nmc sample: ", []string{"funnel has no data"}},
-		{[]string{"sample", "-model", "blr", "-train", bad, "-n", "10"}, "nmc sample: ", []string{"-n", "-train"}},
-		{[]string{"sample", "-model", "gamma_poisson", "-train", badCount, "-test", badCount}, "nmc sample: ", []string{"-test", "no held-out"}},
-		{[]string{"sample", "-model", "annotation", "-train", filepath.Join(dir, "annotation_train.csv")}, "nmc sample: ", []string{"annotation_meta.csv"}},
-		{[]string{"sample", "-model", "blr", "-vars", "nu"}, "nmc sample: ", []string{`"nu"`, "alpha, beta"}},
-		{[]string{"sample", "-model", "funnel", "-pll", filepath.Join(dir, "p.csv")}, "nmc sample: ", []string{"-pll", "funnel"}},
-		{[]string{"sample", "-model", "funnel", "extra"}, "nmc sample: ", []string{`"extra"`}},
-		{[]string{"gen", "-model", "blr"}, "nmc gen: ", []string{"-out"}},
-		{[]string{"gen", "-model", "funnel", "-out", dir}, "nmc gen: ", []string{"funnel has no data"}},
-		{[]string{"gen", "-model", "nope", "-out", dir}, "nmc gen: ", []string{`"nope"`}},
-		{[]string{"gen", "-model", "blr", "-out", filepath.Join(bad, "sub")}, "nmc gen: ", []string{bad}},
-		{[]string{"paper", "-full", "-quick"}, "nmc paper: ", []string{"-full", "-quick"}},
-		{[]string{"paper", "-draws", "-5"}, "nmc paper: ", []string{"-draws = -5"}},
-		{[]string{"paper", "-models", "blr,bogus"}, "nmc paper: ", []string{`"bogus"`}},
-		{[]string{"paper", "-models", "eight_schools"}, "nmc paper: ", []string{"eight_schools", "not one of"}},
+		{[]string{"sample", "-model", "bogus"}, exitUsage, "nmc sample: ", []string{`unknown model "bogus"`, "funnel", "eight_schools"}},
+		{[]string{"sample", "-model", "blr", "-train", missing}, exitFailure, "nmc sample: ", []string{missing}},
+		{[]string{"sample", "-model", "blr", "-train", bad}, exitFailure, "nmc sample: ", []string{bad + ":3", `"x1"`, `"abc"`}},
+		{[]string{"sample", "-model", "blr", "-train", badHeader}, exitFailure, "nmc sample: ", []string{badHeader + ":1", `"x2"`, `"x1"`}},
+		{[]string{"sample", "-model", "gamma_poisson", "-train", badCount}, exitFailure, "nmc sample: ", []string{badCount + ":3", "-1"}},
+		{[]string{"sample", "-model", "blr", "-draws", "-5"}, exitUsage, "nmc sample: ", []string{"-draws = -5"}},
+		{[]string{"sample", "-model", "blr", "-draws", "many"}, exitUsage, "nmc sample: ", []string{"-draws", `"many"`}},
+		{[]string{"sample", "-model", "blr", "-chains", "0"}, exitUsage, "nmc sample: ", []string{"-chains = 0"}},
+		{[]string{"sample", "-model", "blr", "-warmup", "-1"}, exitUsage, "nmc sample: ", []string{"-warmup = -1"}},
+		{[]string{"sample", "-model", "blr", "-n", "-3"}, exitUsage, "nmc sample: ", []string{"-n = -3"}},
+		{[]string{"sample", "-model", "blr", "-n", "1"}, exitUsage, "nmc sample: ", []string{"-n = 1"}},
+		{[]string{"sample", "-model", "dirichlet_categorical", "-k", "3"}, exitUsage, "nmc sample: ", []string{"-k = 3", "4 categories"}},
+		{[]string{"sample", "-model", "funnel", "-n", "10"}, exitUsage, "nmc sample: ", []string{"funnel has no data"}},
+		{[]string{"sample", "-model", "funnel", "-train", bad}, exitUsage, "nmc sample: ", []string{"funnel has no data"}},
+		{[]string{"sample", "-model", "blr", "-train", bad, "-n", "10"}, exitUsage, "nmc sample: ", []string{"-n", "-train"}},
+		{[]string{"sample", "-model", "gamma_poisson", "-train", badCount, "-test", badCount}, exitUsage, "nmc sample: ", []string{"-test", "no held-out"}},
+		{[]string{"sample", "-model", "annotation", "-train", filepath.Join(dir, "annotation_train.csv")}, exitFailure, "nmc sample: ", []string{"annotation_meta.csv"}},
+		{[]string{"sample", "-model", "blr", "-vars", "nu"}, exitUsage, "nmc sample: ", []string{`"nu"`, "alpha, beta"}},
+		{[]string{"sample", "-model", "funnel", "-pll", filepath.Join(dir, "p.csv")}, exitUsage, "nmc sample: ", []string{"-pll", "funnel"}},
+		{[]string{"sample", "-model", "funnel", "extra"}, exitUsage, "nmc sample: ", []string{`"extra"`}},
+		{[]string{"gen", "-model", "blr"}, exitUsage, "nmc gen: ", []string{"-out"}},
+		{[]string{"gen", "-model", "funnel", "-out", dir}, exitUsage, "nmc gen: ", []string{"funnel has no data"}},
+		{[]string{"gen", "-model", "nope", "-out", dir}, exitUsage, "nmc gen: ", []string{`"nope"`}},
+		{[]string{"gen", "-model", "blr", "-out", filepath.Join(bad, "sub")}, exitFailure, "nmc gen: ", []string{bad}},
+		{[]string{"paper", "-full", "-quick"}, exitUsage, "nmc paper: ", []string{"-full", "-quick"}},
+		{[]string{"paper", "-draws", "-5"}, exitUsage, "nmc paper: ", []string{"-draws = -5"}},
+		{[]string{"paper", "-models", "blr,bogus"}, exitUsage, "nmc paper: ", []string{`"bogus"`}},
+		{[]string{"paper", "-models", "eight_schools"}, exitUsage, "nmc paper: ", []string{"eight_schools", "not one of"}},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, c.args...)
-		checkOneLineError(t, code, out, errOut, c.prefix, c.want...)
+		checkOneLineError(t, code, out, errOut, c.status, c.prefix, c.want...)
 	}
 }
 

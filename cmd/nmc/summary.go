@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/csv"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,7 +39,7 @@ func summaryFlags(fs *flag.FlagSet) func(*env, []string) error {
 	quantiles := fs.String("quantiles", "", "comma-separated `probabilities` of the quantile columns (default 0.05,0.95)")
 	return func(e *env, files []string) error {
 		if len(files) == 0 {
-			return errors.New("no input files (usage: nmc summary [-out SUMMARY.csv] FILE.csv...)")
+			return usagef("no input files (usage: nmc summary [-out SUMMARY.csv] FILE.csv...)")
 		}
 		opts := &diagnostics.SummaryOptions{}
 		if *vars != "" {
@@ -50,7 +49,7 @@ func summaryFlags(fs *flag.FlagSet) func(*env, []string) error {
 			for _, f := range strings.Split(*quantiles, ",") {
 				p, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 				if err != nil || !(p >= 0 && p <= 1) {
-					return fmt.Errorf("-quantiles: %q is not a probability in [0, 1]", f)
+					return usagef("-quantiles: %q is not a probability in [0, 1]", f)
 				}
 				opts.Quantiles = append(opts.Quantiles, p)
 			}

@@ -85,12 +85,19 @@ func runCmd(t *testing.T, cmd *exec.Cmd, env []string) cliRun {
 	return cliRun{status: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
 }
 
-// checkOneLineError checks the contract of a failed nmc run: exit status 2 and
-// exactly one line on stderr, starting with "nmc", containing every want.
-func checkOneLineError(t *testing.T, r cliRun, want ...string) {
+// The exit statuses of a failed nmc run.
+const (
+	exitFailure = 1 // the command line is well formed, but its input, output or run failed
+	exitUsage   = 2 // the command line alone is wrong
+)
+
+// checkOneLineError checks the contract of a failed nmc run: exit status status
+// (exitUsage or exitFailure) and exactly one line on stderr, starting with "nmc",
+// containing every want.
+func checkOneLineError(t *testing.T, r cliRun, status int, want ...string) {
 	t.Helper()
-	if r.status != 2 {
-		t.Errorf("exit status %d, want 2 (stderr %q)", r.status, r.stderr)
+	if r.status != status {
+		t.Errorf("exit status %d, want %d (stderr %q)", r.status, status, r.stderr)
 	}
 	msg := strings.TrimSuffix(r.stderr, "\n")
 	if msg == "" || strings.Contains(msg, "\n") || !strings.HasSuffix(r.stderr, "\n") {
@@ -117,8 +124,8 @@ func checkNoOutput(t *testing.T, path string) {
 }
 
 // TestCLIMalformedInputs runs nmc on bad command lines and bad input files. Each
-// must exit with status 2, print one line on stderr naming the problem (flag,
-// file:line, column, value) and leave no -out file.
+// must exit with status 2 (a bad command line) or 1 (bad input), print one line on
+// stderr naming the problem (flag, file:line, column, value) and leave no -out file.
 func TestCLIMalformedInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the nmc binary")
@@ -141,34 +148,35 @@ func TestCLIMalformedInputs(t *testing.T) {
 	counts := file("counts.csv", "y\n3\n-1\n")
 
 	cases := []struct {
-		name string
-		args []string
-		want []string
+		name   string
+		status int
+		args   []string
+		want   []string
 	}{
-		{"no command", nil, []string{"no command"}},
-		{"unknown command", []string{"frobnicate"}, []string{`"frobnicate"`}},
-		{"unknown model", []string{"sample", "-model", "nope"}, []string{"-model", `"nope"`}},
-		{"missing model", []string{"sample", "-draws", "10"}, []string{"-model"}},
-		{"unknown flag", []string{"sample", "-model", "blr", "-bogus"}, []string{"-bogus"}},
-		{"negative draws", []string{"sample", "-model", "blr", "-draws", "-5"}, []string{"-draws", "-5"}},
-		{"zero chains", []string{"sample", "-model", "blr", "-chains", "0"}, []string{"-chains", "0"}},
-		{"negative warm-up", []string{"sample", "-model", "blr", "-warmup", "-1"}, []string{"-warmup", "-1"}},
-		{"draws not a number", []string{"sample", "-model", "blr", "-draws", "ten"}, []string{"-draws", "ten"}},
-		{"seed not a number", []string{"sample", "-model", "blr", "-seed", "-3"}, []string{"-seed"}},
-		{"operand", []string{"sample", "-model", "blr", "extra"}, []string{`"extra"`}},
-		{"missing train file", []string{"sample", "-model", "blr", "-train", filepath.Join(data, "missing.csv")}, []string{"missing.csv"}},
-		{"bad CSV cell", []string{"sample", "-model", "blr", "-train", badCell}, []string{"bad_cell.csv:3", `"x1"`, `"abc"`}},
-		{"ragged CSV row", []string{"sample", "-model", "blr", "-train", ragged}, []string{"ragged.csv:3", "2 fields"}},
-		{"wrong header", []string{"sample", "-model", "robust", "-train", header}, []string{"header.csv:1", `"x3"`}},
-		{"non-binary outcome", []string{"sample", "-model", "blr", "-train", notBinary}, []string{"y", "2"}},
-		{"annotation id out of range", []string{"sample", "-model", "annotation", "-train", ann, "-meta", meta}, []string{"annotation_train.csv:3", `"labeler"`, "7"}},
-		{"negative count", []string{"sample", "-model", "gamma_poisson", "-train", counts}, []string{"counts.csv:3", "-1"}},
-		{"-n with -train", []string{"sample", "-model", "blr", "-train", badCell, "-n", "10"}, []string{"-n"}},
-		{"unknown -vars", []string{"sample", "-model", "normal_known_sigma", "-draws", "20", "-vars", "zeta"}, []string{"-vars", `"zeta"`}},
-		{"-pll without held-out data", []string{"sample", "-model", "funnel", "-draws", "20", "-pll", filepath.Join(data, "pll.csv")}, []string{"-pll"}},
-		{"summary of a missing file", []string{"summary", filepath.Join(data, "nothing.csv")}, []string{"nothing.csv"}},
-		{"summary of a bad draws file", []string{"summary", draws}, []string{"draws.csv:3", `"a"`, `"x"`}},
-		{"gen unknown model", []string{"gen", "-model", "funnel", "-out", filepath.Join(data, "gen")}, []string{"funnel"}},
+		{"no command", exitUsage, nil, []string{"no command"}},
+		{"unknown command", exitUsage, []string{"frobnicate"}, []string{`"frobnicate"`}},
+		{"unknown model", exitUsage, []string{"sample", "-model", "nope"}, []string{"-model", `"nope"`}},
+		{"missing model", exitUsage, []string{"sample", "-draws", "10"}, []string{"-model"}},
+		{"unknown flag", exitUsage, []string{"sample", "-model", "blr", "-bogus"}, []string{"-bogus"}},
+		{"negative draws", exitUsage, []string{"sample", "-model", "blr", "-draws", "-5"}, []string{"-draws", "-5"}},
+		{"zero chains", exitUsage, []string{"sample", "-model", "blr", "-chains", "0"}, []string{"-chains", "0"}},
+		{"negative warm-up", exitUsage, []string{"sample", "-model", "blr", "-warmup", "-1"}, []string{"-warmup", "-1"}},
+		{"draws not a number", exitUsage, []string{"sample", "-model", "blr", "-draws", "ten"}, []string{"-draws", "ten"}},
+		{"seed not a number", exitUsage, []string{"sample", "-model", "blr", "-seed", "-3"}, []string{"-seed"}},
+		{"operand", exitUsage, []string{"sample", "-model", "blr", "extra"}, []string{`"extra"`}},
+		{"missing train file", exitFailure, []string{"sample", "-model", "blr", "-train", filepath.Join(data, "missing.csv")}, []string{"missing.csv"}},
+		{"bad CSV cell", exitFailure, []string{"sample", "-model", "blr", "-train", badCell}, []string{"bad_cell.csv:3", `"x1"`, `"abc"`}},
+		{"ragged CSV row", exitFailure, []string{"sample", "-model", "blr", "-train", ragged}, []string{"ragged.csv:3", "2 fields"}},
+		{"wrong header", exitFailure, []string{"sample", "-model", "robust", "-train", header}, []string{"header.csv:1", `"x3"`}},
+		{"non-binary outcome", exitFailure, []string{"sample", "-model", "blr", "-train", notBinary}, []string{"y", "2"}},
+		{"annotation id out of range", exitFailure, []string{"sample", "-model", "annotation", "-train", ann, "-meta", meta}, []string{"annotation_train.csv:3", `"labeler"`, "7"}},
+		{"negative count", exitFailure, []string{"sample", "-model", "gamma_poisson", "-train", counts}, []string{"counts.csv:3", "-1"}},
+		{"-n with -train", exitUsage, []string{"sample", "-model", "blr", "-train", badCell, "-n", "10"}, []string{"-n"}},
+		{"unknown -vars", exitUsage, []string{"sample", "-model", "normal_known_sigma", "-draws", "20", "-vars", "zeta"}, []string{"-vars", `"zeta"`}},
+		{"-pll without held-out data", exitUsage, []string{"sample", "-model", "funnel", "-draws", "20", "-pll", filepath.Join(data, "pll.csv")}, []string{"-pll"}},
+		{"summary of a missing file", exitFailure, []string{"summary", filepath.Join(data, "nothing.csv")}, []string{"nothing.csv"}},
+		{"summary of a bad draws file", exitFailure, []string{"summary", draws}, []string{"draws.csv:3", `"a"`, `"x"`}},
+		{"gen unknown model", exitUsage, []string{"gen", "-model", "funnel", "-out", filepath.Join(data, "gen")}, []string{"funnel"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -178,13 +186,13 @@ func TestCLIMalformedInputs(t *testing.T) {
 				args = append(append([]string{}, args...), "-out", out)
 			}
 			r := runNMC(t, nil, args...)
-			checkOneLineError(t, r, c.want...)
+			checkOneLineError(t, r, c.status, c.want...)
 			checkNoOutput(t, out)
 		})
 	}
 }
 
-// TestCLIOutputFailures samples successfully but cannot write -out: status 2, one
+// TestCLIOutputFailures samples successfully but cannot write -out: status 1, one
 // line naming -out, and no file left under the output path that looks complete.
 func TestCLIOutputFailures(t *testing.T) {
 	if testing.Short() {
@@ -205,7 +213,7 @@ func TestCLIOutputFailures(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := runNMC(t, nil, append(sample, "-out", c.out)...)
-			checkOneLineError(t, r, "-out", filepath.Base(c.out))
+			checkOneLineError(t, r, exitFailure, "-out", filepath.Base(c.out))
 			if c.out != dir {
 				checkNoOutput(t, c.out)
 			}
@@ -216,7 +224,7 @@ func TestCLIOutputFailures(t *testing.T) {
 			t.Skip("no /dev/full")
 		}
 		r := runNMC(t, nil, append(sample, "-out", "/dev/full")...)
-		checkOneLineError(t, r, "-out", "/dev/full")
+		checkOneLineError(t, r, exitFailure, "-out", "/dev/full")
 		if fi, err := os.Stat("/dev/full"); err != nil || fi.Mode()&os.ModeDevice == 0 {
 			t.Fatalf("/dev/full is no longer a device after nmc -out /dev/full")
 		}
@@ -239,21 +247,21 @@ func TestCLIOutputFailures(t *testing.T) {
 				args = append([]string{"--fsize=4096", nmcBinary(t)}, "sample", "-model", "annotation", "-n", "200", "-k", "5", "-draws", "20", "-warmup", "0", flag, out)
 			}
 			r := runCmd(t, exec.Command(prlimit, args...), nil)
-			checkOneLineError(t, r, flag)
+			checkOneLineError(t, r, exitFailure, flag)
 			checkNoOutput(t, out)
 		})
 	}
 	t.Run("file size limit gen", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "data")
 		r := runCmd(t, exec.Command(prlimit, "--fsize=4096", nmcBinary(t), "gen", "-model", "blr", "-out", dir), nil)
-		checkOneLineError(t, r, "blr_train.csv")
+		checkOneLineError(t, r, exitFailure, "blr_train.csv")
 		checkNoOutput(t, filepath.Join(dir, "blr_train.csv"))
 		checkNoOutput(t, filepath.Join(dir, "blr_test.csv"))
 	})
 }
 
 // TestCLIInterrupt sends SIGINT to a long nmc sample run after about a second: it
-// must exit 2 with one line saying it was interrupted, and -out must hold a valid
+// must exit 1 with one line saying it was interrupted, and -out must hold a valid
 // CSV of the draws completed so far.
 func TestCLIInterrupt(t *testing.T) {
 	if testing.Short() {
@@ -283,7 +291,7 @@ func TestCLIInterrupt(t *testing.T) {
 		t.Fatal("nmc did not stop within 60 s of SIGINT")
 	}
 	r := cliRun{status: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
-	checkOneLineError(t, r, "interrupted", out)
+	checkOneLineError(t, r, exitFailure, "interrupted", out)
 	d, err := frames.ReadCSVFile(out)
 	if err != nil {
 		t.Fatalf("-out after SIGINT is not a valid draws CSV: %v", err)

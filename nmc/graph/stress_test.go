@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -248,40 +247,52 @@ func TestStressScaledFeatures(t *testing.T) {
 		stressRun(t, m, &nmc.Options{Chains: 4, Draws: 1000, Warmup: 100, Seed: 12, Init: [][]float64{{0, 0}}}, targets)
 	})
 	t.Run("start from the prior", func(t *testing.T) {
-		// Known failure: a prior draw of the slope (scale 2.5) saturates every
-		// observation (|η| ~ 10⁶); the Newton proposal there is never accepted and
-		// start refinement does not get the chains out (acceptance 0).
+		// A known limitation, asserted so that it cannot change unnoticed: a prior draw
+		// of the slope (scale 2.5, so |η| ~ 10⁶) saturates every observation; start
+		// refinement only brings the slope to ~0.1 (|η| ~ 10⁵), where the data's
+		// curvature underflows to 0 and the Newton fit, the prior's curvature with a
+		// gradient of order 10⁷, proposes points that are never accepted. Each chain
+		// stays at its start, and R-hat shows it (measured: 3.6e14 for both
+		// coordinates, 0 of 4400 proposals accepted). The remedy is a start near the
+		// posterior, as in "start at 0" above, or standardised predictors. If the
+		// sampler learns to escape, replace these checks by stressRun.
 		opts := &nmc.Options{Chains: 4, Draws: 1000, Warmup: 100, Seed: 12}
-		if !knownFailures(t, m, opts) {
-			return
+		res, err := nmc.Sample(context.Background(), m, opts)
+		if err != nil {
+			t.Fatalf("Sample: %v", err)
 		}
-		stressRun(t, m, opts, targets)
-	})
-}
-
-// knownFailures reports whether the convergence checks of a case the sampler is
-// known to fail should run (NMC_STRESS_KNOWN=1). Otherwise it samples m with opts
-// and checks only that every draw is finite, logging the acceptance rates.
-func knownFailures(t *testing.T, m nmc.Model, opts *nmc.Options) bool {
-	t.Helper()
-	if os.Getenv("NMC_STRESS_KNOWN") == "1" {
-		return true
-	}
-	res, err := nmc.Sample(context.Background(), m, opts)
-	if err != nil {
-		t.Fatalf("Sample: %v", err)
-	}
-	for c, ch := range res.Draws.Chains {
-		for i, v := range ch {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Fatalf("chain %d value %d = %v", c, i, v)
+		p := len(res.Draws.Names)
+		for j, name := range res.Draws.Names {
+			x := make([][]float64, len(res.Draws.Chains))
+			for c, ch := range res.Draws.Chains {
+				for r := j; r < len(ch); r += p {
+					v := ch[r]
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("chain %d: %s = %v", c, name, v)
+					}
+					if v != ch[j] {
+						t.Errorf("chain %d: %s moved from its start %v to %v: the known failure changed; check convergence with stressRun", c, name, ch[j], v)
+						break
+					}
+					x[c] = append(x[c], v)
+				}
+			}
+			rhat, err := diagnostics.RHat(x)
+			if err != nil {
+				t.Fatalf("%s: R-hat: %v", name, err)
+			}
+			t.Logf("%s: R-hat %.3g", name, rhat)
+			if !(rhat > 1.05) {
+				t.Errorf("%s: R-hat %.3g does not flag the stuck chains (want > 1.05)", name, rhat)
 			}
 		}
-	}
-	for _, s := range res.Sites {
-		t.Logf("known failure (NMC_STRESS_KNOWN=1 checks convergence): site %s accepted %d of %d proposals, %d fallbacks", s.Name, s.Accepted, s.Proposals, s.Fallbacks)
-	}
-	return false
+		for _, s := range res.Sites {
+			t.Logf("site %s accepted %d of %d proposals, %d fallbacks", s.Name, s.Accepted, s.Proposals, s.Fallbacks)
+			if s.Accepted != 0 {
+				t.Errorf("site %s accepted %d proposals: the known failure changed; check convergence with stressRun", s.Name, s.Accepted)
+			}
+		}
+	})
 }
 
 // TestStressStudentTNuNearZero: y ~ StudentT(nu, mu, 1) with nu's prior
