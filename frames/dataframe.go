@@ -2,8 +2,6 @@ package frames
 
 import (
 	"fmt"
-	"math"
-	"slices"
 	"strconv"
 
 	"github.com/go-gota/gota/dataframe"
@@ -125,14 +123,6 @@ func LongDataFrame(d *draws.Draws) (dataframe.DataFrame, error) {
 	return df, nil
 }
 
-// metaColumns are the non-quantity columns FromDataFrame recognises: ours and
-// ArviZ's ("chain", "draw"), R posterior's draws_df (".chain", ".iteration",
-// ".draw") and "iteration".
-var metaColumns = map[string]bool{
-	"chain": true, "draw": true, "iteration": true,
-	".chain": true, ".draw": true, ".iteration": true,
-}
-
 // FromDataFrame converts a wide draws frame back to Draws: one made by DataFrame, a
 // pandas/ArviZ-style frame (chain, draw, …) or R posterior's draws_df (.chain,
 // .iteration, .draw, …). The chain column ("chain" or ".chain") must hold integers,
@@ -142,7 +132,9 @@ var metaColumns = map[string]bool{
 // ".draw") when there is one and kept in row order otherwise; draw numbers need not
 // start at 0 or be contiguous (a frame filtered with draw >= 500 converts too) and
 // are not kept. Every other column except "iteration", ".draw" and ".iteration" is
-// a parameter, in frame order.
+// a parameter, in frame order. In a draws_df (chain column ".chain") the names
+// are R's, with 1-based indices, and are converted with PosteriorToName:
+// "theta[1]" becomes "theta[0]".
 //
 // Parameter columns may be float, int or string columns; string cells must parse
 // as floats ("NaN", "+Inf" and "-Inf" are accepted). It returns an error naming the
@@ -159,101 +151,52 @@ func FromDataFrame(df dataframe.DataFrame) (*draws.Draws, error) {
 		return nil, fmt.Errorf("frames: data frame carries an error: %w", df.Err)
 	}
 	names := df.Names()
-	has := func(n string) bool { return slices.Contains(names, n) }
-	chainName := ChainColumn
-	if !has(chainName) {
-		chainName = ".chain"
-	}
-	if !has(chainName) {
+	chainName := chainColumnOf(names)
+	if chainName == "" {
 		return nil, fmt.Errorf("frames: data frame has no %q (or \".chain\") column (columns: %v)", ChainColumn, names)
 	}
-	drawName := ""
-	for _, n := range []string{DrawColumn, ".iteration", ".draw"} {
-		if has(n) {
-			drawName = n
-			break
-		}
-	}
-	var params []string
+	drawName := drawColumnOf(names)
+	var params, cols []string
+	seen := make(map[string]string)
 	for _, n := range names {
-		if !metaColumns[n] {
-			params = append(params, n)
+		if metaColumns[n] {
+			continue
 		}
+		p := n
+		if chainName == posteriorChainColumn {
+			p = PosteriorToName(n)
+		}
+		if other, ok := seen[p]; ok {
+			return nil, fmt.Errorf("frames: data frame columns %q and %q are both %q", other, n, p)
+		}
+		seen[p] = n
+		params = append(params, p)
+		cols = append(cols, n)
 	}
 	if len(params) == 0 {
 		return nil, fmt.Errorf("frames: data frame has no parameter columns (columns: %v)", names)
 	}
-	chain, err := intColumn(df, chainName)
-	if err != nil {
+	rows := &drawRows{
+		params:  params,
+		cols:    make([][]float64, len(params)),
+		rowPair: func(i, j int) string { return fmt.Sprintf("data frame rows %d and %d", i, j) },
+		source:  "data frame",
+	}
+	var err error
+	if rows.chain, err = intColumn(df, chainName); err != nil {
 		return nil, err
 	}
-	draw := make([]int, len(chain))
 	if drawName != "" {
-		if draw, err = intColumn(df, drawName); err != nil {
-			return nil, err
-		}
-	} else {
-		for i := range draw {
-			draw[i] = i
-		}
-	}
-	cols := make([][]float64, len(params))
-	for j, n := range params {
-		if cols[j], err = floatColumn(df, n); err != nil {
+		if rows.draw, err = intColumn(df, drawName); err != nil {
 			return nil, err
 		}
 	}
-
-	nrow := len(chain)
-	order := make([]int, nrow)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		if chain[a] != chain[b] {
-			return cmpInt(chain[a], chain[b])
+	for j, n := range cols {
+		if rows.cols[j], err = floatColumn(df, n); err != nil {
+			return nil, err
 		}
-		return cmpInt(draw[a], draw[b])
-	})
-	d := &draws.Draws{Names: params}
-	np := len(params)
-	for k := 0; k < nrow; {
-		c := chain[order[k]]
-		end := k
-		for end < nrow && chain[order[end]] == c {
-			end++
-		}
-		vals := make([]float64, 0, (end-k)*np)
-		for i := k; i < end; i++ {
-			r := order[i]
-			if i > k && draw[r] == draw[order[i-1]] {
-				return nil, fmt.Errorf("frames: data frame rows %d and %d both hold chain %d draw %d", order[i-1], r, c, draw[r])
-			}
-			for j := range params {
-				vals = append(vals, cols[j][r])
-			}
-		}
-		if len(d.Chains) > 0 && len(vals) != len(d.Chains[0]) {
-			return nil, fmt.Errorf("frames: ragged chains in data frame: chain %d has %d draws, chain %d has %d",
-				chain[order[0]], len(d.Chains[0])/np, c, (end - k))
-		}
-		d.Chains = append(d.Chains, vals)
-		k = end
 	}
-	if err := d.Validate(); err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return rows.toDraws()
 }
 
 // intColumn reads an integer-valued column, naming the first bad row.
@@ -282,10 +225,11 @@ func intColumn(df dataframe.DataFrame, name string) ([]int, error) {
 		default:
 			return nil, fmt.Errorf("frames: column %q has type %v, want int", name, s.Type())
 		}
-		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		n, ok := wholeNumber(x)
+		if !ok {
 			return nil, fmt.Errorf("frames: data frame row %d, column %q: %v is not an integer", i, name, x)
 		}
-		out[i] = int(x)
+		out[i] = n
 	}
 	return out, nil
 }

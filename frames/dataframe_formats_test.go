@@ -62,6 +62,33 @@ func TestFromDataFramePosteriorDraws(t *testing.T) {
 	}
 }
 
+// TestFromDataFramePosteriorNames checks that a draws_df's 1-based R names are
+// converted to 0-based ones, as ReadPosteriorCSV converts them, and that a
+// frame with "chain" keeps its names.
+func TestFromDataFramePosteriorNames(t *testing.T) {
+	in := "theta[1],\"Sigma[2,1]\",.chain,.iteration\n1,2,1,1\n3,4,1,2\n"
+	df := dataframe.ReadCSV(strings.NewReader(in))
+	d, err := FromDataFrame(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromCSV, err := ReadPosteriorCSV(strings.NewReader(in), "in.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(d.Names, ";") != "theta[0];Sigma[1,0]" || fuzzDrawsEqual(d, fromCSV) != "" {
+		t.Errorf("FromDataFrame gave %v %v, ReadPosteriorCSV %v %v", d.Names, d.Chains, fromCSV.Names, fromCSV.Chains)
+	}
+	d, err = FromDataFrame(dataframe.ReadCSV(strings.NewReader("theta[1],chain\n1,0\n")))
+	if err != nil || d.Names[0] != "theta[1]" {
+		t.Errorf("chain frame: names %v, err %v", d.Names, err)
+	}
+	_, err = FromDataFrame(dataframe.ReadCSV(strings.NewReader("theta[1],theta[0],.chain\n1,2,1\n")))
+	if err == nil || !strings.Contains(err.Error(), `"theta[1]" and "theta[0]" are both "theta[0]"`) {
+		t.Errorf("colliding names: err = %v", err)
+	}
+}
+
 func TestFromDataFrameBadFrames(t *testing.T) {
 	read := func(s string) dataframe.DataFrame {
 		return dataframe.ReadCSV(strings.NewReader(s), dataframe.DetectTypes(false), dataframe.DefaultType(series.Float))

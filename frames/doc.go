@@ -1,5 +1,6 @@
-// Package frames converts MCMC draws (draws.Draws) to and from gota data frames,
-// CSV files and CmdStan output files, and summary rows to data frames.
+// Package frames converts MCMC draws (draws.Draws) to and from gota data frames
+// and CSV files — nmc's own, R posterior's, pandas/ArviZ's and CmdStan's — and
+// summary rows to data frames.
 //
 // # Overview
 //
@@ -10,6 +11,27 @@
 // only six decimals, so it is not used). ReadCmdStanCSV and ReadCmdStanFiles load
 // the output of CmdStan's sampler for comparison with other implementations.
 // ReadTable and ReadTableFile load numeric data tables (model inputs) from CSV.
+//
+// # Draws files of other tools
+//
+// ReadDrawsFile and ReadDrawsFiles read draws in any of these formats, told
+// apart by the header (DetectFormat), and ReadDrawsFiles merges the files of one
+// run split over machines as its chains, in the order given:
+//
+//   - nmc's draws CSV (FormatNMC; WriteCSV): chain,draw,mu,"theta[0,1]"
+//   - pandas/ArviZ CSV (FormatDataFrame; DataFrame.to_csv, possibly of
+//     InferenceData.to_dataframe()): ,chain,draw,mu,theta[0] with a leading
+//     index column, or chain,draw,variable,value (long)
+//   - R posterior's draws_df (FormatPosterior; write.csv(as_draws_df(x))):
+//     "","mu","theta[1]",".chain",".iteration",".draw"
+//   - CmdStan's output CSV (FormatCmdStan): # comments, then lp__,accept_stat__,…,theta.1
+//
+// The first three are read by ReadDataFrameCSV (ReadPosteriorCSV for draws_df
+// alone) with FromDataFrame's rules: chains identified by their numbers, 0- or
+// 1-based, and renumbered from 0; draws ordered by their numbers; R's and Stan's
+// 1-based names converted to 0-based ones (PosteriorToName, StanToName); missing
+// values (R's NA, pandas's empty cell) refused with the line and column.
+// ReadCSV stays the exact inverse of WriteCSV.
 //
 // # Conventions
 //

@@ -119,3 +119,24 @@ func ExampleWriteCSVFile() {
 	// Output:
 	// [mu beta[0] beta[1]] <nil>
 }
+
+// ReadDraws tells the format by the header: here R posterior's draws_df as
+// write.csv writes it, with 1-based chains and names.
+func ExampleReadDraws() {
+	in := `"","mu","theta[1]",".chain",".iteration",".draw"
+"1",0.5,1.25,1,1,1
+"2",0.75,1.5,1,2,2
+"3",0.25,1,2,1,3
+"4",1,2,2,2,4
+`
+	d, err := frames.ReadDraws(strings.NewReader(in), "draws_df.csv")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(d.Names, d.NumChains(), "chains of", d.NumDraws(0), "draws")
+	fmt.Println(d.Chains[1])
+	// Output:
+	// [mu theta[0]] 2 chains of 2 draws
+	// [0.25 1 1 2]
+}

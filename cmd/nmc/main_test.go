@@ -151,6 +151,7 @@ func TestSummaryBadFiles(t *testing.T) {
 	noKind := write("nokind.csv", "x,y\n1,2\n")
 	badValue := write("badvalue.csv", "chain,draw,mu\n0,0,1\n0,1,oops\n")
 	ragged := write("ragged.csv", "chain,draw,mu\n0,0,1\n0,1,2\n1,0,3\n")
+	short := write("short.csv", "chain,draw,mu\n0,0,1\n")
 	cases := []struct {
 		files []string
 		want  []string
@@ -160,35 +161,13 @@ func TestSummaryBadFiles(t *testing.T) {
 		{[]string{ours, stan}, []string{stan, ours, "CmdStan"}},
 		{[]string{ours, other}, []string{ours, other, `"mu"`, `"sigma"`}},
 		{[]string{badValue}, []string{badValue + ":3", `"mu"`, `"oops"`}},
-		{[]string{ragged}, []string{ragged + " chain 1 has 1 draws", ragged + " chain 0 has 2"}},
-		{[]string{ours, ragged}, []string{ragged + " chain 1 has 1 draws", ours + " chain 0 has 2"}},
+		{[]string{ragged}, []string{"ragged chains in " + ragged, "chain 0 has 2 draws", "chain 1 has 1"}},
+		{[]string{ours, ragged}, []string{"ragged chains in " + ragged}},
+		{[]string{ours, short}, []string{"differ in length", short + " chain 0 has 1 draws", ours + " chain 0 has 2"}},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, append([]string{"summary"}, c.files...)...)
 		checkOneLineError(t, code, out, errOut, exitFailure, "nmc summary: ", c.want...)
-	}
-}
-
-func TestDetectKind(t *testing.T) {
-	dir := t.TempDir()
-	cases := []struct {
-		text string
-		want fileKind
-	}{
-		{"chain,draw,mu\n0,0,1\n", kindDraws},
-		{"\n\"theta[0,1]\",draw,chain\n", kindDraws},
-		{"# stan_version_major = 2\nlp__,mu\n", kindCmdStan},
-		{"lp__,accept_stat__,mu\n-1,0.5,2\n", kindCmdStan},
-	}
-	for i, c := range cases {
-		p := filepath.Join(dir, "f.csv")
-		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		got, err := detectKind(p)
-		if err != nil || got != c.want {
-			t.Errorf("case %d: detectKind = %v, %v; want %v", i, got, err, c.want)
-		}
 	}
 }
 
