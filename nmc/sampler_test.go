@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -125,7 +126,7 @@ func TestNonConjugate(t *testing.T) {
 	xs, ys := make([]float64, 40), make([]float64, 40)
 	for i := range xs {
 		xs[i] = rng.NormFloat64()
-		if rng.Float64() < 1/(1+math.Exp(-1.5*xs[i])) {
+		if rng.Float64() < special.Logistic(1.5*xs[i]) {
 			ys[i] = 1
 		}
 	}

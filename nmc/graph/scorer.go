@@ -9,6 +9,7 @@ import (
 
 	"github.com/nmc-go/nmc/internal/gram"
 	"github.com/nmc-go/nmc/internal/parallel"
+	"github.com/nmc-go/nmc/internal/special"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
 
@@ -201,12 +202,12 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 				d1 = p * math.Pow(v, p-1)
 				d2 = p * (p - 1) * math.Pow(v, p-2)
 			case opLogistic:
-				f = logistic(v)
+				f = special.Logistic(v)
 				d1 = f * (1 - f)
 				d2 = d1 * (1 - 2*f)
 			case opSoftplus:
-				f = softplus(v)
-				d1 = logistic(v)
+				f = special.Log1pExp(v)
+				d1 = special.Logistic(v)
 				d2 = d1 * (1 - d1)
 			}
 			out[c] = s.ops.apply(&ja[c], f, d1, d2)
@@ -293,21 +294,6 @@ func elem1(n, e int) int {
 		return 0
 	}
 	return e
-}
-
-func logistic(v float64) float64 {
-	if v >= 0 {
-		return 1 / (1 + math.Exp(-v))
-	}
-	ev := math.Exp(v)
-	return ev / (1 + ev)
-}
-
-func softplus(v float64) float64 {
-	if v > 0 {
-		return v + math.Log1p(math.Exp(-v))
-	}
-	return math.Log1p(math.Exp(v))
 }
 
 // LogJoint returns the full unnormalised log joint density.
