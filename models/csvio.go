@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/internal/fileio"
 )
 
 // File names of the shared annotation data set, relative to its directory.
@@ -174,32 +175,16 @@ func (r record) float(path string, j int, col string) (float64, error) {
 	return v, nil
 }
 
-// writeFile writes path through a buffered writer filled by fill. The bytes go to
-// path+".tmp", renamed to path once flushed and closed and removed on error, so a
-// failed write (a full disk) never leaves a truncated file under path. An existing
-// path that is not a regular file (a device, a pipe) is written directly.
-func writeFile(path string, fill func(w *bufio.Writer)) error {
-	target, direct := path+".tmp", false
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		target, direct = path, true
-	}
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+// writeCSV writes the file path (see fileio.WriteFile: a failed write leaves no
+// partial file under path) with the bytes fill writes to w; write errors stick in
+// w and are returned after fill.
+func writeCSV(path string, fill func(w *bufio.Writer)) error {
+	err := fileio.WriteFile(path, func(out io.Writer) error {
+		w := bufio.NewWriter(out)
+		fill(w)
+		return w.Flush()
+	})
 	if err != nil {
-		return fmt.Errorf("models: %w", err)
-	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	fill(w)
-	err = w.Flush()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && !direct {
-		err = os.Rename(target, path)
-	}
-	if err != nil {
-		if !direct {
-			os.Remove(target)
-		}
 		return fmt.Errorf("models: writing %s: %w", path, err)
 	}
 	return nil
@@ -249,7 +234,7 @@ func WriteRegressionCSV(path string, d RegressionData) error {
 		return err
 	}
 	n, k := d.X.Dims()
-	return writeFile(path, func(w *bufio.Writer) {
+	return writeCSV(path, func(w *bufio.Writer) {
 		w.WriteString(strings.Join(regressionHeader(k), ","))
 		w.WriteByte('\n')
 		buf := make([]byte, 0, 32*(k+1))
@@ -356,7 +341,7 @@ func WriteAnnotationCSV(path string, d AnnotationData) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
-	return writeFile(path, func(w *bufio.Writer) {
+	return writeCSV(path, func(w *bufio.Writer) {
 		w.WriteString("item,labeler,label\n")
 		var buf []byte
 		for r := range d.Item {
@@ -380,7 +365,7 @@ func WriteAnnotationZ(path string, d AnnotationData) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
-	return writeFile(path, func(w *bufio.Writer) {
+	return writeCSV(path, func(w *bufio.Writer) {
 		w.WriteString("item,z\n")
 		for i, z := range d.Z {
 			fmt.Fprintf(w, "%d,%d\n", i+1, z+1)
@@ -464,7 +449,7 @@ func ReadAnnotationMeta(path string) (AnnotationMeta, error) {
 // WriteAnnotationMeta writes m to path (columns name, value).
 func WriteAnnotationMeta(path string, m AnnotationMeta) error {
 	ints, floats, order := m.metaFields()
-	return writeFile(path, func(w *bufio.Writer) {
+	return writeCSV(path, func(w *bufio.Writer) {
 		w.WriteString("name,value\n")
 		for _, name := range order {
 			w.WriteString(name)
@@ -543,7 +528,7 @@ func WriteTruthCSV(path string, names []string, values []float64) error {
 		}
 		file[i] = f
 	}
-	return writeFile(path, func(w *bufio.Writer) {
+	return writeCSV(path, func(w *bufio.Writer) {
 		w.WriteString("parameter,value\n")
 		for i, n := range file {
 			w.WriteString(csvField(n))
