@@ -11,16 +11,13 @@ import (
 
 	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/viz"
 )
-
-// InNotebook reports whether the program runs inside a GoNB notebook cell with a
-// working display pipe.
-func InNotebook() bool { return gonbui.IsNotebook && gonbui.Open() == nil }
 
 // Show displays the HTML fragment h in a GoNB notebook. Outside a notebook it does
 // nothing.
 func Show(h string) {
-	if InNotebook() {
+	if viz.InNotebook() {
 		gonbui.DisplayHTML(h)
 	}
 }
@@ -213,7 +210,7 @@ func worse(a, b diagnostics.SummaryRow) bool {
 // ShowPNG displays a PNG image in a GoNB notebook. Outside a notebook it does
 // nothing.
 func ShowPNG(png []byte) {
-	if InNotebook() {
+	if viz.InNotebook() {
 		gonbui.DisplayPng(png)
 	}
 }
@@ -221,7 +218,7 @@ func ShowPNG(png []byte) {
 // ShowText displays s as preformatted text in a GoNB notebook, HTML-escaped, and
 // writes it to standard output elsewhere.
 func ShowText(s string) {
-	if InNotebook() {
+	if viz.InNotebook() {
 		gonbui.DisplayHTML(`<pre style="font-size:12px">` + html.EscapeString(s) + "</pre>")
 		return
 	}
