@@ -10,7 +10,7 @@ import (
 	"github.com/janpfeifer/gonb/gonbui"
 
 	"github.com/nmc-go/nmc/diagnostics"
-	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/viz"
 )
 
@@ -122,7 +122,7 @@ func cell(v float64, bad bool) string {
 // table: site, proposer, proposals, acceptance rate and fallbacks. When maxRows > 0
 // and there are more sites, only the first maxRows are shown, followed by a line
 // summing up the rest (number of sites, their proposals and mean acceptance rate).
-func SiteStatsHTML(sites []nmc.SiteStats, maxRows int) string {
+func SiteStatsHTML(sites []draws.SiteStats, maxRows int) string {
 	var b strings.Builder
 	b.WriteString("<table " + tableStyle + ">\n<tr>")
 	for _, h := range []string{"site", "proposer", "proposals", "accept rate", "fallbacks"} {
@@ -137,29 +137,19 @@ func SiteStatsHTML(sites []nmc.SiteStats, maxRows int) string {
 		fmt.Fprintf(&b, `<tr><td style="padding:1px 6px;text-align:left">%s</td><td style="padding:1px 6px;text-align:right">%s</td>`,
 			html.EscapeString(s.Name), html.EscapeString(s.Proposer))
 		fmt.Fprintf(&b, `<td style="padding:1px 6px;text-align:right">%d</td>`, s.Proposals)
-		b.WriteString(cell(rate(s.Accepted, s.Proposals), false))
+		b.WriteString(cell(s.AcceptRate(), false))
 		fmt.Fprintf(&b, `<td style="padding:1px 6px;text-align:right">%d</td></tr>`+"\n", s.Fallbacks)
 	}
 	b.WriteString("</table>\n")
 	if rest := sites[len(shown):]; len(rest) > 0 {
-		var prop, acc, fb int
+		var sum draws.SiteStats
 		for _, s := range rest {
-			prop += s.Proposals
-			acc += s.Accepted
-			fb += s.Fallbacks
+			sum.Add(s)
 		}
 		fmt.Fprintf(&b, "<p><i>… %d more sites: %d proposals, accept rate %s, %d fallbacks.</i></p>\n",
-			len(rest), prop, Num(rate(acc, prop)), fb)
+			len(rest), sum.Proposals, Num(sum.AcceptRate()), sum.Fallbacks)
 	}
 	return b.String()
-}
-
-// rate returns num/den, or NaN when den is 0.
-func rate(num, den int) float64 {
-	if den == 0 {
-		return math.NaN()
-	}
-	return float64(num) / float64(den)
 }
 
 // Verdict returns one sentence on the convergence of a summary: either that every

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 // progressEvery is the least time between two progress reports of one chain.
@@ -38,7 +40,7 @@ type chain struct {
 	changes    uint64
 
 	perm  []int
-	stats []ChainSiteStats
+	stats []draws.SiteStats
 
 	// Step fraction γ ~ Beta(betaA, betaB) when useBeta; adaptation accumulators.
 	useBeta, adapt bool
@@ -73,7 +75,7 @@ func newChain(id int, m Model, sites []Site, dependents [][]int, opts *Options, 
 		cur:        make([]uint8, len(sites)),
 		dependents: dependents,
 		perm:       make([]int, len(sites)),
-		stats:      make([]ChainSiteStats, len(sites)),
+		stats:      make([]draws.SiteStats, len(sites)),
 		ncols:      ncols,
 		out:        make([]float64, opts.Draws*ncols),
 		heldOut:    opts.HeldOut,

@@ -475,7 +475,7 @@ func TestRecording(t *testing.T) {
 		if n := r.Draws.NumDraws(c); n != 10 {
 			t.Errorf("chain %d: %d draws, want 10", c, n)
 		}
-		if p := r.Sites[0].PerChain[c].Proposals; p != 5+10*3 {
+		if p := r.SitesPerChain[c][0].Proposals; p != 5+10*3 {
 			t.Errorf("chain %d: %d proposals, want 35", c, p)
 		}
 		if p := last[c]; p.Done != 35 || p.Total != 35 {

@@ -46,10 +46,13 @@ func stressRun(t *testing.T, m nmc.Model, opts *nmc.Options, targets func(res *n
 			}
 		}
 	}
-	for _, s := range res.Sites {
+	for i, s := range res.Sites {
 		var prop, acc, fb int
-		for _, pc := range s.PerChain {
-			prop, acc, fb = prop+pc.Proposals, acc+pc.Accepted, fb+pc.Fallbacks
+		for _, pc := range res.SitesPerChain {
+			if pc[i].Name != s.Name || pc[i].Proposer != s.Proposer {
+				t.Errorf("site %d: per-chain entry %s/%s, total %s/%s", i, pc[i].Name, pc[i].Proposer, s.Name, s.Proposer)
+			}
+			prop, acc, fb = prop+pc[i].Proposals, acc+pc[i].Accepted, fb+pc[i].Fallbacks
 		}
 		if prop != s.Proposals || acc != s.Accepted || fb != s.Fallbacks {
 			t.Errorf("site %s: per-chain counts %d/%d/%d do not sum to the totals %d/%d/%d", s.Name, prop, acc, fb, s.Proposals, s.Accepted, s.Fallbacks)
