@@ -365,14 +365,3 @@ func FormatSummary(rows []SummaryRow) string {
 	}
 	return b.String()
 }
-
-// SamplerStat holds per-coordinate sampler statistics for one summary row.
-type SamplerStat struct {
-	// Variable is the coordinate's name, matching SummaryRow.Variable. A site
-	// covering several coordinates is given once per coordinate name.
-	Variable string
-	// AcceptRate is the fraction of accepted proposals, in [0, 1].
-	AcceptRate float64
-	// Fallbacks counts the proposals that fell back to the simpler proposer.
-	Fallbacks int
-}

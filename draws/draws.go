@@ -3,6 +3,9 @@
 // files (package frames). It depends on nothing outside the standard library, so a
 // package that handles draws does not pull in data-frame or plotting libraries.
 //
+// SiteStats, the acceptance and fallback counts of a sampled site, travels with the
+// draws of a run from the sampler to the tables and plots.
+//
 // Chains, draws and indices are numbered from 0. Names are the scalar quantities:
 // "alpha", "beta[0]", "theta[2,1]".
 package draws

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/nmc-go/nmc/draws"
+	"github.com/nmc-go/nmc/internal/fileio"
 )
 
 // WriteCSV writes draws to w as CSV: a header "chain,draw,<names>" (names that
@@ -78,53 +79,19 @@ func appendFloat(buf []byte, x float64) []byte {
 // the temporary file is removed on error. A path that exists and is not a regular
 // file (a device such as /dev/stdout, a named pipe) is written directly, since
 // renaming over it would replace it.
-func WriteCSVFile(path string, d *draws.Draws) (err error) {
+func WriteCSVFile(path string, d *draws.Draws) error {
 	if err := checkCSVDraws(d); err != nil {
 		return err
 	}
-	if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return fmt.Errorf("frames: %s is a directory", path)
-		}
-		return writeCSVDirect(path, d)
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("frames: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = WriteCSV(f, d); err != nil {
-		return fmt.Errorf("%w (file %s)", err, path)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("frames: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("frames: %w", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("frames: %w", err)
-	}
-	return nil
-}
-
-// writeCSVDirect writes draws as CSV to the existing non-regular file path.
-func writeCSVDirect(path string, d *draws.Draws) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return fmt.Errorf("frames: %w", err)
-	}
-	if err := WriteCSV(f, d); err != nil {
-		f.Close()
-		return fmt.Errorf("%w (file %s)", err, path)
-	}
-	if err := f.Close(); err != nil {
+	var errCSV error
+	err := fileio.WriteFile(path, func(w io.Writer) error {
+		errCSV = WriteCSV(w, d)
+		return errCSV
+	})
+	switch {
+	case errCSV != nil:
+		return fmt.Errorf("%w (file %s)", errCSV, path)
+	case err != nil:
 		return fmt.Errorf("frames: %w", err)
 	}
 	return nil

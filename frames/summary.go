@@ -8,6 +8,7 @@ import (
 	"github.com/go-gota/gota/series"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/draws"
 )
 
 // SummaryDataFrame returns diagnostics summary rows as a gota DataFrame with the columns
@@ -27,30 +28,34 @@ func SummaryDataFrame(rows []diagnostics.SummaryRow) dataframe.DataFrame {
 	return dataframe.New(cols...)
 }
 
-// WithSamplerStats returns df with two columns appended: accept_rate (float)
-// and fallbacks (int), matched to rows by the variable column. Rows without
-// a stat get NA in both. If df has no variable column, or a variable appears
-// twice in stats, the returned DataFrame has its Err set.
-func WithSamplerStats(df dataframe.DataFrame, stats []diagnostics.SamplerStat) dataframe.DataFrame {
+// WithSamplerStats returns df with two columns appended: accept_rate (float,
+// Accepted/Proposals, NA without proposals) and fallbacks (int), matched to rows
+// by the variable column: the entry whose Name is the row's variable, so a site
+// covering several scalar quantities is given once per quantity name. Rows
+// without an entry get NA in both. If df has no variable column, or a name
+// appears twice in stats, the returned DataFrame has its Err set.
+func WithSamplerStats(df dataframe.DataFrame, stats []draws.SiteStats) dataframe.DataFrame {
 	if df.Err != nil {
 		return df
 	}
 	if !slices.Contains(df.Names(), "variable") {
 		return dataframe.DataFrame{Err: fmt.Errorf("frames: sampler stats: data frame has no variable column")}
 	}
-	byName := make(map[string]diagnostics.SamplerStat, len(stats))
+	byName := make(map[string]draws.SiteStats, len(stats))
 	for i, s := range stats {
-		if _, dup := byName[s.Variable]; dup {
-			return dataframe.DataFrame{Err: fmt.Errorf("frames: sampler stats: variable %q appears twice (entry %d)", s.Variable, i)}
+		if _, dup := byName[s.Name]; dup {
+			return dataframe.DataFrame{Err: fmt.Errorf("frames: sampler stats: variable %q appears twice (entry %d)", s.Name, i)}
 		}
-		byName[s.Variable] = s
+		byName[s.Name] = s
 	}
 	vars := df.Col("variable").Records()
 	acc := make([]interface{}, len(vars))
 	fb := make([]interface{}, len(vars))
 	for i, v := range vars {
 		if s, ok := byName[v]; ok {
-			acc[i] = s.AcceptRate
+			if s.Proposals > 0 {
+				acc[i] = s.AcceptRate()
+			}
 			fb[i] = s.Fallbacks
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/nmc-go/nmc/internal/special"
 	"github.com/nmc-go/nmc/nmc"
 )
 
@@ -493,6 +494,6 @@ func (h *annotationFastHeldOut) LogLik(x []float64, dst []float64) {
 			}
 			acc[m] = a
 		}
-		dst[j] = logSumExp(acc)
+		dst[j] = special.LogSumExp(acc)
 	}
 }

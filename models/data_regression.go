@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -154,7 +155,7 @@ func GenerateLogistic(rng *rand.Rand, n, k int) (train, test RegressionData, tru
 	x, eta := drawLinear(rng, n, k, &truth)
 	y := make([]float64, n)
 	for i, e := range eta {
-		if rng.Float64() < invLogit(e) {
+		if rng.Float64() < special.Logistic(e) {
 			y[i] = 1
 		}
 	}
@@ -182,25 +183,4 @@ func GenerateRobust(rng *rand.Rand, n, k int) (train, test RegressionData, truth
 	}
 	train, test = splitRegression(x, y)
 	return train, test, truth, nil
-}
-
-// invLogit returns 1/(1+e^(−x)) without overflow.
-func invLogit(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
-
-// log1pExp returns log(1+eˣ) without overflow or loss of precision.
-func log1pExp(x float64) float64 {
-	switch {
-	case x > 35:
-		return x + math.Exp(-x)
-	case x > 0:
-		return x + math.Log1p(math.Exp(-x))
-	default:
-		return math.Log1p(math.Exp(x))
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -57,7 +58,7 @@ func TestGenerateLogistic(t *testing.T) {
 			}
 			// y_i ~ Bernoulli(p_i): Σ(y − p) has variance Σ p(1 − p).
 			for i, eta := range linearEta(d, truth) {
-				p := 1 / (1 + math.Exp(-eta))
+				p := special.Logistic(eta)
 				sumDiff += d.Y[i] - p
 				sumVar += p * (1 - p)
 			}

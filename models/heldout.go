@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -50,9 +51,9 @@ func LogisticPointwise(test RegressionData, alpha float64, beta []float64, dst [
 	for i, eta := range dst {
 		switch test.Y[i] {
 		case 1:
-			dst[i] = -log1pExp(-eta)
+			dst[i] = -special.Log1pExp(-eta)
 		case 0:
-			dst[i] = -log1pExp(eta)
+			dst[i] = -special.Log1pExp(eta)
 		default:
 			return fmt.Errorf("models: logistic pointwise: y[%d] = %v, want 0 or 1", i, test.Y[i])
 		}
@@ -186,7 +187,7 @@ func annotationPointwise(test AnnotationData, pi, dst []float64, th func(l, m, y
 				acc[m] += math.Log(t)
 			}
 		}
-		dst[j] = logSumExp(acc)
+		dst[j] = special.LogSumExp(acc)
 	}
 	for j := range dst {
 		if math.IsNaN(dst[j]) { // no labels: Σ_m π_m
@@ -194,20 +195,4 @@ func annotationPointwise(test AnnotationData, pi, dst []float64, th func(l, m, y
 		}
 	}
 	return nil
-}
-
-// logSumExp returns log Σ exp(a_i), stable for large or −Inf entries.
-func logSumExp(a []float64) float64 {
-	mx := math.Inf(-1)
-	for _, v := range a {
-		mx = max(mx, v)
-	}
-	if math.IsInf(mx, 0) {
-		return mx
-	}
-	var s float64
-	for _, v := range a {
-		s += math.Exp(v - mx)
-	}
-	return mx + math.Log(s)
 }

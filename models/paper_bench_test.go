@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/internal/special"
 	"github.com/nmc-go/nmc/nmc"
 )
 
@@ -81,7 +82,7 @@ func BenchmarkLogistic10KNearGaussian(b *testing.B) {
 			x.Set(i, j, v)
 			eta += v * beta[j]
 		}
-		if rng.Float64() < 1/(1+math.Exp(-eta)) {
+		if rng.Float64() < special.Logistic(eta) {
 			y[i] = 1
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/nmc-go/nmc/internal/special"
 	"github.com/nmc-go/nmc/nmc"
 )
 
@@ -28,7 +29,7 @@ func logisticData(rng *rand.Rand, n, k int, xsd float64) (RegressionData, Linear
 			x.Set(i, j, v)
 			eta += v * truth.Beta[j]
 		}
-		if rng.Float64() < 1/(1+math.Exp(-eta)) {
+		if rng.Float64() < special.Logistic(eta) {
 			y[i] = 1
 		}
 	}

@@ -10,17 +10,14 @@ import (
 	"github.com/janpfeifer/gonb/gonbui"
 
 	"github.com/nmc-go/nmc/diagnostics"
-	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/draws"
+	"github.com/nmc-go/nmc/viz"
 )
-
-// InNotebook reports whether the program runs inside a GoNB notebook cell with a
-// working display pipe.
-func InNotebook() bool { return gonbui.IsNotebook && gonbui.Open() == nil }
 
 // Show displays the HTML fragment h in a GoNB notebook. Outside a notebook it does
 // nothing.
 func Show(h string) {
-	if InNotebook() {
+	if viz.InNotebook() {
 		gonbui.DisplayHTML(h)
 	}
 }
@@ -125,7 +122,7 @@ func cell(v float64, bad bool) string {
 // table: site, proposer, proposals, acceptance rate and fallbacks. When maxRows > 0
 // and there are more sites, only the first maxRows are shown, followed by a line
 // summing up the rest (number of sites, their proposals and mean acceptance rate).
-func SiteStatsHTML(sites []nmc.SiteStats, maxRows int) string {
+func SiteStatsHTML(sites []draws.SiteStats, maxRows int) string {
 	var b strings.Builder
 	b.WriteString("<table " + tableStyle + ">\n<tr>")
 	for _, h := range []string{"site", "proposer", "proposals", "accept rate", "fallbacks"} {
@@ -140,29 +137,19 @@ func SiteStatsHTML(sites []nmc.SiteStats, maxRows int) string {
 		fmt.Fprintf(&b, `<tr><td style="padding:1px 6px;text-align:left">%s</td><td style="padding:1px 6px;text-align:right">%s</td>`,
 			html.EscapeString(s.Name), html.EscapeString(s.Proposer))
 		fmt.Fprintf(&b, `<td style="padding:1px 6px;text-align:right">%d</td>`, s.Proposals)
-		b.WriteString(cell(rate(s.Accepted, s.Proposals), false))
+		b.WriteString(cell(s.AcceptRate(), false))
 		fmt.Fprintf(&b, `<td style="padding:1px 6px;text-align:right">%d</td></tr>`+"\n", s.Fallbacks)
 	}
 	b.WriteString("</table>\n")
 	if rest := sites[len(shown):]; len(rest) > 0 {
-		var prop, acc, fb int
+		var sum draws.SiteStats
 		for _, s := range rest {
-			prop += s.Proposals
-			acc += s.Accepted
-			fb += s.Fallbacks
+			sum.Add(s)
 		}
 		fmt.Fprintf(&b, "<p><i>… %d more sites: %d proposals, accept rate %s, %d fallbacks.</i></p>\n",
-			len(rest), prop, Num(rate(acc, prop)), fb)
+			len(rest), sum.Proposals, Num(sum.AcceptRate()), sum.Fallbacks)
 	}
 	return b.String()
-}
-
-// rate returns num/den, or NaN when den is 0.
-func rate(num, den int) float64 {
-	if den == 0 {
-		return math.NaN()
-	}
-	return float64(num) / float64(den)
 }
 
 // Verdict returns one sentence on the convergence of a summary: either that every
@@ -213,7 +200,7 @@ func worse(a, b diagnostics.SummaryRow) bool {
 // ShowPNG displays a PNG image in a GoNB notebook. Outside a notebook it does
 // nothing.
 func ShowPNG(png []byte) {
-	if InNotebook() {
+	if viz.InNotebook() {
 		gonbui.DisplayPng(png)
 	}
 }
@@ -221,7 +208,7 @@ func ShowPNG(png []byte) {
 // ShowText displays s as preformatted text in a GoNB notebook, HTML-escaped, and
 // writes it to standard output elsewhere.
 func ShowText(s string) {
-	if InNotebook() {
+	if viz.InNotebook() {
 		gonbui.DisplayHTML(`<pre style="font-size:12px">` + html.EscapeString(s) + "</pre>")
 		return
 	}

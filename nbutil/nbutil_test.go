@@ -109,7 +109,7 @@ func TestSummaryHTML(t *testing.T) {
 
 func TestSiteStatsHTML(t *testing.T) {
 	t.Parallel()
-	sites := []nmc.SiteStats{
+	sites := []draws.SiteStats{
 		{Name: "beta", Proposer: "newton-gaussian", Proposals: 400, Accepted: 100, Fallbacks: 2},
 		{Name: "z[0]", Proposer: "enumerate", Proposals: 400, Accepted: 400},
 		{Name: "z[1]", Proposer: "enumerate", Proposals: 400, Accepted: 200, Fallbacks: 1},

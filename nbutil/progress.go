@@ -10,6 +10,7 @@ import (
 	"github.com/janpfeifer/gonb/gonbui"
 
 	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/viz"
 )
 
 // ProgressHTML returns one line of HTML showing the progress of a sampler run: the
@@ -65,7 +66,7 @@ func NewProgress(title string, chains int) *Progress {
 		done:  make([]int, max(chains, 0)),
 		total: make([]int, max(chains, 0)),
 	}
-	if InNotebook() {
+	if viz.InNotebook() {
 		p.id = gonbui.UniqueId()
 		p.show = gonbui.UpdateHTML
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 // progressEvery is the least time between two progress reports of one chain.
@@ -39,7 +41,7 @@ type chain struct {
 	changes    uint64
 
 	perm  []int
-	stats []ChainSiteStats
+	stats []draws.SiteStats
 
 	// step gives the Newton step fraction γ of Real sites and adapts it during
 	// warm-up; nil means the full step γ = 1.
@@ -72,7 +74,7 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, opts *Option
 		cur:        make([]uint8, len(sites)),
 		dependents: dependents,
 		perm:       make([]int, len(sites)),
-		stats:      make([]ChainSiteStats, len(sites)),
+		stats:      make([]draws.SiteStats, len(sites)),
 		ncols:      ncols,
 		out:        make([]float64, opts.Draws*ncols),
 		heldOut:    opts.HeldOut,

@@ -20,8 +20,12 @@ type Result struct {
 	// FirstChain is the global number of Draws' chain 0 (Options.FirstChain), for
 	// files that carry the chains of a run split over machines.
 	FirstChain int
-	// Sites holds per-site proposal statistics, totals over chains, in Sites() order.
-	Sites []SiteStats
+	// Sites holds per-site proposal statistics, totals over chains, in Sites() order
+	// (Sites is 1 in each; draws.GroupSites totals them by family).
+	Sites []draws.SiteStats
+	// SitesPerChain holds the same statistics chain by chain: SitesPerChain[c][i]
+	// counts site i of Sites in chain c.
+	SitesPerChain [][]draws.SiteStats
 	// Wall is the wall-clock time of the whole run.
 	Wall time.Duration
 	// HeldOut holds, per chain, the pointwise held-out log-likelihoods row-major,
@@ -41,28 +45,23 @@ type Result struct {
 	Options Options
 }
 
-// SiteStats counts the Metropolis-Hastings steps of one site.
-type SiteStats struct {
-	// Name is the site's name.
-	Name string
-	// Proposer names the proposal used: "newton-gaussian", "newton-cauchy", "gamma",
-	// "dirichlet", "beta", "enumerate" or "discrete-mh".
-	Proposer string
-	// Proposals is the number of steps, warm-up included, over all chains.
-	Proposals int
-	// Accepted is the number of accepted proposals (every enumeration step counts as
-	// accepted).
-	Accepted int
-	// Fallbacks is the number of steps whose forward proposal was a fallback (for
-	// sites with several coordinates: at least one coordinate used one).
-	Fallbacks int
-	// PerChain holds the same counts chain by chain.
-	PerChain []ChainSiteStats
-}
-
-// ChainSiteStats counts the steps of one site in one chain.
-type ChainSiteStats struct {
-	Proposals, Accepted, Fallbacks int
+// siteStats returns the statistics of Result.Sites and Result.SitesPerChain: each
+// chain's counts of every site, named, and their totals over the chains.
+func siteStats(sites []Site, eff *Options, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
+	total = make([]draws.SiteStats, len(sites))
+	for i, s := range sites {
+		total[i] = draws.SiteStats{Name: s.Name, Proposer: proposerName(s, eff), Sites: 1}
+	}
+	perChain = make([][]draws.SiteStats, len(chains))
+	for c, ch := range chains {
+		perChain[c] = ch.stats
+		for i := range ch.stats {
+			st := &perChain[c][i]
+			st.Name, st.Proposer, st.Sites = total[i].Name, total[i].Proposer, 1
+			total[i].Add(*st)
+		}
+	}
+	return total, perChain
 }
 
 // AcceptRate returns the fraction of accepted proposals of the named site over all
@@ -73,7 +72,7 @@ func (r *Result) AcceptRate(site string) (float64, error) {
 			if s.Proposals == 0 {
 				return 0, fmt.Errorf("nmc: site %q made no proposals", site)
 			}
-			return float64(s.Accepted) / float64(s.Proposals), nil
+			return s.AcceptRate(), nil
 		}
 	}
 	return 0, fmt.Errorf("nmc: no site named %q", site)

@@ -87,10 +87,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	wg.Wait()
 
 	res := &Result{Draws: draws, FirstChain: eff.FirstChain, Wall: time.Since(start), Options: eff, NumHeldOut: nHeld}
-	res.Sites = make([]SiteStats, len(sites))
-	for i, s := range sites {
-		res.Sites[i] = SiteStats{Name: s.Name, Proposer: proposerName(s, &eff), PerChain: make([]ChainSiteStats, eff.Chains)}
-	}
+	res.Sites, res.SitesPerChain = siteStats(sites, &eff, chains)
 	if eff.HeldOut != nil {
 		res.HeldOut = make([][]float64, eff.Chains)
 	}
@@ -98,13 +95,6 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 		draws.Chains[c] = ch.out[:ch.nrec*len(names)]
 		if res.HeldOut != nil {
 			res.HeldOut[c] = ch.held[:ch.nrec*nHeld]
-		}
-		for i, st := range ch.stats {
-			t := &res.Sites[i]
-			t.PerChain[c] = st
-			t.Proposals += st.Proposals
-			t.Accepted += st.Accepted
-			t.Fallbacks += st.Fallbacks
 		}
 		if ch.step != nil {
 			ch.step.report(res, c)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -125,7 +126,7 @@ func TestNonConjugate(t *testing.T) {
 	xs, ys := make([]float64, 40), make([]float64, 40)
 	for i := range xs {
 		xs[i] = rng.NormFloat64()
-		if rng.Float64() < 1/(1+math.Exp(-1.5*xs[i])) {
+		if rng.Float64() < special.Logistic(1.5*xs[i]) {
 			ys[i] = 1
 		}
 	}
@@ -490,7 +491,7 @@ func TestRecording(t *testing.T) {
 		if n := r.Draws.NumDraws(c); n != 10 {
 			t.Errorf("chain %d: %d draws, want 10", c, n)
 		}
-		if p := r.Sites[0].PerChain[c].Proposals; p != 5+10*3 {
+		if p := r.SitesPerChain[c][0].Proposals; p != 5+10*3 {
 			t.Errorf("chain %d: %d proposals, want 35", c, p)
 		}
 		if p := last[c]; p.Done != 35 || p.Total != 35 {

@@ -27,7 +27,7 @@ func sameChain(t *testing.T, what string, ra *Result, a int, rb *Result, b int) 
 		}
 	}
 	for i := range ra.Sites {
-		if sa, sb := ra.Sites[i].PerChain[a], rb.Sites[i].PerChain[b]; sa != sb {
+		if sa, sb := ra.SitesPerChain[a][i], rb.SitesPerChain[b][i]; sa != sb {
 			t.Errorf("%s: site %q counts %+v vs %+v", what, ra.Sites[i].Name, sa, sb)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
+
+	"github.com/nmc-go/nmc/internal/special"
 )
 
 // Hand-written test models. Each implements Model and is its own Scorer (they hold no
@@ -341,9 +343,8 @@ func logisticModel(xs, ys []float64) *scalarModel {
 			for i, x := range xs {
 				eta := b * x
 				// log p(y|eta) = y·eta − log(1 + e^eta)
-				l1p := math.Log1p(math.Exp(-math.Abs(eta))) + math.Max(eta, 0)
-				p := 1 / (1 + math.Exp(-eta))
-				f += ys[i]*eta - l1p
+				p := special.Logistic(eta)
+				f += ys[i]*eta - special.Log1pExp(eta)
 				g += (ys[i] - p) * x
 				h -= p * (1 - p) * x * x
 			}

@@ -104,14 +104,21 @@ func ExamplePLL() {
 	// draws (log scale) <nil>
 }
 
-func ExampleAcceptanceBars() {
-	p, err := viz.AcceptanceBars([]viz.SiteBar{{Site: "mu", AcceptRate: 0.93}, {Site: "sigma", AcceptRate: 0.71, Fallbacks: 4}})
+func ExampleAcceptancePlot() {
+	// In a program the statistics come from the sampler: res.Sites, or
+	// draws.GroupSites(res.Sites) for one bar per family of sites.
+	sites := []draws.SiteStats{
+		{Name: "mu", Proposer: "newton-gaussian", Sites: 1, Proposals: 1000, Accepted: 930},
+		{Name: "z[0]", Proposer: "enumerate", Sites: 1, Proposals: 1000, Accepted: 1000},
+		{Name: "z[1]", Proposer: "enumerate", Sites: 1, Proposals: 1000, Accepted: 1000, Fallbacks: 4},
+	}
+	p, err := viz.AcceptancePlot(draws.GroupSites(sites))
 	fmt.Println(p.Title.Text, err)
-	_, err = viz.AcceptanceBars([]viz.SiteBar{{Site: "mu", AcceptRate: 1.2}})
+	_, err = viz.AcceptancePlot([]draws.SiteStats{{Name: "mu", Proposals: 10, Accepted: 12}})
 	fmt.Println(err)
 	// Output:
 	// Acceptance rate per site <nil>
-	// viz: acceptance: site "mu" has acceptance rate 1.2, want a value in [0, 1]
+	// viz: acceptance: site 0: draws: site "mu": 12 accepted of 10 proposals
 }
 
 func ExampleConfusionHeatmap() {

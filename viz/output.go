@@ -3,8 +3,9 @@ package viz
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 
+	"github.com/nmc-go/nmc/internal/fileio"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -68,8 +69,14 @@ func SaveSVG(p *plot.Plot, path string, w, h vg.Length) error {
 	return writeFile(path, b)
 }
 
+// writeFile writes b to path through fileio.WriteFile, so that a failed write
+// leaves no partial image under path.
 func writeFile(path string, b []byte) error {
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	err := fileio.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("viz: %w", err)
 	}
 	return nil

@@ -351,26 +351,48 @@ func TestPLL(t *testing.T) {
 	wantErr(t, "two options", err, "2 PLLOptions")
 }
 
-func TestAcceptanceBars(t *testing.T) {
+func TestAcceptancePlot(t *testing.T) {
 	t.Parallel()
-	stats := []SiteBar{{"mu", 0.91, 0}, {"sigma", 0.62, 3}, {"beta", 0.45, 1}, {"z[0..99]", 0.99, 0}}
-	p, err := AcceptanceBars(stats)
+	stats := []draws.SiteStats{
+		{Name: "mu", Sites: 1, Proposals: 100, Accepted: 91},
+		{Name: "sigma", Sites: 1, Proposals: 100, Accepted: 62, Fallbacks: 3},
+		{Name: "beta", Sites: 1, Proposals: 200, Accepted: 90, Fallbacks: 1},
+		{Name: "z", Sites: 100, Proposals: 10000, Accepted: 9900},
+	}
+	p, err := AcceptancePlot(stats)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkPNG(t, p, "acceptance", w, h)
-	var many []SiteBar
+	var many []draws.SiteStats
 	for i := range 24 {
-		many = append(many, SiteBar{Site: "theta[" + string(rune('a'+i)) + "]", AcceptRate: 0.5 + 0.02*float64(i), Fallbacks: i % 4 * 7})
+		many = append(many, draws.SiteStats{Name: "theta[" + string(rune('a'+i)) + "]", Sites: 1, Proposals: 50, Accepted: 25 + i, Fallbacks: i % 4 * 7})
 	}
-	p, err = AcceptanceBars(many)
+	p, err = AcceptancePlot(many)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkPNG(t, p, "acceptance_many", w, h)
-	_, err = AcceptanceBars(nil)
+	_, err = AcceptancePlot(nil)
 	wantErr(t, "no sites", err, "no sites")
-	_, err = AcceptanceBars([]SiteBar{{"a", 1.5, 0}})
+	_, err = AcceptancePlot([]draws.SiteStats{{Name: "a", Proposals: 2, Accepted: 3}})
+	wantErr(t, "accepted > proposals", err, `site "a": 3 accepted of 2 proposals`)
+	_, err = AcceptancePlot([]draws.SiteStats{{Name: "a", Proposals: 2, Fallbacks: -1}})
+	wantErr(t, "negative fallbacks", err, "negative count")
+	_, err = AcceptancePlot([]draws.SiteStats{{Name: "a"}})
+	wantErr(t, "no proposals", err, `site "a" made no proposals`)
+	_, err = AcceptancePlot([]draws.SiteStats{{Proposals: 1}})
+	wantErr(t, "empty site", err, "site 0: draws: site stats with an empty name")
+}
+
+// TestAcceptanceBars checks the deprecated form, kept until the nmc command uses
+// AcceptancePlot.
+func TestAcceptanceBars(t *testing.T) {
+	t.Parallel()
+	if _, err := AcceptanceBars([]SiteBar{{"mu", 0.91, 0}, {"sigma", 0.62, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := AcceptanceBars([]SiteBar{{"a", 1.5, 0}})
 	wantErr(t, "rate > 1", err, `site "a" has acceptance rate 1.5`)
 	_, err = AcceptanceBars([]SiteBar{{"a", math.NaN(), 0}})
 	wantErr(t, "NaN rate", err, "NaN")

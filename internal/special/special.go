@@ -102,22 +102,35 @@ func sinPi(x float64) float64 {
 
 // Log1pExp returns log(1 + eˣ), the softplus function, without overflow for large x
 // and without losing the small result for very negative x.
+//
+// It computes max(x, 0) + log1p(e^−|x|), the form in which the Bernoulli-logit
+// densities and scorers (nmc/dist, models) compute it inline together with the
+// logistic function, so that every softplus of the module agrees to the bit. The two
+// cut-offs only skip work: below −37 log1p(eˣ) rounds to eˣ, and above 33.3 the term
+// log1p(e⁻ˣ) < 3.4e-15 is below half an ulp of x, so the result is exactly what the
+// general formula gives.
+//
+// Special cases: Log1pExp(−Inf) = 0, Log1pExp(+Inf) = +Inf, Log1pExp(NaN) = NaN.
 func Log1pExp(x float64) float64 {
 	switch {
 	case x <= -37:
 		// log(1 + eˣ) = eˣ − e²ˣ/2 + …, and e²ˣ/2 < 2⁻¹⁰⁶ eˣ here.
 		return math.Exp(x)
-	case x <= 18:
+	case x <= 0:
 		return math.Log1p(math.Exp(x))
 	case x <= 33.3:
-		// log(1 + eˣ) = x + log(1 + e⁻ˣ) = x + e⁻ˣ − e⁻²ˣ/2 + …
-		return x + math.Exp(-x)
-	default:
+		// log(1 + eˣ) = x + log(1 + e⁻ˣ).
+		return x + math.Log1p(math.Exp(-x))
+	default: // x > 33.3, +Inf and NaN
 		return x
 	}
 }
 
-// Logistic returns the logistic sigmoid 1 / (1 + e⁻ˣ), computed without overflow.
+// Logistic returns the logistic sigmoid 1 / (1 + e⁻ˣ), computed without overflow:
+// as 1 / (1 + e⁻ˣ) for x ≥ 0 and as eˣ / (1 + eˣ) for x < 0, so that the small
+// values of σ at very negative x keep their relative accuracy.
+//
+// Special cases: Logistic(−Inf) = 0, Logistic(+Inf) = 1, Logistic(NaN) = NaN.
 func Logistic(x float64) float64 {
 	if x >= 0 {
 		return 1 / (1 + math.Exp(-x))
@@ -126,9 +139,11 @@ func Logistic(x float64) float64 {
 	return e / (1 + e)
 }
 
-// LogSumExp returns log Σᵢ exp(xᵢ), computed by shifting by the maximum so that it
-// neither overflows nor underflows. It returns −Inf for an empty slice or when every
-// element is −Inf, +Inf if any element is +Inf, and NaN if any element is NaN.
+// LogSumExp returns log Σᵢ exp(xᵢ), computed by shifting by the maximum m as
+// m + log Σᵢ exp(xᵢ − m), so that it neither overflows nor underflows. It returns
+// −Inf for an empty slice or when every element is −Inf, +Inf if any element is +Inf
+// (and none is NaN), and NaN if any element is NaN. Callers that must reject
+// non-finite elements check them themselves.
 func LogSumExp(xs []float64) float64 {
 	m := math.Inf(-1)
 	for _, v := range xs {

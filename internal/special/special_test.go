@@ -240,18 +240,24 @@ func TestLog1pExp(t *testing.T) {
 			t.Errorf("Log1pExp(%v) = %.17g, want %.17g", x, got, want)
 		}
 	}
-	for _, x := range []float64{-745, -700, -100, -37.5, -36.9} {
+	for _, x := range []float64{-745, -700, -100, -40, -37.5, -36.9} {
 		e := math.Exp(x)
 		want := e - e*e/2
 		if got := Log1pExp(x); !closeRel(got, want, 1e-15) {
 			t.Errorf("Log1pExp(%v) = %.17g, want %.17g", x, got, want)
 		}
 	}
-	for _, x := range []float64{18.5, 25, 33, 34, 40, 1e3, 1e308} {
+	for _, x := range []float64{18.5, 25, 33, 34, 40, 745, 1e3, 1e308} {
 		want := x + math.Exp(-x)
 		if got := Log1pExp(x); !closeRel(got, want, 1e-15) {
 			t.Errorf("Log1pExp(%v) = %.17g, want %.17g", x, got, want)
 		}
+	}
+	if v := Log1pExp(0); v != math.Ln2 {
+		t.Errorf("Log1pExp(0) = %.17g, want log 2 = %.17g", v, math.Ln2)
+	}
+	if v := Log1pExp(-745); v != math.SmallestNonzeroFloat64 {
+		t.Errorf("Log1pExp(-745) = %v, want the smallest subnormal %v", v, math.SmallestNonzeroFloat64)
 	}
 	if v := Log1pExp(math.Inf(1)); !math.IsInf(v, 1) {
 		t.Errorf("Log1pExp(+Inf) = %v", v)
@@ -259,11 +265,49 @@ func TestLog1pExp(t *testing.T) {
 	if v := Log1pExp(math.Inf(-1)); v != 0 {
 		t.Errorf("Log1pExp(-Inf) = %v", v)
 	}
+	if v := Log1pExp(math.NaN()); !math.IsNaN(v) {
+		t.Errorf("Log1pExp(NaN) = %v, want NaN", v)
+	}
+}
+
+// TestLog1pExpCutoffsExact checks that the cut-offs of Log1pExp only skip work: on a
+// fine grid across both of them, and at the arguments where the branches change, the
+// result is bit for bit the general form max(x, 0) + log1p(e^−|x|) that the
+// Bernoulli-logit scorers compute inline.
+func TestLog1pExpCutoffsExact(t *testing.T) {
+	t.Parallel()
+	general := func(x float64) float64 { return max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }
+	check := func(x float64) {
+		if got, want := Log1pExp(x), general(x); got != want {
+			t.Errorf("Log1pExp(%.17g) = %.17g, general form %.17g", x, got, want)
+		}
+	}
+	for x := -800.0; x <= 800; x += 0.0625 {
+		check(x)
+	}
+	for _, c := range []float64{-37, 0, 33.3} {
+		x := c
+		for range 2000 {
+			check(x)
+			x = math.Nextafter(x, math.Inf(-1))
+		}
+		x = c
+		for range 2000 {
+			check(x)
+			x = math.Nextafter(x, math.Inf(1))
+		}
+	}
+	for x := -745.0; x <= -36; x += 0.001 {
+		check(x)
+	}
+	for x := 30.0; x <= 40; x += 0.0001 {
+		check(x)
+	}
 }
 
 func TestLogistic(t *testing.T) {
 	t.Parallel()
-	for _, x := range []float64{-800, -40, -3, 0, 0.5, 3, 40, 800} {
+	for _, x := range []float64{-800, -745, -40, -3, 0, 0.5, 3, 40, 745, 800} {
 		got := Logistic(x)
 		// σ(x) = (1 + tanh(x/2))/2 is an independent form; it loses relative accuracy
 		// only for very negative x, where σ(x) = eˣ/(1+eˣ) ≈ eˣ(1 − eˣ) instead.
@@ -278,6 +322,21 @@ func TestLogistic(t *testing.T) {
 		if s := got + Logistic(-x); math.Abs(s-1) > 1e-15 {
 			t.Errorf("Logistic(%v) + Logistic(%v) = %.17g, want 1", x, -x, s)
 		}
+	}
+	if v := Logistic(0); v != 0.5 {
+		t.Errorf("Logistic(0) = %v, want 0.5", v)
+	}
+	if v := Logistic(-745); v != math.SmallestNonzeroFloat64 {
+		t.Errorf("Logistic(-745) = %v, want the smallest subnormal %v", v, math.SmallestNonzeroFloat64)
+	}
+	if v := Logistic(math.Inf(1)); v != 1 {
+		t.Errorf("Logistic(+Inf) = %v, want 1", v)
+	}
+	if v := Logistic(math.Inf(-1)); v != 0 {
+		t.Errorf("Logistic(-Inf) = %v, want 0", v)
+	}
+	if v := Logistic(math.NaN()); !math.IsNaN(v) {
+		t.Errorf("Logistic(NaN) = %v, want NaN", v)
 	}
 }
 
@@ -296,14 +355,21 @@ func TestLogSumExp(t *testing.T) {
 		{[]float64{-1000, -1000, -1000}, -1000 + math.Log(3)},
 		{[]float64{1, 2, 3}, math.Log(math.E + math.E*math.E + math.E*math.E*math.E)},
 		{[]float64{0, -inf}, 0},
+		{[]float64{-745, -745}, -745 + math.Ln2},
+		{[]float64{745, -745, 0}, 745},
+		{[]float64{40, -40}, 40 + math.Log1p(math.Exp(-80))},
 		{[]float64{1, inf}, inf},
+		{[]float64{-inf, inf}, inf},
+		{[]float64{inf, inf}, inf},
 	}
 	for _, c := range cases {
 		if got := LogSumExp(c.xs); !close(got, c.want, 1e-15) {
 			t.Errorf("LogSumExp(%v) = %.17g, want %.17g", c.xs, got, c.want)
 		}
 	}
-	if v := LogSumExp([]float64{1, math.NaN()}); !math.IsNaN(v) {
-		t.Errorf("LogSumExp with NaN = %v, want NaN", v)
+	for _, xs := range [][]float64{{1, math.NaN()}, {math.NaN(), 1}, {math.Inf(1), math.NaN()}, {math.NaN(), math.Inf(-1)}} {
+		if v := LogSumExp(xs); !math.IsNaN(v) {
+			t.Errorf("LogSumExp(%v) = %v, want NaN", xs, v)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/nmc-go/nmc/internal/special"
 )
 
 // Categorical is the categorical family over {0, …, k−1} with a probability vector
@@ -151,20 +153,14 @@ func (CategoricalLogits) ParamNames() []string { return []string{"logits"} }
 // Layout returns (1, {k}).
 func (CategoricalLogits) Layout(k int) (int, []int) { return 1, []int{k} }
 
-// logSumExpFinite returns log Σ exp(v) and whether every element is finite.
-func logSumExpFinite(v []float64) (float64, bool) {
-	m := math.Inf(-1)
+// allFinite reports whether v is non-empty and every element is finite.
+func allFinite(v []float64) bool {
 	for _, x := range v {
 		if !finite(x) {
-			return 0, false
+			return false
 		}
-		m = math.Max(m, x)
 	}
-	var s float64
-	for _, x := range v {
-		s += math.Exp(x - m)
-	}
-	return m + math.Log(s), len(v) > 0
+	return len(v) > 0
 }
 
 // LogProb returns logits[y] − logsumexp(logits), or −Inf for invalid arguments.
@@ -174,11 +170,11 @@ func (CategoricalLogits) LogProb(args []float64, k int) float64 {
 	if !categoryOK(y, k) {
 		return negInf
 	}
-	lse, ok := logSumExpFinite(args[1 : 1+k])
-	if !ok {
+	l := args[1 : 1+k]
+	if !allFinite(l) {
 		return negInf
 	}
-	return args[1+int(y)] - lse
+	return args[1+int(y)] - special.LogSumExp(l)
 }
 
 // Derivs returns the log probability and its gradient and Hessian with respect to
@@ -192,10 +188,10 @@ func (CategoricalLogits) Derivs(args []float64, k int, grad, hess []float64) flo
 		return fail(n, grad, hess)
 	}
 	l := args[1:n]
-	lse, ok := logSumExpFinite(l)
-	if !ok {
+	if !allFinite(l) {
 		return fail(n, grad, hess)
 	}
+	lse := special.LogSumExp(l)
 	grad[0] = 0
 	for j := range n {
 		hess[j] = 0
@@ -261,7 +257,7 @@ func (CategoricalLogits) Rand(rng *rand.Rand, params []float64, k int, dst []flo
 		fillNaN(dst[:1])
 		return
 	}
-	lse, _ := logSumExpFinite(params)
+	lse := special.LogSumExp(params)
 	u := rng.Float64()
 	last := 0
 	for j, l := range params {

@@ -148,14 +148,7 @@ func RandBeta(rng *rand.Rand, a, b float64) float64 {
 		return math.NaN()
 	}
 	// x = Ga/(Ga+Gb) = logistic(la − lb).
-	d := la - lb
-	var x float64
-	if d >= 0 {
-		x = 1 / (1 + math.Exp(-d))
-	} else {
-		e := math.Exp(d)
-		x = e / (1 + e)
-	}
+	x := special.Logistic(la - lb)
 	switch {
 	case x < tinyPositive:
 		x = tinyPositive

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
 )
@@ -45,7 +46,7 @@ func integrateDensity(f Family, params []float64, c, s float64) float64 {
 		}, c, s, 4000)
 	case Interval:
 		return integrateReal(func(u float64) float64 {
-			sg := 1 / (1 + math.Exp(-u))
+			sg := special.Logistic(u)
 			return p(lo+(hi-lo)*sg) * (hi - lo) * sg * (1 - sg)
 		}, c, s, 4000)
 	default:
@@ -105,9 +106,9 @@ func TestDirichletIntegratesToOne(t *testing.T) {
 	for _, alpha := range [][]float64{{1, 2, 3}, {0.7, 1.5, 0.9}, {5, 5, 5}} {
 		args := []float64{0, 0, 0, alpha[0], alpha[1], alpha[2]}
 		outer := func(u float64) float64 {
-			x0 := 1 / (1 + math.Exp(-u))
+			x0 := special.Logistic(u)
 			inner := func(v float64) float64 {
-				w := 1 / (1 + math.Exp(-v))
+				w := special.Logistic(v)
 				args[0], args[1], args[2] = x0, (1-x0)*w, (1-x0)*(1-w)
 				return math.Exp((Dirichlet{}).LogProb(args, 3)) * (1 - x0) * w * (1 - w)
 			}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,7 +28,7 @@ func TestNegligibleRowsSkipped(t *testing.T) {
 			x.Set(i, j, 10*rng.NormFloat64())
 			z += x.At(i, j) * beta[j]
 		}
-		if rng.Float64() < 1/(1+math.Exp(-z)) {
+		if rng.Float64() < special.Logistic(z) {
 			y[i] = 1
 		}
 	}
@@ -48,7 +49,7 @@ func TestNegligibleRowsSkipped(t *testing.T) {
 	want := make([]float64, k*k)
 	for i := 0; i < n; i++ {
 		z := mat.Dot(x.RowView(i), mat.NewVecDense(k, beta))
-		s := 1 / (1 + math.Exp(-z))
+		s := special.Logistic(z)
 		w := s * (1 - s)
 		for p := 0; p < k; p++ {
 			for q := 0; q < k; q++ {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/internal/special"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/graph"
 )
@@ -44,10 +45,13 @@ func stressRun(t *testing.T, m nmc.Model, opts *nmc.Options, targets func(res *n
 			}
 		}
 	}
-	for _, s := range res.Sites {
+	for i, s := range res.Sites {
 		var prop, acc, fb int
-		for _, pc := range s.PerChain {
-			prop, acc, fb = prop+pc.Proposals, acc+pc.Accepted, fb+pc.Fallbacks
+		for _, pc := range res.SitesPerChain {
+			if pc[i].Name != s.Name || pc[i].Proposer != s.Proposer {
+				t.Errorf("site %d: per-chain entry %s/%s, total %s/%s", i, pc[i].Name, pc[i].Proposer, s.Name, s.Proposer)
+			}
+			prop, acc, fb = prop+pc[i].Proposals, acc+pc[i].Accepted, fb+pc[i].Fallbacks
 		}
 		if prop != s.Proposals || acc != s.Accepted || fb != s.Fallbacks {
 			t.Errorf("site %s: per-chain counts %d/%d/%d do not sum to the totals %d/%d/%d", s.Name, prop, acc, fb, s.Proposals, s.Accepted, s.Fallbacks)
@@ -147,14 +151,6 @@ func logNormalPDF(x, mu, sigma float64) float64 {
 	return -0.5*z*z - math.Log(sigma) - 0.5*math.Log(2*math.Pi)
 }
 
-// logSigmoid returns log(1/(1+e^−x)) without overflow.
-func logSigmoid(x float64) float64 {
-	if x > 0 {
-		return -math.Log1p(math.Exp(-x))
-	}
-	return x - math.Log1p(math.Exp(x))
-}
-
 // logisticLogPost is the log posterior of w = (alpha, beta) for y ~
 // BernoulliLogit(alpha + beta·x) with independent Normal(0, sd) priors.
 func logisticLogPost(x, y []float64, sd float64) func(a, b float64) float64 {
@@ -163,9 +159,9 @@ func logisticLogPost(x, y []float64, sd float64) func(a, b float64) float64 {
 		for i := range x {
 			eta := a + b*x[i]
 			if y[i] == 1 {
-				l += logSigmoid(eta)
+				l -= special.Log1pExp(-eta) // log σ(η)
 			} else {
-				l += logSigmoid(-eta)
+				l -= special.Log1pExp(eta) // log σ(−η)
 			}
 		}
 		return l
@@ -227,7 +223,7 @@ func TestStressScaledFeatures(t *testing.T) {
 	for range 150 {
 		v := rng.NormFloat64()
 		x = append(x, v*1e6)
-		p := 1 / (1 + math.Exp(-(0.3 + 1.2*v)))
+		p := special.Logistic(0.3 + 1.2*v)
 		if rng.Float64() < p {
 			y = append(y, 1)
 		} else {
@@ -376,7 +372,7 @@ func TestStressFarTailStart(t *testing.T) {
 	for range 60 {
 		v := rng.NormFloat64()
 		x = append(x, v)
-		if rng.Float64() < 1/(1+math.Exp(-(0.5-v))) {
+		if rng.Float64() < special.Logistic(0.5-v) {
 			y = append(y, 1)
 		} else {
 			y = append(y, 0)

@@ -1,0 +1,237 @@
+package graph
+
+import (
+	"math"
+	"slices"
+
+	"github.com/nmc-go/nmc/internal/special"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// values appends the component values of element e of n to dst (no derivatives).
+func (s *scorer) values(n *Node, e int, dst []float64) []float64 {
+	s.epoch++
+	saved := s.active
+	s.active = -1
+	top := s.top
+	out := s.push(n.width)
+	s.eval(n, e, out)
+	for _, j := range out {
+		dst = append(dst, j.v)
+	}
+	s.top = top
+	s.active = saved
+	return dst
+}
+
+func elem(n *Node, e int) int {
+	if n.length == 1 {
+		return 0
+	}
+	return e
+}
+
+// eval writes the jets of element e of n into out (length n.width).
+func (s *scorer) eval(n *Node, e int, out []jet) {
+	switch n.op {
+	case opConst:
+		w := n.width
+		for c := range out {
+			out[c] = jet{v: n.vals[e*w+c]}
+		}
+		return
+	case opLatent:
+		f := n.fam
+		base := f.offset + e*f.width
+		if s.active >= 0 && f.site(e) == s.active {
+			for c := range out {
+				out[c] = jet{v: s.x[base+c], kind: jUnit, i: f.coord(e, c), gc: 1}
+			}
+			return
+		}
+		for c := range out {
+			out[c] = jet{v: s.x[base+c]}
+		}
+		return
+	case opAdd, opSub, opMul, opDiv:
+		top := s.top
+		a, b := n.args[0], n.args[1]
+		ja, jb := s.push(a.width), s.push(b.width)
+		s.eval(a, elem(a, e), ja)
+		s.eval(b, elem(b, e), jb)
+		for c := range out {
+			pa, pb := &ja[0], &jb[0]
+			if a.width > 1 {
+				pa = &ja[c]
+			}
+			if b.width > 1 {
+				pb = &jb[c]
+			}
+			switch n.op {
+			case opAdd:
+				out[c] = s.ops.lin(1, pa, 1, pb)
+			case opSub:
+				out[c] = s.ops.lin(1, pa, -1, pb)
+			case opMul:
+				out[c] = s.ops.mul(pa, pb)
+			case opDiv:
+				bv := pb.v
+				r := s.ops.apply(pb, 1/bv, -1/(bv*bv), 2/(bv*bv*bv))
+				out[c] = s.ops.mul(pa, &r)
+			}
+		}
+		s.top = top
+		return
+	case opNeg, opExp, opLog, opLog1p, opSqrt, opPow, opLogistic, opSoftplus:
+		top := s.top
+		a := n.args[0]
+		ja := s.push(a.width)
+		s.eval(a, e, ja)
+		for c := range out {
+			v := ja[c].v
+			var f, d1, d2 float64
+			switch n.op {
+			case opNeg:
+				out[c] = s.ops.scale(-1, &ja[c])
+				continue
+			case opExp:
+				f = math.Exp(v)
+				d1, d2 = f, f
+			case opLog:
+				f, d1, d2 = math.Log(v), 1/v, -1/(v*v)
+			case opLog1p:
+				f, d1, d2 = math.Log1p(v), 1/(1+v), -1/((1+v)*(1+v))
+			case opSqrt:
+				f = math.Sqrt(v)
+				d1 = 0.5 / f
+				d2 = -0.25 / (f * v)
+			case opPow:
+				p := n.power
+				f = math.Pow(v, p)
+				d1 = p * math.Pow(v, p-1)
+				d2 = p * (p - 1) * math.Pow(v, p-2)
+			case opLogistic:
+				f = special.Logistic(v)
+				d1 = f * (1 - f)
+				d2 = d1 * (1 - 2*f)
+			case opSoftplus:
+				f = special.Log1pExp(v)
+				d1 = special.Logistic(v)
+				d2 = d1 * (1 - d1)
+			}
+			out[c] = s.ops.apply(&ja[c], f, d1, d2)
+		}
+		s.top = top
+		return
+	case opSum:
+		top := s.top
+		a := n.args[0]
+		acc := jet{}
+		ja := s.push(a.width)
+		for i := 0; i < a.length; i++ {
+			s.eval(a, i, ja)
+			for c := range ja {
+				acc = s.ops.lin(1, &acc, 1, &ja[c])
+			}
+		}
+		out[0] = acc
+		s.top = top
+		return
+	case opMatVec:
+		a := n.args[0]
+		row := n.x.row(e)
+		if a.op == opLatent && a.fam.vector {
+			f := a.fam
+			src := s.x[f.offset : f.offset+len(row)]
+			if s.active >= 0 && f.first == s.active {
+				v := blas64.Dot(blas64.Vector{N: len(row), Data: row, Inc: 1}, blas64.Vector{N: len(row), Data: src, Inc: 1})
+				out[0] = jet{v: v, kind: jRow, i: e, m: n.x, gc: 1}
+				return
+			}
+			out[0] = jet{v: s.mv[n.id].value(n.x, src, e, s.epoch)}
+			return
+		}
+		top := s.top
+		ja := s.push(1)
+		acc := jet{}
+		for i, xi := range row {
+			s.eval(a, i, ja)
+			acc = s.ops.lin(1, &acc, xi, &ja[0])
+		}
+		out[0] = acc
+		s.top = top
+		return
+	case opIndex:
+		s.eval(n.args[0], n.idx[e], out)
+		return
+	case opAt:
+		src := n.args[0]
+		shape := src.shape
+		if shape == nil {
+			shape = []int{src.length}
+		}
+		flat := 0
+		for d := range shape {
+			var i int
+			if data := n.atData[d]; data != nil {
+				i = data[elem1(len(data), e)]
+			} else {
+				in := n.atNode[d]
+				top := s.top
+				j := s.push(1)
+				s.eval(in, elem(in, e), j)
+				s.top = top
+				v := j[0].v
+				if !(v >= 0 && v < float64(shape[d])) || v != math.Trunc(v) {
+					for c := range out {
+						out[c] = jet{v: math.NaN()}
+					}
+					return
+				}
+				i = int(v)
+			}
+			flat = flat*shape[d] + i
+		}
+		s.eval(src, flat, out)
+		return
+	}
+	panic("graph: unknown op") // unreachable: every op is handled above
+}
+
+func elem1(n, e int) int {
+	if n == 1 {
+		return 0
+	}
+	return e
+}
+
+// mvCache holds X·v for a MatVec node whose vector is a Vector site other than the
+// one being scored: evaluating alpha's score in logistic regression reads every row
+// of X·beta, and beta has not moved since the last time.
+type mvCache struct {
+	src   []float64 // v at which vals was computed
+	vals  []float64 // X·v
+	ok    bool
+	epoch uint64 // the scorer call in which src was last compared with v
+}
+
+// value returns element e of X·v. v is compared with the cached src once per
+// scorer call (epoch): within one call the state does not change.
+func (c *mvCache) value(x *dataMatrix, v []float64, e int, epoch uint64) float64 {
+	if c.ok && c.epoch == epoch {
+		return c.vals[e]
+	}
+	c.epoch = epoch
+	if !c.ok || !slices.Equal(c.src, v) {
+		if c.vals == nil {
+			c.vals = make([]float64, x.rows)
+			c.src = make([]float64, len(v))
+		}
+		copy(c.src, v)
+		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: x.rows, Cols: x.cols, Stride: x.cols, Data: x.data},
+			blas64.Vector{N: len(v), Data: c.src, Inc: 1}, 0, blas64.Vector{N: x.rows, Data: c.vals, Inc: 1})
+		c.ok = true
+	}
+	return c.vals[e]
+}
