@@ -24,7 +24,18 @@
 // [PLLCurve], [PLLCurveJoint] and the streaming [RunningPLL] compute the
 // running predictive log-likelihood of held-out data in its pointwise and
 // joint forms; [SamplesToConvergence] applies the 1% rule of Arora et al.
-// (2020) to such a curve.
+// (2020) to such a curve. A sampler's held-out log-likelihoods (per chain,
+// draws × points row-major, as nmc.Result.HeldOut holds them; one point per
+// draw when only each draw's total was kept) give two curves, and both are
+// used: [PLLInterleaved] pools the chains interleaved by draw (draw 0 of every
+// chain, then draw 1, …; the form of the paper's table and of samples to
+// convergence), and [PLLPerChain] gives one curve per chain over its own
+// draws, which shows a chain lagging behind. [HeldOutTotals] sums each draw's
+// values, the input of the joint form.
+//
+// [CompareExact] sets posterior means estimated from draws against exactly
+// known values (a conjugate model's closed form, see models.Posterior), with
+// z = (mean − exact mean)/MCSE.
 //
 // # Conventions
 //

@@ -11,6 +11,16 @@
 // Beta-Binomial, Gamma-Normal precision, multivariate Normal-Normal) have generators of
 // their own and closed-form posteriors (Posterior).
 //
+// # Registry
+//
+// The models the nmc command line knows are a registry by name: Names lists them,
+// Lookup describes one (Spec: conjugate or not, held-out data or not, default sizes),
+// Generate draws its data from a seed and Load reads them from files in the shared
+// schemas; the Dataset builds the model (Build, with the exact posterior of a
+// conjugate model) and writes its data (Write). The conjugate models' hyperparameters
+// are the constants NormalKnownSigmaMu0 … BetaBinomialB and DirichletCategoricalAlpha,
+// those of the shared data set's hyperparameters.csv.
+//
 // # Conventions
 //
 // Ids are 0-based in Go and 1-based in files: item, labeler, label and class ids, and the

@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/nmc-go/nmc/diagnostics"
 )
 
 // Families of closed-form posteriors.
@@ -180,6 +182,21 @@ func (p *Posterior) Mean(name string) (float64, error) {
 func (p *Posterior) SD(name string) (float64, error) {
 	m, err := p.Marginal(name)
 	return m.SD(), err
+}
+
+// References returns the exact mean and standard deviation of every scalar
+// parameter, in the order of Names: what diagnostics.CompareExact sets the
+// estimates from draws against.
+func (p *Posterior) References() ([]diagnostics.Reference, error) {
+	out := make([]diagnostics.Reference, len(p.Names))
+	for i, name := range p.Names {
+		m, err := p.Marginal(name)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = diagnostics.Reference{Variable: name, Mean: m.Mean(), SD: m.SD()}
+	}
+	return out, nil
 }
 
 // Quantile returns the prob-quantile of the named scalar parameter's marginal.

@@ -119,20 +119,7 @@ func paperBench(b *testing.B, m *Built) {
 	b.ReportMetric(minESS/wall.Seconds(), "minESS/s")
 	b.ReportMetric(minESS, "minESS")
 	if res.NumHeldOut > 0 {
-		per := make([][][]float64, chains)
-		for c := range per {
-			for d := 0; d < res.Draws.NumDraws(c); d++ {
-				per[c] = append(per[c], res.HeldOut[c][d*res.NumHeldOut:(d+1)*res.NumHeldOut])
-			}
-		}
-		pooled := diagnostics.Interleave(per)
-		totals := make([]float64, len(pooled))
-		for s, row := range pooled {
-			for _, v := range row {
-				totals[s] += v
-			}
-		}
-		curve, err := diagnostics.PLLCurveJoint(totals)
+		curve, _, err := diagnostics.PLLInterleaved(res.HeldOut, res.NumHeldOut)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -141,7 +128,15 @@ func paperBench(b *testing.B, m *Built) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(n), "samples-to-conv")
-		floor, sd, err := iidConvergence(totals[len(totals)/2:], len(totals))
+		totals, err := diagnostics.HeldOutTotals(res.HeldOut, res.NumHeldOut)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var late []float64 // the second half of every chain: that of the pooled draws
+		for _, t := range totals {
+			late = append(late, t[len(t)/2:]...)
+		}
+		floor, sd, err := iidConvergence(late, len(curve))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,8 +1,10 @@
 // Package nbutil holds small helpers for the GoNB notebooks in notebooks/: a live
 // progress line for the sampler, HTML tables of a posterior summary and of the
-// per-site proposal statistics, a convergence verdict, a comparison of posterior
-// means with exact values, running predictive log-likelihood curves from held-out
-// log-likelihoods, and posterior-mean confusion matrices of the Dawid-Skene model.
+// per-site proposal statistics, a convergence verdict, an HTML table of posterior
+// means against exact values (the comparisons of diagnostics.CompareExact), and
+// posterior-mean confusion matrices of the Dawid-Skene model. The running
+// predictive log-likelihood curves of held-out data are diagnostics.PLLPerChain
+// and diagnostics.PLLInterleaved.
 //
 // # Overview
 //

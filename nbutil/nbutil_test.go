@@ -1,18 +1,15 @@
 package nbutil
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/draws"
-	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
 )
 
@@ -197,57 +194,6 @@ func TestProgressThrottle(t *testing.T) {
 	q.Finish()
 }
 
-func TestHeldOutTotalsAndJointPLL(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(7, 1))
-	const n, draws = 3, 20
-	h := make([][]float64, 2)
-	for c := range h {
-		h[c] = make([]float64, draws*n)
-		for i := range h[c] {
-			h[c][i] = -1 - rng.Float64()
-		}
-	}
-	tot, err := HeldOutTotals(h, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := tot[1][4], h[1][12]+h[1][13]+h[1][14]; got != want {
-		t.Errorf("total of chain 1 draw 4 = %v, want %v", got, want)
-	}
-	series, err := JointPLLSeries(h, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(series) != 2 || series[1].Label != "chain 1" || len(series[1].X) != draws || series[1].X[9] != 10 {
-		t.Fatalf("series shape wrong: %+v", series)
-	}
-	// Direct evaluation: log of the mean of exp(total) over the first 10 draws.
-	var sum float64
-	for s := range 10 {
-		sum += math.Exp(tot[1][s])
-	}
-	if got, want := series[1].Y[9], math.Log(sum/10); math.Abs(got-want) > 1e-12*math.Abs(want) {
-		t.Errorf("joint PLL after 10 draws = %.15g, want %.15g", got, want)
-	}
-
-	for _, tc := range []struct {
-		h    [][]float64
-		n    int
-		want string
-	}{
-		{h, 0, "number of held-out points 0"},
-		{[][]float64{{1, 2, 3}, {1, 2}}, 3, "held-out chain 1 has 2 values, not a multiple of 3"},
-	} {
-		if _, err := HeldOutTotals(tc.h, tc.n); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("HeldOutTotals: error %v, want it to contain %q", err, tc.want)
-		}
-	}
-	if _, err := JointPLLSeries([][]float64{{-1, -2}, {math.NaN(), -1}}, 2); err == nil || !strings.HasPrefix(err.Error(), "nbutil: chain 1: ") {
-		t.Errorf("NaN log-likelihood: error %v, want one naming chain 1", err)
-	}
-}
-
 func TestConfusionMean(t *testing.T) {
 	t.Parallel()
 	// Two labelers, two classes; the draws of theta[l,m,k] alternate ±0.01 around a
@@ -299,61 +245,11 @@ func TestConfusionMean(t *testing.T) {
 	}
 }
 
-func TestCompareExactHTML(t *testing.T) {
+func TestExactHTML(t *testing.T) {
 	t.Parallel()
-	rows := []diagnostics.SummaryRow{{Variable: "mu", Mean: 1.1, MCSEMean: 0.02, SD: 0.5}, {Variable: "p", Mean: 0.3, MCSEMean: 0.01, SD: 0.1}}
-	cs, err := Compare(rows, []Reference{{"p", 0.2, 0.1}, {"mu", 1.0, 0.5}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cs[0].Variable != "p" || math.Abs(cs[0].Z-10) > 1e-9 || math.Abs(cs[1].Z-5) > 1e-9 {
-		t.Errorf("comparisons %+v", cs)
-	}
-	h := ExactHTML([]Comparison{cs[1], {Variable: "v", Mean: 1, MCSE: 0.1, ExactMean: 1.2, Z: -2}})
+	h := ExactHTML([]diagnostics.Comparison{{Variable: "mu", Mean: 1.1, MCSE: 0.02, ExactMean: 1, Z: 5}, {Variable: "v", Mean: 1, MCSE: 0.1, ExactMean: 1.2, Z: -2}})
 	if strings.Count(h, "MISMATCH") != 1 || strings.Count(h, ">ok</td>") != 1 {
 		t.Errorf("verdicts wrong:\n%s", h)
-	}
-	if _, err := Compare(rows, []Reference{{"sigma", 1, 1}}); err == nil || !strings.Contains(err.Error(), `"sigma"`) {
-		t.Errorf("unknown reference: error %v", err)
-	}
-}
-
-// TestCompareSampledConjugate samples the Normal model with known σ by NMC and
-// checks that Compare finds the exact posterior mean within MaxZ MCSEs.
-func TestCompareSampledConjugate(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(11, 0))
-	y, _, err := models.GenerateNormalKnownSigma(rng, 50, 0, 10, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := models.NormalKnownSigma(y, 0, 10, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	post, err := models.NormalKnownSigmaPosterior(y, 0, 10, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := nmc.Sample(context.Background(), b.Model, &nmc.Options{Chains: 4, Draws: 500, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := diagnostics.Summarize(res.Draws, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mean, _ := post.Mean("mu")
-	sd, _ := post.SD("mu")
-	cs, err := Compare(rows, []Reference{{"mu", mean, sd}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(cs[0].Z) > MaxZ {
-		t.Errorf("mu: sampled mean %v, exact %v, z = %.2f", cs[0].Mean, mean, cs[0].Z)
-	}
-	if h := ExactHTML(cs); !regexp.MustCompile(`>ok</td>`).MatchString(h) {
-		t.Errorf("no ok verdict:\n%s", h)
 	}
 }
 

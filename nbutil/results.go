@@ -8,61 +8,7 @@ import (
 
 	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/draws"
-	"github.com/nmc-go/nmc/viz"
 )
-
-// HeldOutTotals sums pointwise held-out log-likelihoods over the held-out points:
-// heldOut[c] holds chain c's values row-major, draws × n (as nmc.Result.HeldOut
-// with n = Result.NumHeldOut), and the result's [c][s] is Σ_j heldOut[c][s·n+j],
-// the log density of the whole held-out set under draw s of chain c, which is
-// the input of diagnostics.PLLCurveJoint. It returns an error if n < 1 or a chain
-// does not hold a whole number of draws.
-func HeldOutTotals(heldOut [][]float64, n int) ([][]float64, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("nbutil: number of held-out points %d, want at least 1", n)
-	}
-	out := make([][]float64, len(heldOut))
-	for c, h := range heldOut {
-		if len(h)%n != 0 {
-			return nil, fmt.Errorf("nbutil: held-out chain %d has %d values, not a multiple of %d points", c, len(h), n)
-		}
-		t := make([]float64, len(h)/n)
-		for s := range t {
-			sum := 0.0
-			for _, v := range h[s*n : (s+1)*n] {
-				sum += v
-			}
-			t[s] = sum
-		}
-		out[c] = t
-	}
-	return out, nil
-}
-
-// JointPLLSeries returns one viz.PLLSeries per chain: the joint running predictive
-// log-likelihood log((1/n) Σ_{s≤n} p(y_test | θ_s)) of chain c against its number of
-// draws n (diagnostics.PLLCurveJoint of HeldOutTotals), labelled "chain c".
-// It returns an error for the reasons of HeldOutTotals and PLLCurveJoint (no draws,
-// a NaN or +Inf log-likelihood), naming the chain.
-func JointPLLSeries(heldOut [][]float64, n int) ([]viz.PLLSeries, error) {
-	tot, err := HeldOutTotals(heldOut, n)
-	if err != nil {
-		return nil, err
-	}
-	series := make([]viz.PLLSeries, len(tot))
-	for c, t := range tot {
-		y, err := diagnostics.PLLCurveJoint(t)
-		if err != nil {
-			return nil, fmt.Errorf("nbutil: chain %d: %w", c, err)
-		}
-		x := make([]float64, len(y))
-		for i := range x {
-			x[i] = float64(i + 1)
-		}
-		series[c] = viz.PLLSeries{Label: fmt.Sprintf("chain %d", c), X: x, Y: y}
-	}
-	return series, nil
-}
 
 // ConfusionMean returns the posterior mean of the confusion matrix of one labeler
 // of a Dawid-Skene model: element [m][k] is the mean over all draws of
@@ -95,57 +41,15 @@ func ConfusionMean(d *draws.Draws, labeler, classes int) ([][]float64, error) {
 	return out, nil
 }
 
-// Reference is the exactly known posterior mean and standard deviation of one
-// quantity, for example from a conjugate model's closed-form posterior.
-type Reference struct {
-	Variable string
-	Mean, SD float64
-}
-
-// Comparison sets a sampled posterior mean and standard deviation against a
-// Reference.
-type Comparison struct {
-	// Variable names the quantity.
-	Variable string
-	// Mean, MCSE and SD are the sampled mean, its Monte Carlo standard error and
-	// the sampled standard deviation.
-	Mean, MCSE, SD float64
-	// ExactMean and ExactSD are the reference values.
-	ExactMean, ExactSD float64
-	// Z is (Mean − ExactMean)/MCSE: within ±4.5 when the chains sample the exact
-	// posterior (two-sided p ≈ 7e-6 for a Gaussian error).
-	Z float64
-}
-
-// Compare matches every reference to its summary row by name and returns the
-// comparisons in the order of refs. It returns an error naming a reference with
-// no summary row.
-func Compare(rows []diagnostics.SummaryRow, refs []Reference) ([]Comparison, error) {
-	byName := make(map[string]diagnostics.SummaryRow, len(rows))
-	for _, r := range rows {
-		byName[r.Variable] = r
-	}
-	out := make([]Comparison, len(refs))
-	for i, ref := range refs {
-		r, ok := byName[ref.Variable]
-		if !ok {
-			return nil, fmt.Errorf("nbutil: no summary row for reference %q", ref.Variable)
-		}
-		out[i] = Comparison{
-			Variable: ref.Variable, Mean: r.Mean, MCSE: r.MCSEMean, SD: r.SD,
-			ExactMean: ref.Mean, ExactSD: ref.SD, Z: (r.Mean - ref.Mean) / r.MCSEMean,
-		}
-	}
-	return out, nil
-}
-
-// MaxZ is the largest |Z| of a Comparison that ExactHTML shows as a match.
+// MaxZ is the largest |Z| of a diagnostics.Comparison that ExactHTML shows as a
+// match.
 const MaxZ = 4.5
 
-// ExactHTML returns comparisons as an HTML table (variable, exact mean, sampled
-// mean, mcse, z, exact sd, sampled sd, verdict); the verdict is "ok" when
-// |Z| ≤ MaxZ and "MISMATCH" (in bold red) otherwise, including a NaN Z.
-func ExactHTML(cs []Comparison) string {
+// ExactHTML returns comparisons (from diagnostics.CompareExact) as an HTML table
+// (variable, exact mean, sampled mean, mcse, z, exact sd, sampled sd, verdict); the
+// verdict is "ok" when |Z| ≤ MaxZ and "MISMATCH" (in bold red) otherwise,
+// including a NaN Z.
+func ExactHTML(cs []diagnostics.Comparison) string {
 	var b strings.Builder
 	b.WriteString("<table " + tableStyle + ">\n<tr>")
 	for _, h := range []string{"variable", "exact mean", "mean", "mcse_mean", "z", "exact sd", "sd", "verdict"} {

@@ -19,6 +19,21 @@ type PLLSeries struct {
 	X, Y []float64
 }
 
+// ChainPLLSeries returns one series per chain of running predictive
+// log-likelihood curves such as diagnostics.PLLPerChain returns: series c is
+// labelled "chain c", with Y = curves[c] against X = 1, 2, … draws.
+func ChainPLLSeries(curves [][]float64) []PLLSeries {
+	out := make([]PLLSeries, len(curves))
+	for c, y := range curves {
+		x := make([]float64, len(y))
+		for i := range x {
+			x[i] = float64(i + 1)
+		}
+		out[c] = PLLSeries{Label: chainLabel(c), X: x, Y: y}
+	}
+	return out
+}
+
 // PLLOptions configures PLL. The zero value gives a linear x axis.
 type PLLOptions struct {
 	// LogX draws the x axis (draws) on a log₁₀ scale; every X must then be > 0.

@@ -557,3 +557,13 @@ func TestNotebookOutside(t *testing.T) {
 	}
 	Flush()
 }
+
+func TestChainPLLSeries(t *testing.T) {
+	s := ChainPLLSeries([][]float64{{-3, -2, -1}, {-5, -4}})
+	if len(s) != 2 || s[1].Label != "chain 1" || len(s[0].X) != 3 || s[0].X[2] != 3 || s[1].Y[1] != -4 || len(s[1].X) != 2 {
+		t.Fatalf("series %+v", s)
+	}
+	if _, err := PLL(s, PLLOptions{LogX: true}); err != nil {
+		t.Error(err)
+	}
+}

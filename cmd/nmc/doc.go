@@ -6,12 +6,16 @@
 //
 // The commands are:
 //
-//	sample   sample a model with Newtonian Monte Carlo (not implemented yet)
+//	sample   sample a model with Newtonian Monte Carlo
 //	summary  summarize MCMC draws from nmc or CmdStan CSV files
-//	gen      generate a data set for one of the paper's models (not implemented yet)
-//	paper    reproduce the paper's experiments (not implemented yet)
+//	gen      generate a data set for one of the paper's models
+//	paper    reproduce the paper's experiments
 //
-// "nmc COMMAND -h" describes a command and its flags.
+// "nmc COMMAND -h" describes a command and its flags. Every command is a library
+// call with flags around it: the models by name are the registry of package models
+// (models.Lookup, Generate, Load, Dataset.Build), the paper's run is paper.Run, the
+// held-out PLL curve diagnostics.PLLInterleaved and the comparison with a conjugate
+// model's exact posterior diagnostics.CompareExact.
 //
 // # Summary
 //

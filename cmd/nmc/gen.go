@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/nmc-go/nmc/models"
 )
 
 var genCommand = &command{
@@ -40,21 +42,20 @@ func genFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		if _, ok := genSizes[*model]; !ok {
+		if spec, _ := models.Lookup(*model); !spec.HasData() {
 			return usagef("-model: model %s has no data to generate", *model)
 		}
 		if *out == "" {
 			return usagef("-out DIR is required")
 		}
-		d, err := generate(*model, *n, *k, *seed)
+		d, err := generateData(*model, *n, *k, *seed)
 		if err != nil {
-			// Generation fails only for sizes (-n, -k) the model does not take.
-			return usage(err)
+			return err
 		}
 		if err := makeDir("-out", *out); err != nil {
 			return err
 		}
-		files, err := d.write(*out)
+		files, err := d.Write(*out)
 		if err != nil {
 			return err
 		}
@@ -62,3 +63,13 @@ func genFlags(fs *flag.FlagSet) func(*env, []string) error {
 		return nil
 	}
 }
+
+// sizeHelp describes what -n and -k mean for each model with data.
+const sizeHelp = `Sizes of generated data (-n, -k; defaults in brackets):
+  blr, robust            -n rows, half train and half test [1000]; -k predictors [10]
+  annotation             -n items, half train and half test [1000]; -k labelers [100]
+  normal_known_sigma     -n observations [50]
+  gamma_poisson          -n observations [40]
+  dirichlet_categorical  -n observations [100]; -k categories, must be 4
+  beta_binomial          -n groups [10]; -k trials per group [20]
+funnel and eight_schools have no generated data.`

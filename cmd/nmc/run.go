@@ -4,18 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
+	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/nmc-go/nmc/diagnostics"
-	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
 )
 
-// runSettings are the sampler settings shared by nmc sample and nmc paper.
+// runSettings are the sampler settings of nmc sample.
 type runSettings struct {
 	chains, draws, warmup int
 	seed                  uint64
@@ -43,9 +41,9 @@ func (s runSettings) check() error {
 // is kept, and the pointwise curve is not computed. A variable for the tests.
 var maxPointwiseHeldOut int64 = 1 << 27
 
-// runResult is one sampled model with what nmc sample and nmc paper report.
+// runResult is one sampled model with what nmc sample reports.
 type runResult struct {
-	data  *dataset
+	data  *models.Dataset
 	built *models.Built
 	exact *models.Posterior // conjugate models only
 	res   *nmc.Result
@@ -58,8 +56,8 @@ type runResult struct {
 // execute builds and samples the model of d with settings s, showing a progress
 // bar labelled desc on stderr when it is a terminal. check, if not nil, is
 // called with the names of the model's quantities before sampling starts.
-func execute(ctx context.Context, e *env, d *dataset, s runSettings, desc string, check func(names []string) error) (*runResult, error) {
-	b, exact, err := d.build()
+func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc string, check func(names []string) error) (*runResult, error) {
+	b, exact, err := d.Build()
 	if err != nil {
 		return nil, err
 	}
@@ -97,12 +95,12 @@ func execute(ctx context.Context, e *env, d *dataset, s runSettings, desc string
 			// Interrupted: the draws completed so far are whole and can be kept.
 			return &runResult{data: d, built: b, exact: exact, res: res}, &interruptedError{res: res, total: s.draws}
 		}
-		return nil, fmt.Errorf("%s: %w", d.model, err)
+		return nil, fmt.Errorf("%s: %w", d.Model, err)
 	}
 	r := &runResult{data: d, built: b, exact: exact, res: res}
 	if res.NumHeldOut > 0 {
-		if r.joint, r.pointwise, err = pllCurves(res); err != nil {
-			return nil, fmt.Errorf("%s: %w", d.model, err)
+		if r.joint, r.pointwise, err = diagnostics.PLLInterleaved(res.HeldOut, res.NumHeldOut); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Model, err)
 		}
 		if s.heldOutTotal {
 			r.pointwise = nil
@@ -128,75 +126,6 @@ func (e *interruptedError) Error() string {
 		return fmt.Sprintf("interrupted after %d of %d draws per chain", lo, e.total)
 	}
 	return fmt.Sprintf("interrupted after %d to %d of %d draws per chain", lo, hi, e.total)
-}
-
-// pllCurves returns the joint and pointwise running predictive log-likelihood
-// curves of res's held-out log-likelihoods, chains interleaved by draw.
-func pllCurves(res *nmc.Result) (joint, pointwise []float64, err error) {
-	j := res.NumHeldOut
-	rows := make([][][]float64, len(res.HeldOut))
-	totals := make([][][]float64, len(res.HeldOut))
-	for c, flat := range res.HeldOut {
-		n := len(flat) / j
-		rows[c] = make([][]float64, n)
-		totals[c] = make([][]float64, n)
-		for s := range n {
-			row := flat[s*j : (s+1)*j]
-			t := 0.0
-			for _, v := range row {
-				t += v
-			}
-			rows[c][s] = row
-			totals[c][s] = []float64{t}
-		}
-	}
-	var T []float64
-	for _, row := range diagnostics.Interleave(totals) {
-		T = append(T, row[0])
-	}
-	if joint, err = diagnostics.PLLCurveJoint(T); err != nil {
-		return nil, nil, err
-	}
-	if pointwise, err = diagnostics.PLLCurve(diagnostics.Interleave(rows)); err != nil {
-		return nil, nil, err
-	}
-	return joint, pointwise, nil
-}
-
-// summaryVars returns the quantities nmc prints and judges convergence by: for
-// annotation the continuous parameters pi and theta (the classes z are discrete
-// and many); nil, meaning every quantity, for the other models.
-func summaryVars(model string) []string {
-	if model == "annotation" {
-		return []string{"pi", "theta"}
-	}
-	return nil
-}
-
-// lastHalf returns the draws of d from draw n/2 of each chain on (sharing storage).
-func lastHalf(d *draws.Draws) *draws.Draws {
-	out := &draws.Draws{Names: d.Names, Chains: make([][]float64, len(d.Chains))}
-	p := len(d.Names)
-	for c, ch := range d.Chains {
-		n := len(ch) / max(p, 1)
-		out.Chains[c] = ch[(n/2)*p:]
-	}
-	return out
-}
-
-// minESSMaxRHat returns the smallest bulk ESS and the largest R-hat over rows,
-// ignoring NaN (a constant quantity); NaN if every value is NaN.
-func minESSMaxRHat(rows []diagnostics.SummaryRow) (minESS, maxRHat float64) {
-	minESS, maxRHat = math.NaN(), math.NaN()
-	for _, r := range rows {
-		if !math.IsNaN(r.ESSBulk) && !(r.ESSBulk >= minESS) {
-			minESS = r.ESSBulk
-		}
-		if !math.IsNaN(r.RHat) && !(r.RHat <= maxRHat) {
-			maxRHat = r.RHat
-		}
-	}
-	return minESS, maxRHat
 }
 
 // siteGroup totals the sampler statistics of the sites of one family ("z" for
@@ -249,69 +178,27 @@ func printSites(w io.Writer, res *nmc.Result) {
 	tw.Flush()
 }
 
-// exactRow compares the estimate of one conjugate parameter with its exact
-// posterior.
-type exactRow struct {
-	model, name                        string
-	mean, sd, mcse, exactMean, exactSD float64
+// checkModel returns an error unless name is a model of the registry.
+func checkModel(name string) error {
+	if name == "" {
+		return fmt.Errorf("-model is required (one of %s)", strings.Join(models.Names(), ", "))
+	}
+	if _, err := models.Lookup(name); err != nil {
+		return fmt.Errorf("-model: unknown model %q (want one of %s)", name, strings.Join(models.Names(), ", "))
+	}
+	return nil
 }
 
-// z returns (estimate − exact mean) / MCSE of the estimate.
-func (r exactRow) z() float64 { return (r.mean - r.exactMean) / r.mcse }
-
-// compareExact returns, for each parameter of the exact posterior, the estimate
-// from rows next to the closed form.
-func compareExact(model string, exact *models.Posterior, rows []diagnostics.SummaryRow) ([]exactRow, error) {
-	var out []exactRow
-	for _, name := range exact.Names {
-		m, err := exact.Mean(name)
-		if err != nil {
-			return nil, err
-		}
-		sd, err := exact.SD(name)
-		if err != nil {
-			return nil, err
-		}
-		found := false
-		for _, r := range rows {
-			if r.Variable == name {
-				out = append(out, exactRow{model: model, name: name, mean: r.Mean, sd: r.SD, mcse: r.MCSEMean, exactMean: m, exactSD: sd})
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("%s: no draws of %s", model, name)
-		}
+// makeDir creates dir (and its parents) for output files.
+func makeDir(flagName, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %v", flagName, err)
 	}
-	return out, nil
+	return nil
 }
 
-// printExact writes estimate and exact posterior side by side, with the z-score
-// (estimate − exact)/MCSE.
-func printExact(w io.Writer, rows []exactRow, withModel bool) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if withModel {
-		fmt.Fprint(tw, "model\t")
-	}
-	fmt.Fprintln(tw, "variable\tmean\texact mean\tsd\texact sd\tmcse_mean\tz\t")
-	for _, r := range rows {
-		if withModel {
-			fmt.Fprintf(tw, "%s\t", r.model)
-		}
-		fmt.Fprintf(tw, "%s\t%.4g\t%.4g\t%.4g\t%.4g\t%.2g\t%+.2f\t\n", r.name, r.mean, r.exactMean, r.sd, r.exactSD, r.mcse, r.z())
-	}
-	tw.Flush()
-}
-
-// formatDuration rounds d for a table: 3 significant digits in seconds.
-func formatDuration(d time.Duration) string {
-	s := d.Seconds()
-	switch {
-	case s < 1:
-		return fmt.Sprintf("%.2fs", s)
-	case s < 100:
-		return fmt.Sprintf("%.1fs", s)
-	}
-	return fmt.Sprintf("%.0fs", s)
+// fileSafe turns a quantity name into a file name part: "theta[0,1]" is "theta_0_1".
+func fileSafe(name string) string {
+	r := strings.NewReplacer("[", "_", "]", "", ",", "_", " ", "")
+	return r.Replace(name)
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,8 @@ import (
 
 	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/models"
+	"github.com/nmc-go/nmc/paper"
 	"github.com/nmc-go/nmc/viz"
 )
 
@@ -27,7 +30,7 @@ var sampleCommand = &command{
 Monte Carlo and prints the posterior summary, the wall time, and the
 acceptance rate and fallback count of every site family.
 
-Models (-model): ` + strings.Join(modelNames, ", ") + `.
+Models (-model): ` + strings.Join(models.Names(), ", ") + `.
 The conjugate models (normal_known_sigma, gamma_poisson, beta_binomial,
 dirichlet_categorical) use the hyperparameters of the shared data set
 (testdata/conjugate/hyperparameters.csv in the repository), and their exact
@@ -83,27 +86,25 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := s.check(); err != nil {
 			return usage(err)
 		}
-		var d *dataset
+		var d *models.Dataset
 		var err error
 		switch {
 		case *train != "" || *test != "":
 			if *n != 0 || *k != 0 {
 				return usagef("-n and -k generate data; they cannot be used with -train or -test")
 			}
-			d, err = load(*model, *train, *test, *meta)
+			d, err = loadData(*model, *train, *test, *meta)
 		default:
 			if *meta != "" {
 				return usagef("-meta given without -train")
 			}
-			// Generated data fail only for sizes (-n, -k) the model does not take.
-			d, err = generate(*model, *n, *k, *seed)
-			err = usage(err)
+			d, err = generateData(*model, *n, *k, *seed)
 		}
 		if err != nil {
 			return err
 		}
-		if *pll != "" && d.model != "blr" && d.model != "robust" && d.model != "annotation" {
-			return usagef("-pll: model %s has no held-out data", d.model)
+		if spec, _ := models.Lookup(d.Model); *pll != "" && !spec.HeldOut {
+			return usagef("-pll: model %s has no held-out data", d.Model)
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
@@ -111,7 +112,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if *vars != "" {
 			selected = splitNames(*vars)
 		}
-		r, err := execute(ctx, e, d, s, d.model, func(names []string) error { return usage(checkVars(selected, names)) })
+		r, err := execute(ctx, e, d, s, d.Model, func(names []string) error { return usage(checkVars(selected, names)) })
 		if ie := (*interruptedError)(nil); errors.As(err, &ie) {
 			return interrupted(ie, *out)
 		}
@@ -147,9 +148,9 @@ const maxPrinted = 40
 func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) error {
 	res := r.res
 	fmt.Fprintf(w, "model %s: %s; %d chains × %d draws after %d warm-up sweeps, seed %d\n",
-		r.data.model, describeData(r.data), s.chains, s.draws, s.warmup, s.seed)
+		r.data.Model, describeData(r.data), s.chains, s.draws, s.warmup, s.seed)
 	sweeps := s.chains * (s.draws + s.warmup)
-	fmt.Fprintf(w, "wall time %s (%.0f sweeps/s over all chains)\n\n", formatDuration(res.Wall), float64(sweeps)/res.Wall.Seconds())
+	fmt.Fprintf(w, "wall time %s (%.0f sweeps/s over all chains)\n\n", paper.FormatDuration(res.Wall), float64(sweeps)/res.Wall.Seconds())
 
 	var all []diagnostics.SummaryRow
 	if o.summary != "" || r.exact != nil {
@@ -158,7 +159,11 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 			return err
 		}
 	}
-	opts := &diagnostics.SummaryOptions{Variables: summaryVars(r.data.model)}
+	spec, err := models.Lookup(r.data.Model)
+	if err != nil {
+		return err
+	}
+	opts := &diagnostics.SummaryOptions{Variables: spec.SummaryVariables}
 	if o.vars != "" {
 		opts.Variables = splitNames(o.vars)
 	}
@@ -179,12 +184,22 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 	printSites(w, res)
 
 	if r.exact != nil {
-		rows, err := compareExact(r.data.model, r.exact, all)
+		refs, err := r.exact.References()
 		if err != nil {
 			return err
 		}
+		cmp, err := diagnostics.CompareExact(all, refs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.data.Model, err)
+		}
+		rows := make([]paper.ConjugateRow, len(cmp))
+		for i, c := range cmp {
+			rows[i] = paper.ConjugateRow{Model: r.data.Model, Comparison: c}
+		}
 		fmt.Fprintln(w, "\nexact posterior (closed form) against the estimate:")
-		printExact(w, rows, false)
+		if err := paper.WriteComparisons(w, rows, false); err != nil {
+			return err
+		}
 	}
 	if r.joint != nil {
 		fmt.Fprintf(w, "\nheld-out data: %d points; PLL: joint form, chains interleaved by draw\n", res.NumHeldOut)
@@ -254,26 +269,26 @@ func checkVars(selected, names []string) error {
 }
 
 // describeData describes the data of d in one phrase.
-func describeData(d *dataset) string {
+func describeData(d *models.Dataset) string {
 	switch {
-	case d.regTrain != nil:
-		n, k := d.regTrain.Dims()
+	case d.RegressionTrain != nil:
+		n, k := d.RegressionTrain.Dims()
 		s := fmt.Sprintf("%d train rows", n)
-		if d.regTest != nil {
-			m, _ := d.regTest.Dims()
+		if d.RegressionTest != nil {
+			m, _ := d.RegressionTest.Dims()
 			s += fmt.Sprintf(", %d test rows", m)
 		}
 		return s + fmt.Sprintf(", K = %d predictors", k)
-	case d.annTrain != nil:
-		s := fmt.Sprintf("%d train items (%d labels)", d.annTrain.NumItems, d.annTrain.NumLabels())
-		if d.annTest != nil {
-			s += fmt.Sprintf(", %d test items (%d labels)", d.annTest.NumItems, d.annTest.NumLabels())
+	case d.AnnotationTrain != nil:
+		s := fmt.Sprintf("%d train items (%d labels)", d.AnnotationTrain.NumItems, d.AnnotationTrain.NumLabels())
+		if d.AnnotationTest != nil {
+			s += fmt.Sprintf(", %d test items (%d labels)", d.AnnotationTest.NumItems, d.AnnotationTest.NumLabels())
 		}
-		return s + fmt.Sprintf(", %d labelers, %d classes", d.annTrain.NumLabelers, d.annTrain.NumClasses)
-	case d.trials != nil:
-		return fmt.Sprintf("%d groups", len(d.trials))
-	case d.size() > 0:
-		return fmt.Sprintf("%d observations", d.size())
+		return s + fmt.Sprintf(", %d labelers, %d classes", d.AnnotationTrain.NumLabelers, d.AnnotationTrain.NumClasses)
+	case d.Trials != nil:
+		return fmt.Sprintf("%d groups", len(d.Trials))
+	case d.Size() > 0:
+		return fmt.Sprintf("%d observations", d.Size())
 	}
 	return "no data"
 }
@@ -346,8 +361,8 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 				label = "exact posterior"
 			}
 		}
-		if r.data.model == "funnel" && row.Variable == "z" {
-			p, err = funnelZPlot(d)
+		if r.data.Model == "funnel" && row.Variable == "z" {
+			p, err = paper.FunnelZPlot(d)
 		} else {
 			p, err = viz.Density(d, row.Variable, &viz.DensityOptions{KDE: exactPDF == nil, Exact: exactPDF, ExactLabel: label})
 		}
@@ -369,10 +384,48 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 		}
 	}
 	if r.joint != nil {
-		p, err := pllPlot(r.data.model+": running predictive log-likelihood", []string{r.data.model}, [][]float64{r.joint})
+		p, err := paper.PLLPlot(r.data.Model+": running predictive log-likelihood", []string{r.data.Model}, [][]float64{r.joint})
 		if err := add(p, "pll", err); err != nil {
 			return nil, err
 		}
 	}
 	return files, nil
+}
+
+// savePNG writes p as dir/name.png at the size of the paper's figures and returns
+// the path.
+func savePNG(p *plot.Plot, dir, name string) (string, error) {
+	path := filepath.Join(dir, name+".png")
+	if err := viz.SavePNG(p, path, paper.FigureWidth, paper.FigureHeight); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// loadData reads the data of model from the files of -train, -test and -meta.
+func loadData(model, train, test, meta string) (*models.Dataset, error) {
+	spec, err := models.Lookup(model)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !spec.HasData():
+		return nil, usagef("-train: model %s has no data", model)
+	case train == "":
+		return nil, usagef("-test %s given without -train", test)
+	case test != "" && !spec.HeldOut:
+		return nil, usagef("-test: model %s has no held-out data", model)
+	}
+	return models.Load(model, train, test, meta)
+}
+
+// generateData generates the data of model with the sizes of -n and -k and the
+// seed of -seed.
+func generateData(model string, n, k int, seed uint64) (*models.Dataset, error) {
+	d, err := models.Generate(model, n, k, seed)
+	if se := (*models.SizeError)(nil); errors.As(err, &se) {
+		// Generated data fail only for sizes (-n, -k) the model does not take.
+		return nil, usagef("-%s = %d: %s", se.Size, se.Value, se.Reason)
+	}
+	return d, err
 }

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/frames"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/paper"
 )
 
 // testData returns the repository's testdata folder (the data set shared with the Stan and
@@ -70,7 +70,7 @@ var tinySizes = map[string][]string{
 }
 
 func TestSampleEveryModel(t *testing.T) {
-	for _, model := range modelNames {
+	for _, model := range models.Names() {
 		t.Run(model, func(t *testing.T) {
 			dir := t.TempDir()
 			draws := filepath.Join(dir, "draws.csv")
@@ -100,8 +100,12 @@ func TestSampleEveryModel(t *testing.T) {
 			if held := model == "blr" || model == "robust" || model == "annotation"; held != strings.Contains(out, "final PLL") {
 				t.Errorf("final PLL printed = %v, want %v:\n%s", !held, held, out)
 			}
-			if isConjugate(model) != strings.Contains(out, "exact mean") {
-				t.Errorf("exact posterior printed = %v, want %v", !isConjugate(model), isConjugate(model))
+			spec, err := models.Lookup(model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Conjugate != strings.Contains(out, "exact mean") {
+				t.Errorf("exact posterior printed = %v, want %v", !spec.Conjugate, spec.Conjugate)
 			}
 		})
 	}
@@ -199,7 +203,7 @@ func TestHyperparametersMatchFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours := hyperparameters()
+	ours := models.ConjugateHyperparameters()
 	for model, h := range file {
 		for name, v := range h {
 			if got, ok := ours[model][name]; !ok || got != v {
@@ -240,32 +244,32 @@ func TestGenRoundTrip(t *testing.T) {
 			if len(sizes) > 2 {
 				k, _ = strconv.Atoi(sizes[3])
 			}
-			want, err := generate(model, n, k, 3)
+			want, err := models.Generate(model, n, k, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := load(model, train, test, "")
+			got, err := models.Load(model, train, test, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.size() != want.size() || describeData(got) != describeData(want) {
-				t.Errorf("read back %s (size %d), generated %s (size %d)", describeData(got), got.size(), describeData(want), want.size())
+			if got.Size() != want.Size() || describeData(got) != describeData(want) {
+				t.Errorf("read back %s (size %d), generated %s (size %d)", describeData(got), got.Size(), describeData(want), want.Size())
 			}
-			_, wantPost, err := want.build()
+			_, wantPost, err := want.Build()
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, gotPost, err := got.build()
+			_, gotPost, err := got.Build()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if wantPost != nil && !slices.Equal(wantPost.Params, gotPost.Params) {
 				t.Errorf("exact posterior of the files %v, of the generated data %v", gotPost.Params, wantPost.Params)
 			}
-			if want.regTrain != nil && !slices.Equal(want.regTrain.X.RawMatrix().Data, got.regTrain.X.RawMatrix().Data) {
+			if want.RegressionTrain != nil && !slices.Equal(want.RegressionTrain.X.RawMatrix().Data, got.RegressionTrain.X.RawMatrix().Data) {
 				t.Error("regression X differs after the round trip")
 			}
-			if want.annTrain != nil && (!slices.Equal(want.annTrain.Label, got.annTrain.Label) || !slices.Equal(want.annTest.Item, got.annTest.Item)) {
+			if want.AnnotationTrain != nil && (!slices.Equal(want.AnnotationTrain.Label, got.AnnotationTrain.Label) || !slices.Equal(want.AnnotationTest.Item, got.AnnotationTest.Item)) {
 				t.Error("annotation labels differ after the round trip")
 			}
 			args := []string{"sample", "-model", model, "-train", train, "-draws", "10", "-warmup", "0", "-chains", "2"}
@@ -288,9 +292,9 @@ func TestPaperQuick(t *testing.T) {
 	if len(lines) != 9 {
 		t.Errorf("table.csv has %d lines, want a header and 8 experiments:\n%s", len(lines), body)
 	}
-	for _, x := range paperSizes(false, true) {
-		if !strings.Contains(body, "\n"+x.model+",") || !strings.Contains(out, " "+x.model+" ") {
-			t.Errorf("experiment %s missing from table.csv or the printed table", x.model)
+	for _, x := range paper.Experiments(paper.Quick) {
+		if !strings.Contains(body, "\n"+x.Model+",") || !strings.Contains(out, " "+x.Model+" ") {
+			t.Errorf("experiment %s missing from table.csv or the printed table", x.Model)
 		}
 	}
 	conj := mustRead(t, filepath.Join(dir, "conjugate.csv"))
@@ -370,64 +374,6 @@ func TestCommandErrors(t *testing.T) {
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, c.args...)
 		checkOneLineError(t, code, out, errOut, c.status, c.prefix, c.want...)
-	}
-}
-
-func TestPLLCurves(t *testing.T) {
-	// 2 chains × 2 draws × 2 held-out points; interleaved order c0d0, c1d0, c0d1, c1d1.
-	res := &nmc.Result{NumHeldOut: 2, HeldOut: [][]float64{{-1, -2, -3, -4}, {-5, -6, -7, -8}}}
-	joint, point, err := pllCurves(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	totals := []float64{-3, -11, -7, -15}
-	j1 := []float64{-1, -5, -3, -7}
-	j2 := []float64{-2, -6, -4, -8}
-	for n := 1; n <= 4; n++ {
-		var st, s1, s2 float64
-		for i := range n {
-			st += math.Exp(totals[i])
-			s1 += math.Exp(j1[i])
-			s2 += math.Exp(j2[i])
-		}
-		wantJ := math.Log(st / float64(n))
-		wantP := math.Log(s1/float64(n)) + math.Log(s2/float64(n))
-		if math.Abs(joint[n-1]-wantJ) > 1e-12 || math.Abs(point[n-1]-wantP) > 1e-12 {
-			t.Errorf("n = %d: joint %v pointwise %v, want %v and %v", n, joint[n-1], point[n-1], wantJ, wantP)
-		}
-	}
-}
-
-func TestCurvePoints(t *testing.T) {
-	c := make([]float64, 1000)
-	for i := range c {
-		c[i] = -float64(i)
-	}
-	c[1] = math.Inf(-1)
-	x, y := curvePoints(c, 30)
-	if len(x) > 30 || x[0] != 1 || x[len(x)-1] != 1000 {
-		t.Fatalf("x = %v, want at most 30 points from 1 to 1000", x)
-	}
-	for i := range x {
-		if i > 0 && !(x[i] > x[i-1]) {
-			t.Errorf("x not increasing: %v", x)
-		}
-		if x[i] == 2 {
-			t.Errorf("the −Inf point was kept")
-		}
-		if y[i] != c[int(x[i])-1] {
-			t.Errorf("point %d: (%v, %v), want y = %v", i, x[i], y[i], c[int(x[i])-1])
-		}
-	}
-}
-
-func TestMinESSMaxRHat(t *testing.T) {
-	rows := []diagnostics.SummaryRow{{ESSBulk: 50, RHat: 1.01}, {ESSBulk: math.NaN(), RHat: math.NaN()}, {ESSBulk: 20, RHat: 1.2}, {ESSBulk: 90, RHat: 1.0}}
-	if e, r := minESSMaxRHat(rows); e != 20 || r != 1.2 {
-		t.Errorf("minESSMaxRHat = %v, %v; want 20, 1.2", e, r)
-	}
-	if e, r := minESSMaxRHat(rows[1:2]); !math.IsNaN(e) || !math.IsNaN(r) {
-		t.Errorf("all NaN: %v, %v; want NaN, NaN", e, r)
 	}
 }
 
