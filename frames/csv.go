@@ -140,18 +140,10 @@ func ReadCSV(r io.Reader, source string) (*draws.Draws, error) {
 	chainCol, drawCol := -1, -1
 	var names []string
 	var cols []int
-	seen := make(map[string]int)
+	if _, err := checkColumnNames(header, 0, source); err != nil {
+		return nil, err
+	}
 	for j, h := range header {
-		if h == "" {
-			return nil, fmt.Errorf("frames: %s:1: column %d has an empty name", source, j+1)
-		}
-		if strings.ContainsAny(h, "\r\n") {
-			return nil, fmt.Errorf("frames: %s:1: column %d: name %q holds a line break", source, j+1, h)
-		}
-		if k, ok := seen[h]; ok {
-			return nil, fmt.Errorf("frames: %s:1: column name %q appears twice (columns %d and %d)", source, h, k+1, j+1)
-		}
-		seen[h] = j
 		switch h {
 		case ChainColumn:
 			chainCol = j
@@ -255,6 +247,27 @@ func checkCSVDraws(d *draws.Draws) error {
 // skipped over becomes an empty chain, so without a bound one corrupt cell such
 // as 999999999999 would allocate memory for a trillion chains.
 const maxChainNumber = 1 << 16
+
+// checkColumnNames checks the names of header[first:] (first skips an unnamed
+// index column): none empty, none holding a line break, none twice. It returns
+// the column of each name. Errors name source, line 1 and the 1-based column.
+func checkColumnNames(header []string, first int, source string) (map[string]int, error) {
+	seen := make(map[string]int, len(header))
+	for j := first; j < len(header); j++ {
+		n := header[j]
+		if n == "" {
+			return nil, fmt.Errorf("frames: %s:1: column %d has an empty name", source, j+1)
+		}
+		if strings.ContainsAny(n, "\r\n") {
+			return nil, fmt.Errorf("frames: %s:1: column %d: name %q holds a line break", source, j+1, n)
+		}
+		if k, ok := seen[n]; ok {
+			return nil, fmt.Errorf("frames: %s:1: column name %q appears twice (columns %d and %d)", source, n, k+1, j+1)
+		}
+		seen[n] = j
+	}
+	return seen, nil
+}
 
 // parseIndex parses a non-negative integer chain or draw number.
 func parseIndex(s string) (int, error) {

@@ -131,20 +131,13 @@ func parseFrameHeader(header []string, source, wantChain string) (*frameHeader, 
 	}
 	drawName := drawColumnOf(cols)
 	h.convert = chainName == posteriorChainColumn
-	seen := make(map[string]int)
+	seen, err := checkColumnNames(header, first, source)
+	if err != nil {
+		return nil, err
+	}
 	var rest []int // columns other than chain and draw numbers
 	for j := first; j < len(header); j++ {
 		n := header[j]
-		if n == "" {
-			return nil, fmt.Errorf("frames: %s:1: column %d has an empty name", source, j+1)
-		}
-		if strings.ContainsAny(n, "\r\n") {
-			return nil, fmt.Errorf("frames: %s:1: column %d: name %q holds a line break", source, j+1, n)
-		}
-		if k, ok := seen[n]; ok {
-			return nil, fmt.Errorf("frames: %s:1: column name %q appears twice (columns %d and %d)", source, n, k+1, j+1)
-		}
-		seen[n] = j
 		switch {
 		case n == chainName:
 			h.chainCol = j
