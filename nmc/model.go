@@ -35,6 +35,13 @@ type Site struct {
 	Upper float64
 	// NumValues is the number of values of a finite Discrete site (0 = unbounded).
 	NumValues int
+	// Marginalised, for a finite Discrete site, says that the model sums the site out
+	// of every other site's score: the Scorer's scores of the other sites, its
+	// LogJoint and its orbit scores (OrbitScorer) do not depend on the site's value.
+	// The sampler then takes the site out of the sweep and, after each sweep, draws
+	// it from its exact conditional given the rest (by enumeration, as any finite
+	// Discrete site), so it is still recorded in every draw.
+	Marginalised bool
 	// CoordNames names the scalar coordinates, as they appear in results:
 	// "beta[0]", …, or just Name when Size is 1. Nil means the defaults Name (Size 1)
 	// and Name[i] (Size > 1).
