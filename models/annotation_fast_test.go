@@ -63,7 +63,8 @@ func closeRel(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*max(1, math.Abs(a), math.Abs(b))
 }
 
-// TestAnnotationFastMatchesGraph compares the hand-written model with the graph
+// TestAnnotationFastMatchesGraph compares the hand-written model in its explicit
+// form (AnnotationPrior.ExplicitClasses, the graph model's form) with the graph
 // model at many states: sites, every site's score (values and
 // differences over every value of a class, over random points of a simplex), the
 // gradients and Hessians of the simplex sites, and the log joint. It does so at the
@@ -72,19 +73,17 @@ func closeRel(a, b, tol float64) bool {
 func TestAnnotationFastMatchesGraph(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2020, 6))
 	u := func(lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
-	priors := []*AnnotationPrior{nil}
+	priors := []*AnnotationPrior{{ExplicitClasses: true}}
 	for range 4 {
-		priors = append(priors, &AnnotationPrior{PiConcentration: u(0.05, 5), Gamma: u(0.5, 40), Rho: u(0.05, 0.95)})
+		priors = append(priors, &AnnotationPrior{PiConcentration: u(0.05, 5), Gamma: u(0.5, 40), Rho: u(0.05, 0.95), ExplicitClasses: true})
 	}
 	for i, prior := range priors {
 		name := "default prior"
-		if prior != nil {
+		if i > 0 {
 			name = fmt.Sprintf("random prior %d", i)
 		}
 		t.Run(name, func(t *testing.T) {
-			if prior != nil {
-				t.Logf("prior %+v", *prior)
-			}
+			t.Logf("prior %+v", *prior)
 			compareAnnotationWithGraph(t, prior)
 		})
 	}
@@ -181,12 +180,13 @@ func compareAnnotationWithGraph(t *testing.T, prior *AnnotationPrior) {
 }
 
 // TestAnnotationFastOutsideSupport checks that a state outside the support scores
-// −Inf in both models: a class out of range or not an integer, a non-positive or
+// −Inf in both models (the hand-written one in its explicit form; see
+// TestAnnotationMarginalOutsideSupport for the marginalised one): a class out of range or not an integer, a non-positive or
 // non-finite simplex coordinate. (The graph model's pi score rounds a non-integer
 // class when it tallies the classes, so for a class 0.5 only the hand-written pi
 // score is checked; the sampler never proposes such a class.)
 func TestAnnotationFastOutsideSupport(t *testing.T) {
-	b, f, _ := fastAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5}, nil)
+	b, f, _ := fastAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5}, &AnnotationPrior{ExplicitClasses: true})
 	fs, gs := f.NewScorer(), b.Graph.NewScorer()
 	x := make([]float64, nmc.Dim(f.Sites()))
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -228,9 +228,19 @@ func TestAnnotationFastOutsideSupport(t *testing.T) {
 
 // TestAnnotationFastDerivativesFD checks the gradient and Hessian of the simplex
 // sites against central finite differences of the score (in the k coordinates of the
-// homogeneous extension, off the simplex).
+// homogeneous extension, off the simplex), in the explicit and the marginalised form.
 func TestAnnotationFastDerivativesFD(t *testing.T) {
-	_, f, _ := fastAnnotation(t, 13, AnnotationConfig{N: 200, Labelers: 5, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, nil)
+	for _, explicit := range []bool{true, false} {
+		t.Run(fmt.Sprintf("explicit=%v", explicit), func(t *testing.T) {
+			_, f, _ := fastAnnotation(t, 13, AnnotationConfig{N: 200, Labelers: 5, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, &AnnotationPrior{ExplicitClasses: explicit})
+			checkAnnotationDerivativesFD(t, f)
+		})
+	}
+}
+
+// checkAnnotationDerivativesFD is one case of TestAnnotationFastDerivativesFD.
+func checkAnnotationDerivativesFD(t *testing.T, f *annotationFast) {
+	t.Helper()
 	sites := f.Sites()
 	off := nmc.Offsets(sites)
 	sc := f.NewScorer()
@@ -254,12 +264,34 @@ func TestAnnotationFastDerivativesFD(t *testing.T) {
 		gfd := fd.Gradient(nil, fn, y0, &fd.Settings{Formula: fd.Central})
 		hfd := mat.NewSymDense(k, nil)
 		fd.Hessian(hfd, fn, y0, &fd.Settings{Formula: fd.Central, Step: 1e-4})
+		if f.marginal {
+			// Only the parts along the simplex are the score's (see
+			// annotation_marginal.go): compare P g and P H P, P = I − 11ᵀ/k.
+			projectTangent(grad, hess, k)
+			hd := make([]float64, k*k)
+			for n := 0; n < k; n++ {
+				for m := 0; m < k; m++ {
+					hd[n*k+m] = hfd.At(n, m)
+				}
+			}
+			projectTangent(gfd, hd, k)
+			hfd = mat.NewSymDense(k, hd)
+		}
+		// Projected entries can cancel to near zero: tolerances are relative to the
+		// largest entry.
+		scaleG, scaleH := 0.0, 0.0
 		for n := 0; n < k; n++ {
-			if !closeRel(grad[n], gfd[n], 1e-5) {
+			scaleG = max(scaleG, math.Abs(grad[n]))
+			for m := 0; m < k; m++ {
+				scaleH = max(scaleH, math.Abs(hess[n*k+m]))
+			}
+		}
+		for n := 0; n < k; n++ {
+			if math.Abs(grad[n]-gfd[n]) > 1e-5*max(1, math.Abs(grad[n]), math.Abs(gfd[n]), scaleG) {
 				t.Errorf("site %s: gradient[%d] %.10g, finite differences %.10g", s.Name, n, grad[n], gfd[n])
 			}
 			for m := 0; m < k; m++ {
-				if !closeRel(hess[n*k+m], hfd.At(n, m), 1e-4) {
+				if math.Abs(hess[n*k+m]-hfd.At(n, m)) > 1e-4*max(1, math.Abs(hess[n*k+m]), math.Abs(hfd.At(n, m)), scaleH) {
 					t.Errorf("site %s: Hessian[%d,%d] %.10g, finite differences %.10g", s.Name, n, m, hess[n*k+m], hfd.At(n, m))
 				}
 			}
@@ -309,11 +341,11 @@ func TestAnnotationFastBadInput(t *testing.T) {
 	}
 }
 
-// TestAnnotationFastSamplesLikeGraph samples the hand-written model and the graph
-// model (with the same majority-vote start) on one data set and checks that their
+// TestAnnotationFastSamplesLikeGraph samples the hand-written model in its explicit
+// form and the graph model (with the same majority-vote start) on one data set and checks that their
 // posterior means of pi agree within the Monte Carlo error of both.
 func TestAnnotationFastSamplesLikeGraph(t *testing.T) {
-	b, f, _ := fastAnnotation(t, 14, AnnotationConfig{N: 300, Labelers: 10, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, nil)
+	b, f, _ := fastAnnotation(t, 14, AnnotationConfig{N: 300, Labelers: 10, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, &AnnotationPrior{ExplicitClasses: true})
 	opts := &nmc.Options{Chains: 4, Draws: 1000, Seed: 21}
 	resF := sample(t, b, opts)
 	graphStart := &Built{Name: "annotation (graph)", Model: f.start, Graph: b.Graph}
@@ -423,6 +455,39 @@ func TestAnnotationFastScoreValues(t *testing.T) {
 			if math.Float64bits(x[j]) != math.Float64bits(before[j]) {
 				t.Fatalf("trial %d: ScoreValues changed x[%d]", trial, j)
 			}
+		}
+	}
+}
+
+// projectTangent replaces g by P g and the k×k h by P h P, P = I − 11ᵀ/k: the parts
+// along the simplex.
+func projectTangent(g, h []float64, k int) {
+	mean := 0.0
+	for _, v := range g {
+		mean += v
+	}
+	mean /= float64(k)
+	for n := range g {
+		g[n] -= mean
+	}
+	for n := 0; n < k; n++ { // rows
+		mean := 0.0
+		for m := 0; m < k; m++ {
+			mean += h[n*k+m]
+		}
+		mean /= float64(k)
+		for m := 0; m < k; m++ {
+			h[n*k+m] -= mean
+		}
+	}
+	for m := 0; m < k; m++ { // columns
+		mean := 0.0
+		for n := 0; n < k; n++ {
+			mean += h[n*k+m]
+		}
+		mean /= float64(k)
+		for n := 0; n < k; n++ {
+			h[n*k+m] -= mean
 		}
 	}
 }

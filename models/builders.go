@@ -129,11 +129,22 @@ func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Bu
 	return out, nil
 }
 
-// AnnotationPrior holds the hyperparameters of the Dawid-Skene model; zero fields take
-// the paper's values: pi ~ Dirichlet(1/C, …), theta[l,m] ~ Dirichlet(alpha_m) with
-// alpha_mn = Gamma·Rho on the diagonal and Gamma·(1−Rho)/(C−1) off it, Gamma = 10,
-// Rho = 0.5.
-type AnnotationPrior struct{ PiConcentration, Gamma, Rho float64 }
+// AnnotationPrior holds the hyperparameters of the Dawid-Skene model and the form of
+// its hand-written model; zero fields take the paper's values: pi ~ Dirichlet(1/C, …),
+// theta[l,m] ~ Dirichlet(alpha_m) with alpha_mn = Gamma·Rho on the diagonal and
+// Gamma·(1−Rho)/(C−1) off it, Gamma = 10, Rho = 0.5.
+type AnnotationPrior struct {
+	PiConcentration, Gamma, Rho float64
+	// ExplicitClasses keeps the classes z in the sweep as the paper does: pi and
+	// theta are then scored given z (pi's conditional is an exact Dirichlet) and z is
+	// updated by exact enumeration, one item at a time. By default (false) the
+	// hand-written model sums z out: every z site is nmc.Site.Marginalised, pi and
+	// theta see the marginal likelihood of each item's labels, and z is drawn from its
+	// exact conditional after each sweep, so it is still recorded. Both forms have the
+	// same posterior; the marginalised one mixes much faster where two classes are
+	// rare and confusable. Built.Graph always keeps z explicit.
+	ExplicitClasses bool
+}
 
 // Annotation builds the Dawid-Skene annotation model with discrete true labels:
 //
@@ -142,8 +153,10 @@ type AnnotationPrior struct{ PiConcentration, Gamma, Rho float64 }
 //
 // Parameters: pi[m], z[i], theta[l,m,n] (0-based). test may be nil; its held-out
 // likelihood sums out each test item's class. Built.Graph is the model written with
-// the graph API; Built.Model is a hand-written implementation of it with the same
-// sites, state layout and scores, started from majority-vote classes.
+// the graph API, with z explicit; Built.Model is a hand-written implementation with
+// the same sites and state layout, started from majority-vote classes, which sums z
+// out of the scores of pi and theta unless prior.ExplicitClasses is set (then it has
+// the graph model's scores; see AnnotationPrior).
 func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPrior) (*Built, error) {
 	if err := train.Validate(); err != nil {
 		return nil, fmt.Errorf("models: annotation: train: %w", err)
@@ -187,7 +200,7 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 	if err != nil {
 		return nil, err
 	}
-	fast, err := newAnnotationFast(start, train, conc, rows)
+	fast, err := newAnnotationFast(start, train, conc, rows, !p.ExplicitClasses)
 	if err != nil {
 		return nil, err
 	}
