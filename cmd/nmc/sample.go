@@ -16,7 +16,9 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/internal/fileio"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/paper"
 	"github.com/nmc-go/nmc/viz"
@@ -220,8 +222,8 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 		}
 	}
 	if o.summary != "" {
-		if err := writeSummaryFile(o.summary, all); err != nil {
-			return fmt.Errorf("-summary: %s", strings.TrimPrefix(err.Error(), "-out "))
+		if err := writeSummaryFile("-summary", o.summary, all); err != nil {
+			return err
 		}
 	}
 	if o.pll != "" {
@@ -297,7 +299,7 @@ func describeData(d *models.Dataset) string {
 // pll_pointwise; without the pointwise curve (nil: only each draw's held-out total
 // was kept) the last column is left out.
 func writePLLFile(path string, joint, pointwise []float64) error {
-	err := writeOutput(path, func(w io.Writer) error {
+	err := fileio.WriteFile(path, func(w io.Writer) error {
 		header := "draws,pll_joint,pll_pointwise\n"
 		if pointwise == nil {
 			header = "draws,pll_joint\n"
@@ -370,15 +372,14 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 			return nil, err
 		}
 	}
-	var bars []viz.SiteBar
-	for _, g := range groupSites(r.res) {
-		if g.proposals == 0 {
-			continue
+	var sites []draws.SiteStats
+	for _, g := range draws.GroupSites(r.res.Sites) {
+		if g.Proposals > 0 { // a site family that made no proposals has no rate to plot
+			sites = append(sites, g)
 		}
-		bars = append(bars, viz.SiteBar{Site: g.name, AcceptRate: float64(g.accepted) / float64(g.proposals), Fallbacks: g.fallbacks})
 	}
-	if len(bars) > 0 {
-		p, err := viz.AcceptanceBars(bars)
+	if len(sites) > 0 {
+		p, err := viz.AcceptancePlot(sites)
 		if err := add(p, "acceptance", err); err != nil {
 			return nil, err
 		}

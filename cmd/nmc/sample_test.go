@@ -141,6 +141,47 @@ func TestSampleOutputs(t *testing.T) {
 	}
 }
 
+// TestSampleSiteTable checks the table of site families: each family counts its
+// sites once (not once per chain) and every site makes one proposal per sweep.
+func TestSampleSiteTable(t *testing.T) {
+	out := mustRun(t, "sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "40", "-warmup", "5", "-chains", "2")
+	const perSite = 2 * (40 + 5) // chains × sweeps
+	rows := map[string][]string{}
+	inTable := false
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 0 && f[0] == "site":
+			inTable = true
+		case inTable && len(f) == 6:
+			rows[f[0]] = f
+		case inTable:
+			inTable = false
+		}
+	}
+	// -n 40 items generate 20 training items, each with its class z; theta's count
+	// depends on the number of classes and is checked through its proposals.
+	for family, wantSites := range map[string]int{"pi": 1, "z": 20, "theta": -1} {
+		f, ok := rows[family]
+		if !ok {
+			t.Errorf("no row for site family %s in\n%s", family, out)
+			continue
+		}
+		sites, err1 := strconv.Atoi(f[2])
+		proposals, err2 := strconv.Atoi(f[3])
+		if err1 != nil || err2 != nil {
+			t.Errorf("%s: row %q", family, f)
+			continue
+		}
+		if wantSites > 0 && sites != wantSites {
+			t.Errorf("%s: %d sites, want %d", family, sites, wantSites)
+		}
+		if proposals != sites*perSite {
+			t.Errorf("%s: %d proposals for %d sites, want %d per site", family, proposals, sites, perSite)
+		}
+	}
+}
+
 func TestSampleConjugateFiles(t *testing.T) {
 	data := testData(t)
 	exact, err := models.ReadExactPosterior(filepath.Join(data, "conjugate", "exact_posterior.csv"))
