@@ -17,7 +17,10 @@ import (
 // runSettings are the sampler settings of nmc sample.
 type runSettings struct {
 	chains, draws, warmup int
-	seed                  uint64
+	// firstChain is the global number of the run's first chain (-first-chain): the
+	// run samples chains firstChain … firstChain+chains−1 of a run split over tasks.
+	firstChain int
+	seed       uint64
 	// heldOutTotal keeps only each draw's summed held-out log-likelihood (the joint
 	// curve's input) instead of every point: a million points × 1000 draws would be
 	// 8 GB. pointwise is then nil.
@@ -33,6 +36,8 @@ func (s runSettings) check() error {
 		return fmt.Errorf("-draws = %d, want at least 1", s.draws)
 	case s.warmup < 0:
 		return fmt.Errorf("-warmup = %d, want 0 or more", s.warmup)
+	case s.firstChain < 0:
+		return fmt.Errorf("-first-chain = %d, want 0 or more", s.firstChain)
 	}
 	return nil
 }
@@ -76,12 +81,13 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 	}
 	bar := newProgress(e.stderr, desc, s.chains, s.warmup+s.draws)
 	opts := &nmc.Options{
-		Chains:   s.chains,
-		Draws:    s.draws,
-		Warmup:   s.warmup,
-		Seed:     s.seed,
-		HeldOut:  b.HeldOut,
-		Progress: bar.callback(),
+		Chains:     s.chains,
+		FirstChain: s.firstChain,
+		Draws:      s.draws,
+		Warmup:     s.warmup,
+		Seed:       s.seed,
+		HeldOut:    b.HeldOut,
+		Progress:   bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
 		s.heldOutTotal = true // every point at every draw would not fit comfortably in memory

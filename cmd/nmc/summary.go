@@ -31,10 +31,10 @@ Chain and draw numbers may start at 0 or 1; chains are renumbered from 0. R's
 and Stan's 1-based names are printed 0-based (theta[1] is theta[0]). Missing
 values (NA, empty cells) are errors.
 
-Several files are the chains of one run (say, sampled on several machines),
-merged in the order given: every file must hold the same
-quantities and every chain the same number of draws. Files may be in
-different formats.`,
+Several files are the chains of one run (say, sampled on several machines
+with nmc sample -first-chain), merged in the order given: every file must
+hold the same quantities and every chain the same number of draws. Files
+may be in different formats.`,
 	flags: summaryFlags,
 }
 
