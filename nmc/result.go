@@ -50,7 +50,7 @@ type Result struct {
 func siteStats(sites []Site, eff *Options, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
 	total = make([]draws.SiteStats, len(sites))
 	for i, s := range sites {
-		total[i] = draws.SiteStats{Name: s.Name, Proposer: proposerName(s, eff), Sites: 1}
+		total[i] = draws.SiteStats{Name: s.Name, Proposer: proposerName(s, eff)}
 	}
 	perChain = make([][]draws.SiteStats, len(chains))
 	for c, ch := range chains {
@@ -60,6 +60,9 @@ func siteStats(sites []Site, eff *Options, chains []*chain) (total []draws.SiteS
 			st.Name, st.Proposer, st.Sites = total[i].Name, total[i].Proposer, 1
 			total[i].Add(*st)
 		}
+	}
+	for i := range total {
+		total[i].Sites = 1 // one site, counted over all chains (Add summed the chains' 1s)
 	}
 	return total, perChain
 }

@@ -487,12 +487,18 @@ func TestRecording(t *testing.T) {
 	if r.NumHeldOut != 3 || len(r.HeldOut) != 2 {
 		t.Fatalf("held out: %d points, %d chains", r.NumHeldOut, len(r.HeldOut))
 	}
+	if s := r.Sites[0]; s.Sites != 1 || s.Proposals != 2*(5+10*3) {
+		t.Errorf("site totals %+v, want 1 site, 70 proposals", s)
+	}
 	for c := 0; c < 2; c++ {
 		if n := r.Draws.NumDraws(c); n != 10 {
 			t.Errorf("chain %d: %d draws, want 10", c, n)
 		}
 		if p := r.SitesPerChain[c][0].Proposals; p != 5+10*3 {
 			t.Errorf("chain %d: %d proposals, want 35", c, p)
+		}
+		if n := r.SitesPerChain[c][0].Sites; n != 1 {
+			t.Errorf("chain %d: site stats count %d sites, want 1", c, n)
 		}
 		if p := last[c]; p.Done != 35 || p.Total != 35 {
 			t.Errorf("chain %d: last progress %+v, want 35 of 35", c, p)
