@@ -135,7 +135,8 @@ type siteGroup struct {
 	sites, proposals, accepted, fallbacks int
 }
 
-// groupSites totals res.Sites by family name, in order of first appearance.
+// groupSites totals res.Sites by family name, in order of first appearance, then
+// adds one row per group of group moves (res.Groups).
 func groupSites(res *nmc.Result) []*siteGroup {
 	var out []*siteGroup
 	by := map[string]*siteGroup{}
@@ -155,6 +156,9 @@ func groupSites(res *nmc.Result) []*siteGroup {
 		g.proposals += s.Proposals
 		g.accepted += s.Accepted
 		g.fallbacks += s.Fallbacks
+	}
+	for _, s := range res.Groups { // group moves: one row each
+		out = append(out, &siteGroup{name: s.Name, proposer: s.Proposer, sites: s.Sites, proposals: s.Proposals, accepted: s.Accepted, fallbacks: s.Fallbacks})
 	}
 	return out
 }
