@@ -542,14 +542,22 @@ func TestNoAllocation(t *testing.T) {
 		{"dirichlet", &dirichletModel{c: []float64{1, 2, 3}}, Options{}},
 		{"mixture", &mixtureModel{pi: [3]float64{.2, .3, .5}, mu: [3]float64{0, 1, 2}}, Options{}},
 		{"poisson", poissonModel{lambda: 4}, Options{}},
+		{"gauss groups", corr2(shift2, dilateAll(2, 1)), Options{}},
+		{"funnel group", funnelGroup{k: 3}, Options{}},
+		{"mixture marginalised", mixture2Shift{&mixture2{ys: mixtureData(), marginal: true}}, Options{}},
 	} {
 		sites := c.m.Sites()
 		o, err := c.o.withDefaults(Dim(sites))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch := newChain(0, c.m, sites, nil, &o, Dim(sites), 0)
+		groups, err := modelGroups(c.m, sites, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := newChain(0, c.m, sites, nil, groups, &o, Dim(sites), 0)
 		ch.sc = c.m.NewScorer()
+		ch.orb, _ = ch.sc.(OrbitScorer)
 		if err := ch.init(); err != nil {
 			t.Fatal(err)
 		}
@@ -597,7 +605,7 @@ func TestStepFractionSameBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := newChain(0, m, sites, nil, &o, 2, 0)
+	ch := newChain(0, m, sites, nil, nil, &o, 2, 0)
 	ch.sc = m.NewScorer()
 	if err := ch.init(); err != nil {
 		t.Fatal(err)

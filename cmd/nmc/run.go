@@ -135,9 +135,10 @@ func (e *interruptedError) Error() string {
 	return fmt.Sprintf("interrupted after %d to %d of %d draws per chain", lo, hi, e.total)
 }
 
-// printSites writes the acceptance and fallback counts per site family.
+// printSites writes the acceptance and fallback counts per site family, then one
+// row per group of group moves (res.Groups).
 func printSites(w io.Writer, res *nmc.Result) {
-	groups := draws.GroupSites(res.Sites)
+	groups := append(draws.GroupSites(res.Sites), res.Groups...)
 	width := len("site")
 	for _, g := range groups {
 		width = max(width, len(g.Name))

@@ -401,7 +401,7 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 		}
 	}
 	var sites []draws.SiteStats
-	for _, g := range draws.GroupSites(r.res.Sites) {
+	for _, g := range append(draws.GroupSites(r.res.Sites), r.res.Groups...) {
 		if g.Proposals > 0 { // a site family that made no proposals has no rate to plot
 			sites = append(sites, g)
 		}
