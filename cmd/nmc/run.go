@@ -21,6 +21,9 @@ type runSettings struct {
 	// run samples chains firstChain … firstChain+chains−1 of a run split over tasks.
 	firstChain int
 	seed       uint64
+	// noGroupMoves turns the model's group moves off (-no-group-moves): plain
+	// single-site NMC, as in the paper.
+	noGroupMoves bool
 	// heldOutTotal keeps only each draw's summed held-out log-likelihood (the joint
 	// curve's input) instead of every point: a million points × 1000 draws would be
 	// 8 GB. pointwise is then nil.
@@ -81,13 +84,14 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 	}
 	bar := newProgress(e.stderr, desc, s.chains, s.warmup+s.draws)
 	opts := &nmc.Options{
-		Chains:     s.chains,
-		FirstChain: s.firstChain,
-		Draws:      s.draws,
-		Warmup:     s.warmup,
-		Seed:       s.seed,
-		HeldOut:    b.HeldOut,
-		Progress:   bar.callback(),
+		Chains:       s.chains,
+		FirstChain:   s.firstChain,
+		Draws:        s.draws,
+		Warmup:       s.warmup,
+		Seed:         s.seed,
+		HeldOut:      b.HeldOut,
+		NoGroupMoves: s.noGroupMoves,
+		Progress:     bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
 		s.heldOutTotal = true // every point at every draw would not fit comfortably in memory

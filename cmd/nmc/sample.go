@@ -83,6 +83,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	chains := fs.Int("chains", 4, "number of chains, run in parallel")
 	firstChain := fs.Int("first-chain", 0, "sample chains `K` … K+chains−1 of a run split over tasks (see above)")
 	warmup := fs.Int("warmup", 100, "sweeps per chain before recording")
+	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
 	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
 	summary := fs.String("summary", "", "write the summary of every quantity to `file` (CSV)")
 	pll := fs.String("pll", "", "write the running predictive log-likelihood curves to `file` (CSV; needs held-out data)")
@@ -95,7 +96,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: *warmup, seed: *seed}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: *warmup, seed: *seed, noGroupMoves: *noGroups}
 		if err := s.check(); err != nil {
 			return usage(err)
 		}
