@@ -20,13 +20,19 @@ type Built struct {
 	// start, whose scorer works on sufficient statistics (cached linear predictor,
 	// label counts) and is tested against Graph's scores, gradients and Hessians;
 	// for the others it is Graph. The annotation model starts from majority-vote
-	// classes.
+	// classes. Model and Graph declare the same group moves (nmc.Grouper): the
+	// regressions' (alpha, beta) dilation, the funnel's orbit and the centred eight
+	// schools' (theta about mu, tau) dilation; Options.NoGroupMoves of the sampler
+	// turns them off.
 	Model nmc.Model
 	// Graph is the compiled graph model (state layout, Offset, Neighbors).
 	Graph *graph.Model
 	// HeldOut computes log p(y_j | θ) for every test point; nil without test data.
 	HeldOut nmc.HeldOut
 }
+
+// scaleGroup names the group move of the regressions: (alpha, beta) dilated about 0.
+const scaleGroup = "scale(alpha, beta)"
 
 // or returns v, or def when v is 0.
 func or(v, def float64) float64 {
@@ -45,7 +51,9 @@ type LogisticPrior struct{ AlphaSD, BetaSD float64 }
 //	alpha ~ Normal(0, 10); beta ~ Normal(0, 2.5) (one K-dimensional site);
 //	y_i ~ Bernoulli(logit⁻¹(alpha + X_i·beta)).
 //
-// test may be nil. Parameters: alpha, beta[k] (0-based).
+// It declares one group move, "scale(alpha, beta)": (alpha, beta) dilated about 0
+// at rate 1, the ridge along which near-separable data lets the coefficients slide
+// (../shared/MIXING.md). test may be nil. Parameters: alpha, beta[k] (0-based).
 func Logistic(train RegressionData, test *RegressionData, prior *LogisticPrior) (*Built, error) {
 	if err := train.Validate(true); err != nil {
 		return nil, fmt.Errorf("models: blr: train: %w", err)
@@ -59,6 +67,7 @@ func Logistic(train RegressionData, test *RegressionData, prior *LogisticPrior) 
 	alpha := b.Latent("alpha", graph.Normal(graph.C(0), graph.C(or(p.AlphaSD, 10))))
 	beta := b.Vector("beta", k, graph.Normal(graph.C(0), graph.C(or(p.BetaSD, 2.5))))
 	b.Observe("y", graph.BernoulliLogit(graph.Add(alpha, graph.MatVec(train.X, beta))), train.Y)
+	b.Group(scaleGroup, graph.Dilate(alpha, 1), graph.Dilate(beta, 1))
 	m, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("models: blr: %w", err)
@@ -91,7 +100,9 @@ type RobustPrior struct{ NuShape, NuRate, SigmaRate, AlphaSD, BetaSD float64 }
 //	nu ~ Gamma(2, 0.1); sigma ~ Exponential(0.1); alpha ~ N(0, 10); beta ~ N(0, 2.5);
 //	y_i ~ StudentT(nu, alpha + X_i·beta, sigma).
 //
-// Parameters: nu, sigma, alpha, beta[k].
+// Like Logistic it declares the group "scale(alpha, beta)" ((alpha, beta) dilated
+// about 0 at rate 1); nu and sigma do not move with it. Parameters: nu, sigma,
+// alpha, beta[k].
 func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Built, error) {
 	if err := train.Validate(false); err != nil {
 		return nil, fmt.Errorf("models: robust: train: %w", err)
@@ -107,6 +118,7 @@ func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Bu
 	alpha := b.Latent("alpha", graph.Normal(graph.C(0), graph.C(or(p.AlphaSD, 10))))
 	beta := b.Vector("beta", k, graph.Normal(graph.C(0), graph.C(or(p.BetaSD, 2.5))))
 	b.Observe("y", graph.StudentT(nu, graph.Add(alpha, graph.MatVec(train.X, beta)), sigma), train.Y)
+	b.Group(scaleGroup, graph.Dilate(alpha, 1), graph.Dilate(beta, 1))
 	m, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("models: robust: %w", err)
@@ -222,11 +234,14 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 }
 
 // Funnel builds Neal's funnel: z ~ Normal(0, 3); x ~ Normal(0, exp(z/2)).
-// Parameters: z, x.
+// It declares one group move, "funnel(z, x)": z shifted at rate 2 and x dilated
+// about 0 at rate 1, so that x/e^{z/2} is unchanged along the orbit and the move
+// walks up and down the neck. Parameters: z, x.
 func Funnel() (*Built, error) {
 	b := graph.New()
 	z := b.Latent("z", graph.Normal(graph.C(0), graph.C(3)))
-	b.Latent("x", graph.Normal(graph.C(0), graph.Exp(graph.Mul(z, graph.C(0.5)))))
+	x := b.Latent("x", graph.Normal(graph.C(0), graph.Exp(graph.Mul(z, graph.C(0.5)))))
+	b.Group("funnel(z, x)", graph.Shift(z, 2), graph.Dilate(x, 1))
 	m, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("models: funnel: %w", err)
@@ -246,6 +261,12 @@ var EightSchoolsData = struct{ Y, Sigma []float64 }{
 //
 // centred, or non-centred (theta_raw_j ~ Normal(0, 1), theta = mu + tau·theta_raw,
 // recorded with every draw). Parameters: mu, tau, theta[j] (and theta_raw[j]).
+//
+// The centred model declares one group move, "scale(theta, tau)": every theta_j
+// dilated about mu and tau dilated about 0, rate 1 each, which keeps
+// (theta_j − mu)/tau fixed and so moves along the funnel between tau and the
+// thetas. The non-centred model declares none: its reparameterisation is the
+// other cure for the same funnel, and it stays as it was for comparison.
 func EightSchools(y, sigma []float64, noncentred bool) (*Built, error) {
 	if len(y) == 0 || len(y) != len(sigma) {
 		return nil, fmt.Errorf("models: eight_schools: %d effects and %d standard errors", len(y), len(sigma))
@@ -265,6 +286,7 @@ func EightSchools(y, sigma []float64, noncentred bool) (*Built, error) {
 		b.Deterministic("theta", theta)
 	} else {
 		theta = b.Latent("theta", graph.Normal(mu, tau), len(y))
+		b.Group("scale(theta, tau)", graph.DilateAbout(theta, mu, 1), graph.Dilate(tau, 1))
 	}
 	b.Observe("y", graph.Normal(theta, graph.Data(sigma)), y)
 	m, err := b.Build()

@@ -44,6 +44,8 @@ type linearModel struct {
 	// workers, when positive, is the number of goroutines of every scorer (tests);
 	// otherwise a scorer takes GOMAXPROCS when it is created.
 	workers int
+	// orbits are the graph model's groups (see regression_orbit.go).
+	orbits []linearOrbit
 }
 
 // newLinearModel wraps m, the graph model Logistic or Robust built (sites alpha,
@@ -79,6 +81,7 @@ func newLinearModel(m *graph.Model, train RegressionData, robust bool, alphaSD, 
 			lm.siteSigma, lm.offSigma = i, off[i]
 		}
 	}
+	lm.compileOrbits()
 	return lm
 }
 
@@ -127,6 +130,11 @@ type linearScorer struct {
 	d1, d2  []float64 // per row: first and second derivative in η (or the scalar site)
 	kept    [][]int   // per chunk: rows with a significant Hessian term
 	gs, hs  []float64 // per chunk: partial first and second derivative (scalar sites)
+
+	// Orbit scores (regression_orbit.go): u_β and w_β, X·u_β and X·w_β, and the
+	// graph engine's scorer for groups that move nu or sigma; made when first needed.
+	ub, wb, xu, xw []float64
+	graphOrbit     nmc.OrbitScorer
 }
 
 // params are the scalar parameters of one evaluation.

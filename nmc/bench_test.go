@@ -40,7 +40,7 @@ func BenchmarkSampleConjugateDirichlet(b *testing.B) {
 func BenchmarkSweepNormalNormal(b *testing.B) {
 	m := newMVNModel()
 	o, _ := (&Options{}).withDefaults(2)
-	ch := newChain(0, m, m.Sites(), nil, &o, 2, 0)
+	ch := newChain(0, m, m.Sites(), nil, nil, &o, 2, 0)
 	ch.sc = m.NewScorer()
 	if err := ch.init(); err != nil {
 		b.Fatal(err)

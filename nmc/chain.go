@@ -40,8 +40,16 @@ type chain struct {
 	stamp      []uint64
 	changes    uint64
 
-	perm  []int
+	perm  []int // the sites of the sweep (all but the Marginalised ones)
 	stats []draws.SiteStats
+
+	// Group moves (nil without them) and Marginalised sites.
+	groups []groupPlan
+	orb    OrbitScorer       // sc as an OrbitScorer when there are groups
+	gstats []draws.SiteStats // per group
+	gold   []float64         // scratch: the old values of a group's coordinates
+	gd     [2]float64        // scratch: the derivatives along an orbit
+	marg   []int             // the Marginalised sites, in state order
 
 	// step gives the Newton step fraction γ of Real sites and adapts it during
 	// warm-up; nil means the full step γ = 1.
@@ -57,12 +65,13 @@ type chain struct {
 	held    []float64 // draws × nHeld
 
 	site  int    // the site being stepped, for panic messages (−1: none)
+	group int    // the group being stepped, for panic messages (−1: none)
 	phase string // what the chain is doing outside site steps, for panic messages
 }
 
 // newChain returns the chain with local index local (global number
 // opts.FirstChain + local).
-func newChain(local int, m Model, sites []Site, dependents [][]int, opts *Options, ncols, nHeld int) *chain {
+func newChain(local int, m Model, sites []Site, dependents [][]int, groups []groupPlan, opts *Options, ncols, nHeld int) *chain {
 	dim := Dim(sites)
 	num := opts.FirstChain + local
 	c := &chain{
@@ -73,7 +82,7 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, opts *Option
 		slots:      make([][2]slot, len(sites)),
 		cur:        make([]uint8, len(sites)),
 		dependents: dependents,
-		perm:       make([]int, len(sites)),
+		perm:       make([]int, 0, len(sites)),
 		stats:      make([]draws.SiteStats, len(sites)),
 		ncols:      ncols,
 		out:        make([]float64, opts.Draws*ncols),
@@ -81,6 +90,12 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, opts *Option
 		nHeld:      nHeld,
 		held:       make([]float64, opts.Draws*nHeld),
 		site:       -1,
+		group:      -1,
+		groups:     groups,
+		gstats:     make([]draws.SiteStats, len(groups)),
+	}
+	for _, g := range groups {
+		c.gold = make([]float64, max(len(c.gold), len(g.coords)))
 	}
 	if dependents != nil {
 		c.valid = make([]bool, len(sites))
@@ -90,7 +105,11 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, opts *Option
 	}
 	maxValues := 0
 	for i, s := range sites {
-		c.perm[i] = i
+		if s.Marginalised {
+			c.marg = append(c.marg, i)
+		} else {
+			c.perm = append(c.perm, i)
+		}
 		c.props[i] = newProposer(s, opts)
 		c.slots[i] = [2]slot{newSlot(s.Size), newSlot(s.Size)}
 		maxValues = max(maxValues, s.NumValues)
@@ -146,9 +165,12 @@ func (c *chain) invalidateAll() {
 func (c *chain) run(ctx context.Context) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			if c.site >= 0 {
+			switch {
+			case c.site >= 0:
 				err = fmt.Errorf("nmc: chain %d, site %q: panic: %v", c.num, c.sites[c.site].Name, r)
-			} else {
+			case c.group >= 0:
+				err = fmt.Errorf("nmc: chain %d, group %q: panic: %v", c.num, c.groups[c.group].name, r)
+			default:
 				err = fmt.Errorf("nmc: chain %d, %s: panic: %v", c.num, c.phase, r)
 			}
 		}
@@ -156,6 +178,12 @@ func (c *chain) run(ctx context.Context) (err error) {
 	c.phase = "NewScorer"
 	c.sc = c.m.NewScorer()
 	c.vs, _ = c.sc.(ValuesScorer)
+	if len(c.groups) > 0 {
+		var ok bool
+		if c.orb, ok = c.sc.(OrbitScorer); !ok {
+			return fmt.Errorf("nmc: chain %d: the model declares groups but its Scorer %T does not implement OrbitScorer", c.num, c.sc)
+		}
+	}
 	c.phase = "initialisation"
 	if err := c.init(); err != nil {
 		return err
@@ -299,10 +327,32 @@ func outsideSupport(s Site, x []float64) string {
 	return ""
 }
 
-// sweep updates every site once, in a fresh random order. It checks done every 256
-// sites, so that a long sweep can be cancelled, and reports false if it was (the
-// partial sweep is not recorded).
+// sweep updates every site once, in a fresh random order, then makes one group move
+// per group (in the order of the model's Groups), then draws every Marginalised site
+// from its exact conditional (in state order). It checks done every 256 sites, so
+// that a long sweep can be cancelled, and reports false if it was (the partial sweep
+// is not recorded).
 func (c *chain) sweep(warmup bool, done <-chan struct{}) bool {
+	if !c.opts.groupsOnly {
+		if !c.sweepSites(warmup, done) {
+			return false
+		}
+	}
+	for gi := range c.groups {
+		c.group = gi
+		c.stepGroup(gi)
+	}
+	c.group = -1
+	for _, i := range c.marg {
+		c.site = i
+		c.stepEnumerate(i)
+	}
+	c.site = -1
+	return true
+}
+
+// sweepSites steps every site of the sweep once, in a fresh random order.
+func (c *chain) sweepSites(warmup bool, done <-chan struct{}) bool {
 	for i := len(c.perm) - 1; i > 0; i-- {
 		j := c.rng.IntN(i + 1)
 		c.perm[i], c.perm[j] = c.perm[j], c.perm[i]

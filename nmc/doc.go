@@ -10,7 +10,8 @@
 // fallback counts, the wall time and, optionally, pointwise held-out log-likelihoods.
 //
 // One recorded draw is one sweep: every site gets one Metropolis-Hastings step, in a
-// fresh random order each sweep. The proposer is chosen by the site's Support:
+// fresh random order each sweep (followed by the group moves and the draws of
+// marginalised sites, below). The proposer is chosen by the site's Support:
 //
 //   - Real: Newton-centred Gaussian (or multivariate Cauchy) with mean x + γA⁻¹∇f and
 //     covariance A⁻¹, A = −∇²f; when A is not positive definite its eigenvalues λ are
@@ -33,6 +34,31 @@
 // density q(x|x′) is always the density of the proposal that would be built at x′,
 // fallback included. Fallbacks are counted per site, never logged.
 //
+// # Group moves
+//
+// Single-site steps cannot follow a direction in which several sites must move
+// together, such as the overall scale of the coefficients of a logistic regression
+// or the neck of Neal's funnel. A model that implements Grouper declares groups: one
+// orbit x(t) of the state each, along which coordinates are dilated about 0 or about
+// another coordinate (x ↦ a + e^{st}(x − a)) or shifted (x ↦ x + bt). After the site
+// steps of every sweep (warm-up included), each group gets one Metropolis-Hastings
+// step along its orbit (a generalised Gibbs step; Liu and Sabatti 2000), proposed
+// from a one-dimensional Newton fit to the log density along the orbit — its exact
+// first and second derivatives come from the Scorer's ScoreOrbit (OrbitScorer) —
+// and accepted with the exact ratio, Jacobian e^{t·Σs} included. The groups are
+// validated before sampling: an orbit that can leave a site's support (a shift of a
+// Positive site, any orbit of an Interval, Simplex or Discrete site) is refused.
+// Result.Groups counts the moves ("orbit-newton"); Options.NoGroupMoves turns them
+// off, which gives the paper's plain NMC.
+//
+// # Marginalised sites
+//
+// A finite Discrete site marked Site.Marginalised is summed out of the other sites'
+// scores by the model. The sampler takes it out of the sweep and, after the group
+// moves of every sweep, draws it from its exact conditional by enumeration, so that
+// it is still recorded in every draw (its statistics show the proposer
+// "marginal-draw": drawn, not proposed).
+//
 // # Conventions
 //
 // Chains, draws and coordinates are numbered from 0 ("chain 2" is the third chain).
@@ -47,6 +73,9 @@
 // Arora, N. S., Tehrani, N. K., Shah, K. D., Tingley, M., Li, Y. L., Torabi, N.,
 // Noursi, D., Masouleh, S. A., Lippert, E., Meijer, E. (2020). Newtonian Monte Carlo:
 // single-site MCMC meets second-order gradient methods. arXiv:2001.05567.
+//
+// Liu, J. S., Sabatti, C. (2000). Generalised Gibbs sampler and multigrid Monte
+// Carlo for Bayesian computation. Biometrika 87(2), 353–369.
 //
 // Betancourt, M. (2013). A general metric for Riemannian manifold Hamiltonian Monte
 // Carlo (the SoftAbs map). arXiv:1212.4693.

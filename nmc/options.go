@@ -57,6 +57,10 @@ type Options struct {
 	// Real configures the proposal of Real sites; the zero value is the paper's
 	// Newton–Gaussian proposal with the full Newton step.
 	Real RealProposal
+	// NoGroupMoves turns off the group moves of a model that declares groups
+	// (Grouper): the sweeps are then the paper's plain single-site NMC. The default
+	// (false) makes one group move per group and sweep, warm-up included.
+	NoGroupMoves bool
 	// HeldOut, when non-nil, is evaluated at every recorded draw; the pointwise
 	// log-likelihoods go to Result.HeldOut.
 	HeldOut HeldOut
@@ -64,6 +68,10 @@ type Options struct {
 	// for concurrent use) at most about every 50 ms per chain, and once per chain at
 	// its end.
 	Progress func(Progress)
+
+	// groupsOnly, a test hook, makes every sweep skip the site steps: only the group
+	// moves and the draws of Marginalised sites remain.
+	groupsOnly bool
 }
 
 // withDefaults validates o and returns a copy with the defaults filled in. dim is the

@@ -116,6 +116,9 @@ func newProposer(s Site, opts *Options) proposer {
 // proposerName returns the name of the proposer used for s.
 func proposerName(s Site, opts *Options) string {
 	if s.Support == Discrete {
+		if s.Marginalised {
+			return marginalProposer
+		}
 		if s.NumValues > 0 {
 			return "enumerate"
 		}

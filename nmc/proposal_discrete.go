@@ -117,7 +117,9 @@ func (c *chain) stepEnumerate(i int) {
 	}
 	st.Accepted++
 	c.x[off] = float64(v)
-	if float64(v) != old {
+	// No other score reads a Marginalised site (see Site.Marginalised), so drawing
+	// one leaves every cache valid.
+	if float64(v) != old && !c.sites[i].Marginalised {
 		c.changed(i)
 	}
 }

@@ -25,7 +25,22 @@ type Result struct {
 	Sites []draws.SiteStats
 	// SitesPerChain holds the same statistics chain by chain: SitesPerChain[c][i]
 	// counts site i of Sites in chain c.
+	//
+	// A Marginalised site is not proposed but drawn from its exact conditional after
+	// each sweep: its Proposer is "marginal-draw", and every draw counts as a proposal
+	// and as accepted (Fallbacks counts the draws where no value had a finite score
+	// and the site kept its value).
 	SitesPerChain [][]draws.SiteStats
+	// Groups holds per-group statistics of the group moves, totals over chains, in
+	// the order of the model's Groups(), when the model is a Grouper and
+	// Options.NoGroupMoves is off; nil otherwise. Name is the group's name, Proposer
+	// "orbit-newton", Sites the number of sites the group moves; Fallbacks counts the
+	// moves whose forward proposal was not the Newton fit (the second derivative
+	// along the orbit was not negative, or not finite).
+	Groups []draws.SiteStats
+	// GroupsPerChain holds the same statistics chain by chain: GroupsPerChain[c][g]
+	// counts group g of Groups in chain c.
+	GroupsPerChain [][]draws.SiteStats
 	// Wall is the wall-clock time of the whole run.
 	Wall time.Duration
 	// HeldOut holds, per chain, the pointwise held-out log-likelihoods row-major,
@@ -50,7 +65,7 @@ type Result struct {
 func siteStats(sites []Site, eff *Options, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
 	total = make([]draws.SiteStats, len(sites))
 	for i, s := range sites {
-		total[i] = draws.SiteStats{Name: s.Name, Proposer: proposerName(s, eff), Sites: 1}
+		total[i] = draws.SiteStats{Name: s.Name, Proposer: proposerName(s, eff)}
 	}
 	perChain = make([][]draws.SiteStats, len(chains))
 	for c, ch := range chains {
@@ -59,15 +74,47 @@ func siteStats(sites []Site, eff *Options, chains []*chain) (total []draws.SiteS
 			st := &perChain[c][i]
 			st.Name, st.Proposer, st.Sites = total[i].Name, total[i].Proposer, 1
 			total[i].Add(*st)
+			total[i].Sites = 1 // the same site in every chain, not one per chain
 		}
 	}
 	return total, perChain
 }
 
+// groupStats returns the statistics of Result.Groups and Result.GroupsPerChain; nil
+// without groups.
+func groupStats(groups []groupPlan, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
+	if len(groups) == 0 {
+		return nil, nil
+	}
+	total = make([]draws.SiteStats, len(groups))
+	for g, p := range groups {
+		total[g] = draws.SiteStats{Name: p.name, Proposer: orbitProposer, Sites: len(p.sites)}
+	}
+	perChain = make([][]draws.SiteStats, len(chains))
+	for c, ch := range chains {
+		perChain[c] = ch.gstats
+		for g := range ch.gstats {
+			st := &perChain[c][g]
+			st.Name, st.Proposer, st.Sites = total[g].Name, total[g].Proposer, len(groups[g].sites)
+			total[g].Add(*st)
+			total[g].Sites = len(groups[g].sites) // the same sites in every chain
+		}
+	}
+	return total, perChain
+}
+
+// AllStats returns the statistics of every site (Sites) followed by those of every
+// group (Groups), for the summary tables and the acceptance plot
+// (viz.AcceptancePlot, nbutil.SiteStatsHTML).
+func (r *Result) AllStats() []draws.SiteStats {
+	return append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...)
+}
+
 // AcceptRate returns the fraction of accepted proposals of the named site over all
-// chains. It returns an error if no site has that name or it made no proposals.
+// chains, or, when no site has that name, of the named group. It returns an error if
+// neither has that name or it made no proposals.
 func (r *Result) AcceptRate(site string) (float64, error) {
-	for _, s := range r.Sites {
+	for _, s := range r.AllStats() {
 		if s.Name == site {
 			if s.Proposals == 0 {
 				return 0, fmt.Errorf("nmc: site %q made no proposals", site)
@@ -75,7 +122,7 @@ func (r *Result) AcceptRate(site string) (float64, error) {
 			return s.AcceptRate(), nil
 		}
 	}
-	return 0, fmt.Errorf("nmc: no site named %q", site)
+	return 0, fmt.Errorf("nmc: no site or group named %q", site)
 }
 
 // DataFrame returns the draws as a gota DataFrame: an int column "chain" and an int

@@ -53,6 +53,10 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	groups, err := modelGroups(m, sites, &eff)
+	if err != nil {
+		return nil, err
+	}
 	var names []string
 	for _, s := range sites {
 		names = append(names, s.Coords()...)
@@ -77,7 +81,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	errs := make([]error, eff.Chains)
 	var wg sync.WaitGroup
 	for c := range chains {
-		chains[c] = newChain(c, m, sites, dependents, &eff, len(names), nHeld)
+		chains[c] = newChain(c, m, sites, dependents, groups, &eff, len(names), nHeld)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -88,6 +92,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 
 	res := &Result{Draws: draws, FirstChain: eff.FirstChain, Wall: time.Since(start), Options: eff, NumHeldOut: nHeld}
 	res.Sites, res.SitesPerChain = siteStats(sites, &eff, chains)
+	res.Groups, res.GroupsPerChain = groupStats(groups, chains)
 	if eff.HeldOut != nil {
 		res.HeldOut = make([][]float64, eff.Chains)
 	}
@@ -154,8 +159,14 @@ func checkSites(sites []Site) error {
 			if s.NumValues < 0 {
 				return fmt.Errorf("nmc: site %q: NumValues = %d is negative", s.Name, s.NumValues)
 			}
+			if s.Marginalised && s.NumValues == 0 {
+				return fmt.Errorf("nmc: site %q is Marginalised but has no finite NumValues (only a finite Discrete site can be summed out)", s.Name)
+			}
 		default:
 			return fmt.Errorf("nmc: site %q has unknown Support %d", s.Name, int(s.Support))
+		}
+		if s.Marginalised && s.Support != Discrete {
+			return fmt.Errorf("nmc: site %q is Marginalised but %v, not Discrete (only a finite Discrete site can be summed out)", s.Name, s.Support)
 		}
 	}
 	return nil

@@ -487,12 +487,18 @@ func TestRecording(t *testing.T) {
 	if r.NumHeldOut != 3 || len(r.HeldOut) != 2 {
 		t.Fatalf("held out: %d points, %d chains", r.NumHeldOut, len(r.HeldOut))
 	}
+	if s := r.Sites[0]; s.Sites != 1 || s.Proposals != 2*(5+10*3) {
+		t.Errorf("site totals %+v, want 1 site, 70 proposals", s)
+	}
 	for c := 0; c < 2; c++ {
 		if n := r.Draws.NumDraws(c); n != 10 {
 			t.Errorf("chain %d: %d draws, want 10", c, n)
 		}
 		if p := r.SitesPerChain[c][0].Proposals; p != 5+10*3 {
 			t.Errorf("chain %d: %d proposals, want 35", c, p)
+		}
+		if n := r.SitesPerChain[c][0].Sites; n != 1 {
+			t.Errorf("chain %d: site stats count %d sites, want 1", c, n)
 		}
 		if p := last[c]; p.Done != 35 || p.Total != 35 {
 			t.Errorf("chain %d: last progress %+v, want 35 of 35", c, p)
@@ -536,14 +542,22 @@ func TestNoAllocation(t *testing.T) {
 		{"dirichlet", &dirichletModel{c: []float64{1, 2, 3}}, Options{}},
 		{"mixture", &mixtureModel{pi: [3]float64{.2, .3, .5}, mu: [3]float64{0, 1, 2}}, Options{}},
 		{"poisson", poissonModel{lambda: 4}, Options{}},
+		{"gauss groups", corr2(shift2, dilateAll(2, 1)), Options{}},
+		{"funnel group", funnelGroup{k: 3}, Options{}},
+		{"mixture marginalised", mixture2Shift{&mixture2{ys: mixtureData(), marginal: true}}, Options{}},
 	} {
 		sites := c.m.Sites()
 		o, err := c.o.withDefaults(Dim(sites))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch := newChain(0, c.m, sites, nil, &o, Dim(sites), 0)
+		groups, err := modelGroups(c.m, sites, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := newChain(0, c.m, sites, nil, groups, &o, Dim(sites), 0)
 		ch.sc = c.m.NewScorer()
+		ch.orb, _ = ch.sc.(OrbitScorer)
 		if err := ch.init(); err != nil {
 			t.Fatal(err)
 		}
@@ -591,7 +605,7 @@ func TestStepFractionSameBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := newChain(0, m, sites, nil, &o, 2, 0)
+	ch := newChain(0, m, sites, nil, nil, &o, 2, 0)
 	ch.sc = m.NewScorer()
 	if err := ch.init(); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 )
 
 // sameChain fails unless chain a of ra and chain b of rb are bit-identical: draws,
-// held-out values, per-site counts and adapted step settings.
+// held-out values, per-site and per-group counts and adapted step settings.
 func sameChain(t *testing.T, what string, ra *Result, a int, rb *Result, b int) {
 	t.Helper()
 	x, y := ra.Draws.Chains[a], rb.Draws.Chains[b]
@@ -29,6 +29,13 @@ func sameChain(t *testing.T, what string, ra *Result, a int, rb *Result, b int) 
 	for i := range ra.Sites {
 		if sa, sb := ra.SitesPerChain[a][i], rb.SitesPerChain[b][i]; sa != sb {
 			t.Errorf("%s: site %q counts %+v vs %+v", what, ra.Sites[i].Name, sa, sb)
+		}
+	}
+	if len(ra.GroupsPerChain) != 0 || len(rb.GroupsPerChain) != 0 {
+		for g := range ra.Groups {
+			if sa, sb := ra.GroupsPerChain[a][g], rb.GroupsPerChain[b][g]; sa != sb {
+				t.Errorf("%s: group %q counts %+v vs %+v", what, ra.Groups[g].Name, sa, sb)
+			}
 		}
 	}
 	if ra.StepFractions != nil && ra.StepFractions[a] != rb.StepFractions[b] {

@@ -3,8 +3,8 @@ package paper
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/nmc-go/nmc/draws"
+	"github.com/nmc-go/nmc/internal/fileio"
 	"github.com/nmc-go/nmc/viz"
 )
 
@@ -54,7 +55,11 @@ func (f Figure) WritePNG(dir string) (string, error) {
 		return "", fmt.Errorf("paper: figure %s: %w", f.Name, err)
 	}
 	path := filepath.Join(dir, f.Name+".png")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	err = fileio.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
 		return "", err
 	}
 	return path, nil

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/nmc-go/nmc/internal/fileio"
 )
 
 // WriteTable writes the paper's table as aligned text: model, N, K, chains ×
@@ -145,12 +146,8 @@ func (r *Report) WriteFiles(dir string) (figures, tables []string, err error) {
 		figures = append(figures, path)
 	}
 	write := func(name string, fill func(io.Writer) error) error {
-		var b strings.Builder
-		if err := fill(&b); err != nil {
-			return err
-		}
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		if err := fileio.WriteFile(path, fill); err != nil {
 			return err
 		}
 		tables = append(tables, path)

@@ -242,3 +242,24 @@ func csvColumn(t *testing.T, path, name string) []float64 {
 	}
 	return out
 }
+
+// TestNoGroupMoves checks that Config.NoGroupMoves reaches the sampler: Neal's
+// funnel with its group move mixes its log scale z far better than the paper's
+// plain single-site NMC (measured at the default sizes: min bulk ESS 4522 against
+// 163 of the second halves of 4 × 2500 draws).
+func TestNoGroupMoves(t *testing.T) {
+	run := func(off bool) Row {
+		rep, err := Run(context.Background(), Config{Models: []string{"funnel"}, Seed: 1, NoGroupMoves: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Rows[0]
+	}
+	on, off := run(false), run(true)
+	if !(on.MinESS > 1000) || !(on.MaxRHat < 1.01) {
+		t.Errorf("funnel with group moves: min ESS %.0f, max R-hat %.3f; want ESS > 1000 and R-hat < 1.01", on.MinESS, on.MaxRHat)
+	}
+	if !(off.MinESS < on.MinESS/4) {
+		t.Errorf("funnel without group moves: min ESS %.0f, with %.0f; want the plain sampler far slower to mix", off.MinESS, on.MinESS)
+	}
+}

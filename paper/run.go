@@ -98,6 +98,9 @@ type Config struct {
 	Draws int
 	// Seed seeds the generated data and the sampler.
 	Seed uint64
+	// NoGroupMoves turns the models' group moves off (nmc.Options.NoGroupMoves):
+	// the paper's plain single-site NMC, for comparison.
+	NoGroupMoves bool
 
 	// SamplerProgress, when not nil, is called as each experiment starts sampling
 	// with its model and the chains and sweeps per chain to come; it returns the
@@ -331,7 +334,7 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	if cfg.Draws > 0 {
 		nDraws = cfg.Draws
 	}
-	opts := &nmc.Options{Chains: chains, Draws: nDraws, Seed: cfg.Seed}
+	opts := &nmc.Options{Chains: chains, Draws: nDraws, Seed: cfg.Seed, NoGroupMoves: cfg.NoGroupMoves}
 	if b.HeldOut != nil {
 		opts.HeldOut = nmc.HeldOutTotal(b.HeldOut)
 	}

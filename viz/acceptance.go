@@ -20,55 +20,6 @@ import (
 // It returns an error for no sites, and naming the site for inconsistent counts
 // (see draws.SiteStats.Check) and for a site that made no proposals.
 func AcceptancePlot(stats []draws.SiteStats) (*plot.Plot, error) {
-	bars := make([]acceptBar, len(stats))
-	for i, s := range stats {
-		if err := s.Check(); err != nil {
-			return nil, fmt.Errorf("viz: acceptance: site %d: %w", i, err)
-		}
-		if s.Proposals == 0 {
-			return nil, fmt.Errorf("viz: acceptance: site %q made no proposals", s.Name)
-		}
-		bars[i] = acceptBar{s.Name, s.AcceptRate(), s.Fallbacks}
-	}
-	return acceptanceBars(bars)
-}
-
-// SiteBar is the acceptance summary of one sampler site.
-//
-// Deprecated: use AcceptancePlot with the sites' draws.SiteStats. SiteBar and
-// AcceptanceBars remain only until the nmc command has switched.
-type SiteBar struct {
-	// Site is the site's name; it must not be empty.
-	Site string
-	// AcceptRate is the fraction of accepted proposals, in [0, 1].
-	AcceptRate float64
-	// Fallbacks counts proposals that fell back to a simpler proposer (for
-	// example when −H was not positive definite); it must be ≥ 0.
-	Fallbacks int
-}
-
-// AcceptanceBars is AcceptancePlot for acceptance rates given as fractions.
-//
-// Deprecated: use AcceptancePlot.
-func AcceptanceBars(stats []SiteBar) (*plot.Plot, error) {
-	bars := make([]acceptBar, len(stats))
-	for i, s := range stats {
-		bars[i] = acceptBar{s.Site, s.AcceptRate, s.Fallbacks}
-	}
-	return acceptanceBars(bars)
-}
-
-// acceptBar is one bar of the acceptance chart.
-type acceptBar struct {
-	site      string
-	rate      float64
-	fallbacks int
-}
-
-// acceptanceBars draws the acceptance chart of AcceptancePlot. It returns an error
-// for no bars, and naming the site for an empty name, a rate outside [0, 1] or
-// NaN, and a negative fallback count.
-func acceptanceBars(stats []acceptBar) (*plot.Plot, error) {
 	if len(stats) == 0 {
 		return nil, fmt.Errorf("viz: acceptance: no sites given")
 	}
@@ -76,24 +27,22 @@ func acceptanceBars(stats []acceptBar) (*plot.Plot, error) {
 	names := make([]string, len(stats))
 	var lab plotter.XYLabels
 	for i, s := range stats {
-		if s.site == "" {
-			return nil, fmt.Errorf("viz: acceptance: site %d has an empty name", i)
+		if err := s.Check(); err != nil {
+			return nil, fmt.Errorf("viz: acceptance: site %d: %w", i, err)
 		}
-		if math.IsNaN(s.rate) || s.rate < 0 || s.rate > 1 {
-			return nil, fmt.Errorf("viz: acceptance: site %q has acceptance rate %v, want a value in [0, 1]", s.site, s.rate)
+		if s.Proposals == 0 {
+			return nil, fmt.Errorf("viz: acceptance: site %q made no proposals", s.Name)
 		}
-		if s.fallbacks < 0 {
-			return nil, fmt.Errorf("viz: acceptance: site %q has %d fallbacks, want ≥ 0", s.site, s.fallbacks)
-		}
-		vals[i] = s.rate
-		names[i] = s.site
-		if s.fallbacks > 0 {
+		rate := s.AcceptRate() // in [0, 1] after Check
+		vals[i] = rate
+		names[i] = s.Name
+		if s.Fallbacks > 0 {
 			word := "fallbacks"
-			if s.fallbacks == 1 {
+			if s.Fallbacks == 1 {
 				word = "fallback"
 			}
-			lab.XYs = append(lab.XYs, plotter.XY{X: float64(i), Y: s.rate + 0.02})
-			lab.Labels = append(lab.Labels, fmt.Sprintf("%d %s", s.fallbacks, word))
+			lab.XYs = append(lab.XYs, plotter.XY{X: float64(i), Y: rate + 0.02})
+			lab.Labels = append(lab.Labels, fmt.Sprintf("%d %s", s.Fallbacks, word))
 		}
 	}
 	p := newPlot("Acceptance rate per site", "site", "acceptance rate")

@@ -385,23 +385,6 @@ func TestAcceptancePlot(t *testing.T) {
 	wantErr(t, "empty site", err, "site 0: draws: site stats with an empty name")
 }
 
-// TestAcceptanceBars checks the deprecated form, kept until the nmc command uses
-// AcceptancePlot.
-func TestAcceptanceBars(t *testing.T) {
-	t.Parallel()
-	if _, err := AcceptanceBars([]SiteBar{{"mu", 0.91, 0}, {"sigma", 0.62, 3}}); err != nil {
-		t.Fatal(err)
-	}
-	_, err := AcceptanceBars([]SiteBar{{"a", 1.5, 0}})
-	wantErr(t, "rate > 1", err, `site "a" has acceptance rate 1.5`)
-	_, err = AcceptanceBars([]SiteBar{{"a", math.NaN(), 0}})
-	wantErr(t, "NaN rate", err, "NaN")
-	_, err = AcceptanceBars([]SiteBar{{"a", 0.5, -1}})
-	wantErr(t, "negative fallbacks", err, "-1 fallbacks")
-	_, err = AcceptanceBars([]SiteBar{{"", 0.5, 0}})
-	wantErr(t, "empty site", err, "site 0 has an empty name")
-}
-
 func TestConfusionHeatmap(t *testing.T) {
 	t.Parallel()
 	m := [][]float64{{0.8, 0.15, 0.05}, {0.1, 0.7, 0.2}, {0.02, 0.08, 0.9}}

@@ -7,7 +7,7 @@
 // The commands are:
 //
 //	sample   sample a model with Newtonian Monte Carlo
-//	summary  summarize MCMC draws from nmc or CmdStan CSV files
+//	summary  summarize MCMC draws from nmc, R posterior, pandas/ArviZ or CmdStan CSV files
 //	gen      generate a data set for one of the paper's models
 //	paper    reproduce the paper's experiments
 //
@@ -17,20 +17,36 @@
 // held-out PLL curve diagnostics.PLLInterleaved and the comparison with a conjugate
 // model's exact posterior diagnostics.CompareExact.
 //
+// # Sample
+//
+//	nmc sample -model NAME [-train FILE [-test FILE] | -n N -k K] [flags]
+//
+// samples a model of the registry on data read from files in the schemas shared
+// with the Stan and JAGS versions (the repository's testdata folder holds small
+// ones) or generated with -n, -k and -seed, prints the summary, the wall time and
+// the acceptance rate of every site family, and writes the draws (-out, nmc's
+// draws CSV as frames.WriteCSVFile writes it), the summary (-summary), the PLL
+// curves (-pll) and figures (-plots) on request. Chain c of a run draws from PCG
+// stream c of -seed; -first-chain K samples chains K, K+1, … of a run split over
+// machines (nmc.Options.FirstChain), whose files nmc summary merges.
+//
 // # Summary
 //
 //	nmc summary [-out SUMMARY.csv] [-vars NAMES] [-quantiles PROBS] FILE.csv...
 //
 // reads draws and prints, for every quantity, the summary of the R package
 // posterior: mean, median, sd, mad, q5, q95, rhat, ess_bulk, ess_tail,
-// mcse_mean and mcse_sd (see diagnostics.Summarize). A file is either nmc's draws CSV (a header with
-// "chain" and "draw" columns, as written by frames.WriteCSV) or a CmdStan output
-// CSV (comment lines starting with '#', or an lp__ column). Several files are
-// the chains of one run, in the order given; they must all be of one kind and
-// hold the same quantities, and all chains must have the same number of draws.
-// -out writes the summary to a CSV file with full precision as well; -vars
-// selects quantities ("mu,beta" selects mu and every beta[i]); -quantiles sets
-// the quantile columns ("0.025,0.975" gives q2.5 and q97.5).
+// mcse_mean and mcse_sd (see diagnostics.Summarize). A file is nmc's draws CSV
+// (a header with "chain" and "draw" columns, as written by frames.WriteCSV), R
+// posterior's draws_df CSV (".chain", ".iteration", ".draw"), a pandas/ArviZ CSV
+// (chain and draw columns, wide or long) or a CmdStan output CSV (comment lines
+// starting with '#', or an lp__ column), told apart by the header; chain and draw
+// numbers may start at 0 or 1 (see frames.ReadDrawsFiles). Several files, in any
+// of these formats, are the chains of one run, renumbered from 0 in the order
+// given; they must hold the same quantities, and all chains must have the same
+// number of draws. -out writes the summary to a CSV file with full precision as
+// well; -vars selects quantities ("mu,beta" selects mu and every beta[i]);
+// -quantiles sets the quantile columns ("0.025,0.975" gives q2.5 and q97.5).
 //
 // # Exit status
 //

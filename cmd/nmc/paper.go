@@ -56,6 +56,7 @@ func paperFlags(fs *flag.FlagSet) func(*env, []string) error {
 	draws := fs.Int("draws", 0, "draws per chain for every model (0: each model's default)")
 	chains := fs.Int("chains", paper.DefaultChains, "chains per model, run in parallel (the large regressions of -full run one)")
 	seed := fs.Uint64("seed", 1, "seed of the generated data and of the sampler")
+	noGroups := fs.Bool("no-group-moves", false, "turn off the models' group moves (the paper's plain single-site NMC)")
 	only := fs.String("models", "", "run only these comma-separated models (default: all)")
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
@@ -70,7 +71,7 @@ func paperFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if *chains < 1 {
 			return usagef("-chains = %d, want at least 1", *chains)
 		}
-		cfg := paper.Config{Chains: *chains, Draws: *draws, Seed: *seed}
+		cfg := paper.Config{Chains: *chains, Draws: *draws, Seed: *seed, NoGroupMoves: *noGroups}
 		switch {
 		case *full:
 			cfg.Sizes = paper.Full

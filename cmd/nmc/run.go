@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
 )
@@ -16,7 +17,13 @@ import (
 // runSettings are the sampler settings of nmc sample.
 type runSettings struct {
 	chains, draws, warmup int
-	seed                  uint64
+	// firstChain is the global number of the run's first chain (-first-chain): the
+	// run samples chains firstChain … firstChain+chains−1 of a run split over tasks.
+	firstChain int
+	seed       uint64
+	// noGroupMoves turns the model's group moves off (-no-group-moves): plain
+	// single-site NMC, as in the paper.
+	noGroupMoves bool
 	// heldOutTotal keeps only each draw's summed held-out log-likelihood (the joint
 	// curve's input) instead of every point: a million points × 1000 draws would be
 	// 8 GB. pointwise is then nil.
@@ -32,6 +39,8 @@ func (s runSettings) check() error {
 		return fmt.Errorf("-draws = %d, want at least 1", s.draws)
 	case s.warmup < 0:
 		return fmt.Errorf("-warmup = %d, want 0 or more", s.warmup)
+	case s.firstChain < 0:
+		return fmt.Errorf("-first-chain = %d, want 0 or more", s.firstChain)
 	}
 	return nil
 }
@@ -75,12 +84,14 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 	}
 	bar := newProgress(e.stderr, desc, s.chains, s.warmup+s.draws)
 	opts := &nmc.Options{
-		Chains:   s.chains,
-		Draws:    s.draws,
-		Warmup:   s.warmup,
-		Seed:     s.seed,
-		HeldOut:  b.HeldOut,
-		Progress: bar.callback(),
+		Chains:       s.chains,
+		FirstChain:   s.firstChain,
+		Draws:        s.draws,
+		Warmup:       s.warmup,
+		Seed:         s.seed,
+		HeldOut:      b.HeldOut,
+		NoGroupMoves: s.noGroupMoves,
+		Progress:     bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
 		s.heldOutTotal = true // every point at every draw would not fit comfortably in memory
@@ -128,52 +139,22 @@ func (e *interruptedError) Error() string {
 	return fmt.Sprintf("interrupted after %d to %d of %d draws per chain", lo, hi, e.total)
 }
 
-// siteGroup totals the sampler statistics of the sites of one family ("z" for
-// z[0], z[1], …).
-type siteGroup struct {
-	name, proposer                        string
-	sites, proposals, accepted, fallbacks int
-}
-
-// groupSites totals res.Sites by family name, in order of first appearance.
-func groupSites(res *nmc.Result) []*siteGroup {
-	var out []*siteGroup
-	by := map[string]*siteGroup{}
-	for _, s := range res.Sites {
-		name := s.Name
-		if i := strings.IndexByte(name, '['); i > 0 {
-			name = name[:i]
-		}
-		key := name + "\x00" + s.Proposer
-		g := by[key]
-		if g == nil {
-			g = &siteGroup{name: name, proposer: s.Proposer}
-			by[key] = g
-			out = append(out, g)
-		}
-		g.sites++
-		g.proposals += s.Proposals
-		g.accepted += s.Accepted
-		g.fallbacks += s.Fallbacks
-	}
-	return out
-}
-
-// printSites writes the acceptance and fallback counts per site family.
+// printSites writes the acceptance and fallback counts per site family, then one
+// row per group of group moves (res.Groups).
 func printSites(w io.Writer, res *nmc.Result) {
-	groups := groupSites(res)
+	groups := append(draws.GroupSites(res.Sites), res.Groups...)
 	width := len("site")
 	for _, g := range groups {
-		width = max(width, len(g.name))
+		width = max(width, len(g.Name))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tproposer\tsites\tproposals\taccept rate\tfallbacks\t\n", width, "site")
 	for _, g := range groups {
 		rate := "NA"
-		if g.proposals > 0 {
-			rate = fmt.Sprintf("%.3f", float64(g.accepted)/float64(g.proposals))
+		if g.Proposals > 0 {
+			rate = fmt.Sprintf("%.3f", g.AcceptRate())
 		}
-		fmt.Fprintf(tw, "%-*s\t%s\t%d\t%d\t%s\t%d\t\n", width, g.name, g.proposer, g.sites, g.proposals, rate, g.fallbacks)
+		fmt.Fprintf(tw, "%-*s\t%s\t%d\t%d\t%s\t%d\t\n", width, g.Name, g.Proposer, g.Sites, g.Proposals, rate, g.Fallbacks)
 	}
 	tw.Flush()
 }

@@ -16,7 +16,9 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/internal/fileio"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/paper"
 	"github.com/nmc-go/nmc/viz"
@@ -50,6 +52,16 @@ these schemas; from its root, for example:
 
 ` + sizeHelp + `
 
+A run can be split over tasks (machines, job array tasks) that each sample a
+few of its chains: chain c of a run draws all its random numbers from PCG
+stream c of -seed, and -first-chain K gives a task chains K, K+1, …,
+K+chains−1 of the run. With the same model, data, -seed, -draws and -warmup
+they are bit for bit those chains of one run of all the chains. The -out file
+numbers a task's chains from 0 (its chain 0 is chain K of the run); give the
+tasks' files to nmc summary in chain order: it reads them as the chains of one
+run and numbers them 0, 1, … in the order given. Data generated without -train
+depend on -n, -k and -seed only, so every task generates the same data.
+
 With held-out data the running predictive log-likelihood (PLL) is computed
 over the draws of all chains interleaved by draw, in the joint form
 log mean_s exp(Σ_j log p(y_j | θ_s)); samples to convergence is the first
@@ -69,7 +81,9 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	seed := fs.Uint64("seed", 1, "seed of the generated data and of the sampler (chain c uses PCG stream c)")
 	draws := fs.Int("draws", 1000, "recorded draws per chain")
 	chains := fs.Int("chains", 4, "number of chains, run in parallel")
+	firstChain := fs.Int("first-chain", 0, "sample chains `K` … K+chains−1 of a run split over tasks (see above)")
 	warmup := fs.Int("warmup", 100, "sweeps per chain before recording")
+	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
 	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
 	summary := fs.String("summary", "", "write the summary of every quantity to `file` (CSV)")
 	pll := fs.String("pll", "", "write the running predictive log-likelihood curves to `file` (CSV; needs held-out data)")
@@ -82,7 +96,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, draws: *draws, warmup: *warmup, seed: *seed}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: *warmup, seed: *seed, noGroupMoves: *noGroups}
 		if err := s.check(); err != nil {
 			return usage(err)
 		}
@@ -147,8 +161,12 @@ const maxPrinted = 40
 // files.
 func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) error {
 	res := r.res
-	fmt.Fprintf(w, "model %s: %s; %d chains × %d draws after %d warm-up sweeps, seed %d\n",
-		r.data.Model, describeData(r.data), s.chains, s.draws, s.warmup, s.seed)
+	chains := "chains"
+	if s.chains == 1 {
+		chains = "chain"
+	}
+	fmt.Fprintf(w, "model %s: %s; %d %s × %d draws after %d warm-up sweeps, seed %d%s\n",
+		r.data.Model, describeData(r.data), s.chains, chains, s.draws, s.warmup, s.seed, chainRange(s))
 	sweeps := s.chains * (s.draws + s.warmup)
 	fmt.Fprintf(w, "wall time %s (%.0f sweeps/s over all chains)\n\n", paper.FormatDuration(res.Wall), float64(sweeps)/res.Wall.Seconds())
 
@@ -220,8 +238,8 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 		}
 	}
 	if o.summary != "" {
-		if err := writeSummaryFile(o.summary, all); err != nil {
-			return fmt.Errorf("-summary: %s", strings.TrimPrefix(err.Error(), "-out "))
+		if err := writeSummaryFile("-summary", o.summary, all); err != nil {
+			return err
 		}
 	}
 	if o.pll != "" {
@@ -237,6 +255,19 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 		fmt.Fprintf(w, "\nfigures: %s\n", strings.Join(files, ", "))
 	}
 	return nil
+}
+
+// chainRange describes the run's chains in the run split over tasks that they
+// belong to ("; chains 2–3 of the run"), or returns "" for a run that starts at
+// chain 0.
+func chainRange(s runSettings) string {
+	switch {
+	case s.firstChain == 0:
+		return ""
+	case s.chains == 1:
+		return fmt.Sprintf("; chain %d of the run", s.firstChain)
+	}
+	return fmt.Sprintf("; chains %d–%d of the run", s.firstChain, s.firstChain+s.chains-1)
 }
 
 // checkVars returns an error naming the first selector of -vars that matches
@@ -297,7 +328,7 @@ func describeData(d *models.Dataset) string {
 // pll_pointwise; without the pointwise curve (nil: only each draw's held-out total
 // was kept) the last column is left out.
 func writePLLFile(path string, joint, pointwise []float64) error {
-	err := writeOutput(path, func(w io.Writer) error {
+	err := fileio.WriteFile(path, func(w io.Writer) error {
 		header := "draws,pll_joint,pll_pointwise\n"
 		if pointwise == nil {
 			header = "draws,pll_joint\n"
@@ -370,15 +401,14 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 			return nil, err
 		}
 	}
-	var bars []viz.SiteBar
-	for _, g := range groupSites(r.res) {
-		if g.proposals == 0 {
-			continue
+	var sites []draws.SiteStats
+	for _, g := range append(draws.GroupSites(r.res.Sites), r.res.Groups...) {
+		if g.Proposals > 0 { // a site family that made no proposals has no rate to plot
+			sites = append(sites, g)
 		}
-		bars = append(bars, viz.SiteBar{Site: g.name, AcceptRate: float64(g.accepted) / float64(g.proposals), Fallbacks: g.fallbacks})
 	}
-	if len(bars) > 0 {
-		p, err := viz.AcceptanceBars(bars)
+	if len(sites) > 0 {
+		p, err := viz.AcceptancePlot(sites)
 		if err := add(p, "acceptance", err); err != nil {
 			return nil, err
 		}

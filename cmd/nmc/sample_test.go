@@ -141,6 +141,107 @@ func TestSampleOutputs(t *testing.T) {
 	}
 }
 
+// TestSampleSiteTable checks the table of site families: each family counts its
+// sites once (not once per chain) and every site makes one proposal per sweep.
+func TestSampleSiteTable(t *testing.T) {
+	out := mustRun(t, "sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "40", "-warmup", "5", "-chains", "2")
+	const perSite = 2 * (40 + 5) // chains × sweeps
+	rows := map[string][]string{}
+	inTable := false
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 0 && f[0] == "site":
+			inTable = true
+		case inTable && len(f) == 6:
+			rows[f[0]] = f
+		case inTable:
+			inTable = false
+		}
+	}
+	// -n 40 items generate 20 training items, each with its class z; theta's count
+	// depends on the number of classes and is checked through its proposals.
+	for family, wantSites := range map[string]int{"pi": 1, "z": 20, "theta": -1} {
+		f, ok := rows[family]
+		if !ok {
+			t.Errorf("no row for site family %s in\n%s", family, out)
+			continue
+		}
+		sites, err1 := strconv.Atoi(f[2])
+		proposals, err2 := strconv.Atoi(f[3])
+		if err1 != nil || err2 != nil {
+			t.Errorf("%s: row %q", family, f)
+			continue
+		}
+		if wantSites > 0 && sites != wantSites {
+			t.Errorf("%s: %d sites, want %d", family, sites, wantSites)
+		}
+		if proposals != sites*perSite {
+			t.Errorf("%s: %d proposals for %d sites, want %d per site", family, proposals, sites, perSite)
+		}
+	}
+}
+
+// TestSampleFirstChain: a run split into two tasks with -first-chain writes the
+// chains of the whole run, bit for bit, and nmc summary of the tasks' files prints
+// the whole run's table.
+func TestSampleFirstChain(t *testing.T) {
+	dir := t.TempDir()
+	run := func(name string, args ...string) (string, string) {
+		path := filepath.Join(dir, name)
+		args = append([]string{"sample", "-model", "robust", "-n", "60", "-k", "3", "-draws", "30", "-warmup", "10",
+			"-seed", "11", "-out", path}, args...)
+		return mustRun(t, args...), path
+	}
+	wholeOut, whole := run("all.csv", "-chains", "4")
+	firstOut, first := run("chains_0-1.csv", "-chains", "2", "-first-chain", "0")
+	restOut, rest := run("chains_2-3.csv", "-chains", "2", "-first-chain", "2")
+	header := func(out string) string { return out[:strings.IndexByte(out, '\n')] }
+	if h := header(restOut); !strings.HasSuffix(h, "; chains 2–3 of the run") {
+		t.Errorf("-first-chain 2: header %q does not name chains 2–3 of the run", h)
+	}
+	if h := header(firstOut); strings.Contains(h, "of the run") {
+		t.Errorf("-first-chain 0: header %q names a chain range", h)
+	}
+	// The data (generated from -n, -k and -seed) are the same in every task.
+	data := func(out string) string { return strings.SplitN(header(out), ";", 2)[0] }
+	if data(firstOut) != data(wholeOut) || data(restOut) != data(wholeOut) {
+		t.Errorf("data differ: %q, %q, %q", data(wholeOut), data(firstOut), data(restOut))
+	}
+
+	all, err := frames.ReadCSVFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := frames.ReadDrawsFiles(first, rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(merged.Names, all.Names) || merged.NumChains() != 4 || all.NumChains() != 4 {
+		t.Fatalf("merged: %d chains of %v; whole run: %d chains of %v", merged.NumChains(), merged.Names, all.NumChains(), all.Names)
+	}
+	for c := range 4 {
+		x, y := merged.Chains[c], all.Chains[c]
+		if len(x) != len(y) {
+			t.Fatalf("chain %d: %d values, whole run %d", c, len(x), len(y))
+		}
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				t.Fatalf("chain %d value %d: %v, whole run %v", c, i, x[i], y[i])
+			}
+		}
+	}
+	// Each task's file numbers its chains from 0.
+	if d, err := frames.ReadCSVFile(rest); err != nil || d.NumChains() != 2 {
+		t.Errorf("%s: %v chains, error %v; want 2", rest, d, err)
+	}
+
+	want := mustRun(t, "summary", whole)
+	if got := mustRun(t, "summary", first, rest); got != want {
+		t.Errorf("nmc summary of the tasks' files:\n%s\nwant the whole run's\n%s", got, want)
+	}
+}
+
 func TestSampleConjugateFiles(t *testing.T) {
 	data := testData(t)
 	exact, err := models.ReadExactPosterior(filepath.Join(data, "conjugate", "exact_posterior.csv"))
@@ -351,6 +452,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"sample", "-model", "blr", "-draws", "many"}, exitUsage, "nmc sample: ", []string{"-draws", `"many"`}},
 		{[]string{"sample", "-model", "blr", "-chains", "0"}, exitUsage, "nmc sample: ", []string{"-chains = 0"}},
 		{[]string{"sample", "-model", "blr", "-warmup", "-1"}, exitUsage, "nmc sample: ", []string{"-warmup = -1"}},
+		{[]string{"sample", "-model", "blr", "-first-chain", "-2"}, exitUsage, "nmc sample: ", []string{"-first-chain = -2"}},
 		{[]string{"sample", "-model", "blr", "-n", "-3"}, exitUsage, "nmc sample: ", []string{"-n = -3"}},
 		{[]string{"sample", "-model", "blr", "-n", "1"}, exitUsage, "nmc sample: ", []string{"-n = 1"}},
 		{[]string{"sample", "-model", "dirichlet_categorical", "-k", "3"}, exitUsage, "nmc sample: ", []string{"-k = 3", "4 categories"}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/internal/fileio"
 )
 
 var summaryCommand = &command{
@@ -30,10 +31,10 @@ Chain and draw numbers may start at 0 or 1; chains are renumbered from 0. R's
 and Stan's 1-based names are printed 0-based (theta[1] is theta[0]). Missing
 values (NA, empty cells) are errors.
 
-Several files are the chains of one run (say, sampled on several machines),
-merged in the order given: every file must hold the same
-quantities and every chain the same number of draws. Files may be in
-different formats.`,
+Several files are the chains of one run (say, sampled on several machines
+with nmc sample -first-chain), merged in the order given: every file must
+hold the same quantities and every chain the same number of draws. Files
+may be in different formats.`,
 	flags: summaryFlags,
 }
 
@@ -72,7 +73,7 @@ func summaryFlags(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		if *out != "" {
-			return writeSummaryFile(*out, rows)
+			return writeSummaryFile("-out", *out, rows)
 		}
 		return nil
 	}
@@ -99,11 +100,12 @@ func splitNames(s string) []string {
 	return append(names, strings.TrimSpace(s[start:]))
 }
 
-// writeSummaryFile writes rows to the CSV file path.
-func writeSummaryFile(path string, rows []diagnostics.SummaryRow) error {
-	err := writeOutput(path, func(w io.Writer) error { return diagnostics.WriteSummaryCSV(w, rows) })
+// writeSummaryFile writes rows to the CSV file path, given by the flag flagName;
+// an error names the flag.
+func writeSummaryFile(flagName, path string, rows []diagnostics.SummaryRow) error {
+	err := fileio.WriteFile(path, func(w io.Writer) error { return diagnostics.WriteSummaryCSV(w, rows) })
 	if err != nil {
-		return fmt.Errorf("-out %s: %v", path, err)
+		return fmt.Errorf("%s: %v", flagName, err)
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 // Package fileio writes output files so that a failed write never leaves a partial
 // file that looks complete: the one place where the module's packages (frames,
-// models, viz) and the nmc command create the files they write.
+// models, viz, paper) and the nmc command create the files they write.
 package fileio
 
 import (

@@ -26,6 +26,7 @@ func blrBench(b *testing.B, n, k int) (*Model, []float64, *mat.Dense) {
 	alpha := bd.Latent("alpha", Normal(C(0), C(10)))
 	beta := bd.Vector("beta", k, Normal(C(0), C(2.5)))
 	bd.Observe("y", BernoulliLogit(Add(alpha, MatVec(x, beta))), y)
+	bd.Group("scale(alpha, beta)", Dilate(alpha, 1), Dilate(beta, 1))
 	m, err := bd.Build()
 	if err != nil {
 		b.Fatal(err)
@@ -56,6 +57,20 @@ func benchBetaHessian(b *testing.B, n, k int) {
 	b.ResetTimer()
 	for b.Loop() {
 		sinkF += sc.Score(state, 1, g, h)
+	}
+}
+
+// BenchmarkBLROrbit measures the orbit score with its two derivatives of the
+// (alpha, beta) dilation (N = 10,000, K = 40): X·beta, X·u and X·w per row.
+func BenchmarkBLROrbit(b *testing.B) {
+	m, state, _ := blrBench(b, 10000, 40)
+	sc := m.NewScorer().(nmc.OrbitScorer)
+	var d [2]float64
+	sinkF = sc.ScoreOrbit(state, 0, &d)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		sinkF += sc.ScoreOrbit(state, 0, &d)
 	}
 }
 

@@ -110,6 +110,7 @@ type Builder struct {
 	fams    []*family
 	factors []*factor
 	derived []namedNode
+	groups  []groupDecl
 	names   map[string]bool
 	err     error
 }
@@ -288,7 +289,7 @@ func (b *Builder) Build() (*Model, error) {
 		return nil, errors.New("graph: the model has no latent variables")
 	}
 	m := &Model{fams: b.fams, factors: b.factors, derived: b.derived}
-	if err := m.compile(); err != nil {
+	if err := m.compile(b.groups); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -46,6 +46,22 @@
 // range, nil nodes) are recorded where they occur and returned by Build, naming the
 // variable, the element and the value. Nothing panics on user input.
 //
+// # Group moves
+//
+// Group declares a group of latent nodes that the sampler moves together along a
+// one-parameter orbit x(t) (a generalised Gibbs step; see nmc.Group): each member
+// is dilated about 0 (Dilate), about another latent (DilateAbout) or shifted
+// (Shift), with its own rate. The funnel's x and its log-scale z, for example:
+//
+//	b.Group("funnel", graph.Shift(z, 2), graph.Dilate(x, 1))
+//
+// Build refuses a group whose orbit can leave a member site's support, a node in a
+// group twice or an anchor inside its own group. The compiled Model implements
+// nmc.Grouper and its scorers nmc.OrbitScorer: the score of a group is the sum of
+// the factor elements that depend on any of its sites, with exact derivatives along
+// the orbit, computed by the same jets with the orbit parameter t as the single
+// active coordinate.
+//
 // # Conventions
 //
 // Indices are 0-based everywhere: in Index, By, observed categories and site names.

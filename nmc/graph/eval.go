@@ -50,6 +50,14 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 			}
 			return
 		}
+		if s.orbit != nil && s.orbit.member[f.id] {
+			// Along a group's orbit: x(t) with dx/dt and d²x/dt² at t = 0.
+			for c := range out {
+				j := base + c
+				out[c] = jet{v: s.x[j], kind: jUnit, gc: s.ou[j], hc: s.ow[j]}
+			}
+			return
+		}
 		for c := range out {
 			out[c] = jet{v: s.x[base+c]}
 		}
@@ -147,6 +155,15 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 			if s.active >= 0 && f.first == s.active {
 				v := blas64.Dot(blas64.Vector{N: len(row), Data: row, Inc: 1}, blas64.Vector{N: len(row), Data: src, Inc: 1})
 				out[0] = jet{v: v, kind: jRow, i: e, m: n.x, gc: 1}
+				return
+			}
+			if s.orbit != nil && s.orbit.member[f.id] {
+				// Along a group's orbit: Xᵢ·v(t) with Xᵢ·dv/dt and Xᵢ·d²v/dt².
+				vr := blas64.Vector{N: len(row), Data: row, Inc: 1}
+				u, w := s.ou[f.offset:f.offset+len(row)], s.ow[f.offset:f.offset+len(row)]
+				out[0] = jet{v: blas64.Dot(vr, blas64.Vector{N: len(row), Data: src, Inc: 1}), kind: jUnit,
+					gc: blas64.Dot(vr, blas64.Vector{N: len(row), Data: u, Inc: 1}),
+					hc: blas64.Dot(vr, blas64.Vector{N: len(row), Data: w, Inc: 1})}
 				return
 			}
 			out[0] = jet{v: s.mv[n.id].value(n.x, src, e, s.epoch)}

@@ -346,3 +346,71 @@ func FuzzBuild(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGroups decodes a builder program as FuzzBuild does, then one to three groups
+// of earlier nodes (latent or not, nil now and then, dilated about 0 or about
+// another node, or shifted, with decoded rates) and builds the model. Build must
+// return a model or an error naming the package, never panic; a built model's
+// orbit scores, with and without derivatives, at the initial state and at a
+// decoded one, must not panic either.
+func FuzzGroups(f *testing.F) {
+	f.Add([]byte{5, 0, 2, 0, 0, 0, 6, 1, 3, 0, 0, 0, 0, 2, 0, 1, 0, 2, 1, 1, 3})
+	f.Add([]byte{5, 2, 0, 0, 0, 1, 0, 0, 2, 0, 1, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 512 {
+			return
+		}
+		s := &fuzzBuilder{p: &fuzzProg{b: data}, b: graph.New()}
+		for steps := 0; steps < 12 && len(s.p.b) > 0; steps++ {
+			s.step()
+		}
+		for g := 0; g < 1+int(s.p.byte()%3); g++ {
+			var members []graph.GroupMember
+			for i := 0; i < 1+int(s.p.byte()%3); i++ {
+				n, rate := s.node(), s.p.float()
+				switch s.p.byte() % 3 {
+				case 0:
+					members = append(members, graph.Dilate(n, rate))
+				case 1:
+					members = append(members, graph.DilateAbout(n, s.node(), rate))
+				case 2:
+					members = append(members, graph.Shift(n, rate))
+				}
+			}
+			s.b.Group(fmt.Sprintf("g%d", s.p.byte()%3), members...)
+			s.trace = append(s.trace, fmt.Sprintf("Group(%d members)", len(members)))
+		}
+		m, err := s.b.Build()
+		if err != nil {
+			if m != nil {
+				t.Fatalf("Build returned a model with error %v", err)
+			}
+			if !strings.HasPrefix(err.Error(), "graph: ") && !strings.HasPrefix(err.Error(), "dist: ") {
+				t.Fatalf("Build error without a package prefix: %v\ncalls: %v", err, s.trace)
+			}
+			return
+		}
+		x := make([]float64, nmc.Dim(m.Sites()))
+		if err := m.Init(rand.New(rand.NewPCG(uint64(len(data)), 9)), x); err != nil {
+			return
+		}
+		sc := m.NewScorer().(nmc.OrbitScorer)
+		score := func(x []float64) {
+			for g := range m.Groups() {
+				var d [2]float64
+				sc.ScoreOrbit(x, g, &d)
+				sc.ScoreOrbit(x, g, nil)
+				_ = m.OrbitBlanket(g)
+			}
+		}
+		score(x)
+		y := append([]float64(nil), x...)
+		for i := range y {
+			if len(s.p.b) == 0 {
+				break
+			}
+			y[i] = s.p.float()
+		}
+		score(y)
+	})
+}

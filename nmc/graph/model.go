@@ -27,6 +27,7 @@ type Model struct {
 	neighbors [][]int
 	maxArgs   int
 	numMatVec int // MatVec nodes over a Vector site, numbered by Node.id
+	orbits    []orbit
 }
 
 type entry struct {
@@ -75,7 +76,7 @@ func (m *Model) Offset(name string) (offset, size int, err error) {
 	return 0, 0, fmt.Errorf("graph: unknown latent %q", name)
 }
 
-func (m *Model) compile() error {
+func (m *Model) compile(groups []groupDecl) error {
 	// Sites and supports.
 	off := 0
 	for _, f := range m.fams {
@@ -146,6 +147,9 @@ func (m *Model) compile() error {
 			return err
 		}
 	}
+	if err := m.compileGroups(groups); err != nil {
+		return err
+	}
 
 	// Markov blankets and neighbours.
 	m.blanket = make([][]entry, len(m.sites))
@@ -187,6 +191,7 @@ func (m *Model) compile() error {
 			}
 		}
 	}
+	m.orbitBlankets(m.blanket)
 	m.groupBlankets()
 	m.numberMatVecs()
 	m.neighbors = make([][]int, len(m.sites))

@@ -39,6 +39,13 @@ type scorer struct {
 	helpers  []*scorer // lazily created
 	chunkF   []float64 // per chunk: partial score
 	chunkGH  []float64 // per chunk: partial gradient (k) then Hessian (k×k)
+
+	// Orbit scores (ScoreOrbit): the group whose orbit parameter t is the one active
+	// coordinate (nil otherwise), and per state coordinate dx/dt and d²x/dt² at t = 0
+	// (set for the group's coordinates).
+	orbit   *orbit
+	ou, ow  []float64
+	orbitGH [2]float64
 }
 
 const (
@@ -122,8 +129,14 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 		clear(s.grad)
 		clear(s.hess)
 	}
+	return s.sumBlanket(s.m.blanket[i], s.m.groups[i], deriv, continuous)
+}
+
+// sumBlanket returns the summed log density of the blanket elements bl and the
+// tallied runs gs and, with deriv, their derivatives with respect to the active
+// coordinates (a site's, or a group's orbit parameter) in s.grad and s.hess.
+func (s *scorer) sumBlanket(bl []entry, gs []group, deriv, continuous bool) float64 {
 	total := 0.0
-	bl := s.m.blanket[i]
 	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
 		total = s.scoreChunked(bl, nch, deriv, continuous)
 		if math.IsInf(total, -1) || math.IsNaN(total) {
@@ -138,8 +151,8 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 			}
 		}
 	}
-	for gi := range s.m.groups[i] {
-		total += s.factorGroup(&s.m.groups[i][gi], deriv)
+	for gi := range gs {
+		total += s.factorGroup(&gs[gi], deriv)
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			s.resetBatches()
 			return total
@@ -177,6 +190,7 @@ func (s *scorer) scoreChunked(bl []entry, nch int, deriv, continuous bool) float
 	}
 	for _, h := range s.helpers {
 		h.x, h.active, h.k, h.base = s.x, s.active, s.k, s.base
+		h.orbit, h.ou, h.ow = s.orbit, s.ou, s.ow
 		h.ops.k = s.k
 		h.epoch++
 	}
