@@ -28,12 +28,12 @@ import (
 // ∂_n = a_n/x_n and ∂²_nn = −a_n/x_n², all other Hessian entries 0, where a_n is the
 // Dirichlet concentration minus 1 plus the count of the data terms in x_n.
 //
-// In the marginalised form (the default of Annotation) the classes are summed out:
+// In the marginalised form (AnnotationPrior.MarginaliseClasses) the classes are summed out:
 // the z sites are nmc.Site.Marginalised, and pi, theta and the log joint see the
 // marginal likelihood log Σ_k exp(a_ik) of every item (annotation_marginal.go); the
 // z sites keep the score of the explicit form, their exact conditional given pi and
 // theta, from which the sampler draws them. The explicit form (the paper's, and the
-// graph model's) is AnnotationPrior.ExplicitClasses.
+// graph model's) is Annotation's default.
 //
 // It is deliberately not an nmc.Neighborer: within one sweep the classes of some of
 // nearly every labeler's items move, and pi reads every class, so precise cache

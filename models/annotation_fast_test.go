@@ -64,7 +64,7 @@ func closeRel(a, b, tol float64) bool {
 }
 
 // TestAnnotationFastMatchesGraph compares the hand-written model in its explicit
-// form (AnnotationPrior.ExplicitClasses, the graph model's form) with the graph
+// form (AnnotationPrior.MarginaliseClasses, the graph model's form) with the graph
 // model at many states: sites, every site's score (values and
 // differences over every value of a class, over random points of a simplex), the
 // gradients and Hessians of the simplex sites, and the log joint. It does so at the
@@ -73,9 +73,9 @@ func closeRel(a, b, tol float64) bool {
 func TestAnnotationFastMatchesGraph(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2020, 6))
 	u := func(lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
-	priors := []*AnnotationPrior{{ExplicitClasses: true}}
+	priors := []*AnnotationPrior{{}}
 	for range 4 {
-		priors = append(priors, &AnnotationPrior{PiConcentration: u(0.05, 5), Gamma: u(0.5, 40), Rho: u(0.05, 0.95), ExplicitClasses: true})
+		priors = append(priors, &AnnotationPrior{PiConcentration: u(0.05, 5), Gamma: u(0.5, 40), Rho: u(0.05, 0.95)})
 	}
 	for i, prior := range priors {
 		name := "default prior"
@@ -186,7 +186,7 @@ func compareAnnotationWithGraph(t *testing.T, prior *AnnotationPrior) {
 // class when it tallies the classes, so for a class 0.5 only the hand-written pi
 // score is checked; the sampler never proposes such a class.)
 func TestAnnotationFastOutsideSupport(t *testing.T) {
-	b, f, _ := fastAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5}, &AnnotationPrior{ExplicitClasses: true})
+	b, f, _ := fastAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5}, &AnnotationPrior{})
 	fs, gs := f.NewScorer(), b.Graph.NewScorer()
 	x := make([]float64, nmc.Dim(f.Sites()))
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -232,7 +232,7 @@ func TestAnnotationFastOutsideSupport(t *testing.T) {
 func TestAnnotationFastDerivativesFD(t *testing.T) {
 	for _, explicit := range []bool{true, false} {
 		t.Run(fmt.Sprintf("explicit=%v", explicit), func(t *testing.T) {
-			_, f, _ := fastAnnotation(t, 13, AnnotationConfig{N: 200, Labelers: 5, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, &AnnotationPrior{ExplicitClasses: explicit})
+			_, f, _ := fastAnnotation(t, 13, AnnotationConfig{N: 200, Labelers: 5, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, &AnnotationPrior{MarginaliseClasses: !explicit})
 			checkAnnotationDerivativesFD(t, f)
 		})
 	}
@@ -345,7 +345,7 @@ func TestAnnotationFastBadInput(t *testing.T) {
 // form and the graph model (with the same majority-vote start) on one data set and checks that their
 // posterior means of pi agree within the Monte Carlo error of both.
 func TestAnnotationFastSamplesLikeGraph(t *testing.T) {
-	b, f, _ := fastAnnotation(t, 14, AnnotationConfig{N: 300, Labelers: 10, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, &AnnotationPrior{ExplicitClasses: true})
+	b, f, _ := fastAnnotation(t, 14, AnnotationConfig{N: 300, Labelers: 10, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, &AnnotationPrior{})
 	opts := &nmc.Options{Chains: 4, Draws: 1000, Seed: 21}
 	resF := sample(t, b, opts)
 	graphStart := &Built{Name: "annotation (graph)", Model: f.start, Graph: b.Graph}

@@ -15,11 +15,11 @@ import (
 // marginalised and the explicit hand-written models.
 func annotationPair(t *testing.T, train AnnotationData) (marg, expl *annotationFast) {
 	t.Helper()
-	bm, err := Annotation(train, nil, nil)
+	bm, err := Annotation(train, nil, &AnnotationPrior{MarginaliseClasses: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := Annotation(train, nil, &AnnotationPrior{ExplicitClasses: true})
+	be, err := Annotation(train, nil, &AnnotationPrior{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestAnnotationMarginalBruteForce(t *testing.T) {
 // is never stale and its values do not depend on the history.
 func TestAnnotationMarginalCache(t *testing.T) {
 	cfg := AnnotationConfig{N: 300, Labelers: 6, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}
-	_, f, _ := fastAnnotation(t, 31, cfg, nil)
+	_, f, _ := fastAnnotation(t, 31, cfg, &AnnotationPrior{MarginaliseClasses: true})
 	sites := f.Sites()
 	off := nmc.Offsets(sites)
 	rng := rand.New(rand.NewPCG(32, 1))
@@ -231,7 +231,7 @@ func TestAnnotationMarginalCache(t *testing.T) {
 // joint; a class out of range gives −Inf for its own site only (the log joint and
 // the other scores do not read the classes).
 func TestAnnotationMarginalOutsideSupport(t *testing.T) {
-	_, f, _ := fastAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5}, nil)
+	_, f, _ := fastAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5}, &AnnotationPrior{MarginaliseClasses: true})
 	sc := f.NewScorer()
 	x := make([]float64, nmc.Dim(f.Sites()))
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -315,7 +315,7 @@ func TestSteerSimplexHessian(t *testing.T) {
 		}
 		// The marginalised annotation scores.
 		cfg := AnnotationConfig{N: 200, Labelers: 4, Classes: k, JLoc: 2.5, Gamma: 10, Rho: 0.5}
-		_, f, _ := fastAnnotation(t, uint64(80+k), cfg, nil)
+		_, f, _ := fastAnnotation(t, uint64(80+k), cfg, &AnnotationPrior{MarginaliseClasses: true})
 		sites := f.Sites()
 		off := nmc.Offsets(sites)
 		xs := make([]float64, nmc.Dim(sites))
@@ -363,11 +363,11 @@ func TestAnnotationMarginalSamplesLikeExplicit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bm, err := Annotation(train, nil, nil)
+	bm, err := Annotation(train, nil, &AnnotationPrior{MarginaliseClasses: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := Annotation(train, nil, &AnnotationPrior{ExplicitClasses: true})
+	be, err := Annotation(train, nil, &AnnotationPrior{})
 	if err != nil {
 		t.Fatal(err)
 	}
