@@ -37,6 +37,10 @@ func TestBuiltInGroups(t *testing.T) {
 		schools = append(schools, dil(2+j, 0)) // theta[j] about mu (state: mu, tau, theta)
 	}
 	schools = append(schools, dil(1, -1))
+	level := []nmc.OrbitCoord{{Coord: 0, Kind: nmc.Shift, Rate: 1, Anchor: -1}}
+	for j := 0; j < 8; j++ {
+		level = append(level, nmc.OrbitCoord{Coord: 2 + j, Kind: nmc.Shift, Rate: 1, Anchor: -1})
+	}
 	cases := []struct {
 		name  string
 		build func() (*Built, error)
@@ -44,7 +48,7 @@ func TestBuiltInGroups(t *testing.T) {
 	}{
 		{"funnel", Funnel, []nmc.Group{{Name: "funnel(z, x)", Coords: []nmc.OrbitCoord{{Coord: 0, Kind: nmc.Shift, Rate: 2, Anchor: -1}, dil(1, -1)}}}},
 		{"eight schools", func() (*Built, error) { return EightSchools(EightSchoolsData.Y, EightSchoolsData.Sigma, false) },
-			[]nmc.Group{{Name: "scale(theta, tau)", Coords: schools}}},
+			[]nmc.Group{{Name: "scale(theta, tau)", Coords: schools}, {Name: "shift(mu, theta)", Coords: level}}},
 		{"eight schools, non-centred", func() (*Built, error) { return EightSchools(EightSchoolsData.Y, EightSchoolsData.Sigma, true) }, nil},
 		{"logistic", func() (*Built, error) { return Logistic(lt, nil, nil) }, []nmc.Group{{Name: "scale(alpha, beta)", Coords: scale(0, 4)}}},
 		{"robust", func() (*Built, error) { return Robust(rt, nil, nil) }, []nmc.Group{{Name: "scale(alpha, beta)", Coords: scale(2, 6)}}},
@@ -81,11 +85,13 @@ func TestBuiltInGroups(t *testing.T) {
 			if err := b.Model.Init(rng, x); err != nil {
 				t.Fatal(err)
 			}
-			var d [2]float64
-			sc.ScoreOrbit(x, 0, &d)
-			fd1, fd2, r1, r2 := orbitFD(lj, x, xt, c.want[0])
-			if math.Abs(d[0]-fd1) > 1e-6*max(1, math.Abs(d[0]))+r1 || math.Abs(d[1]-fd2) > 1e-6*max(1, math.Abs(d[1]))+r2 {
-				t.Errorf("%s at %v: d = (%.10g, %.10g), finite differences (%.10g, %.10g)", c.name, x, d[0], d[1], fd1, fd2)
+			for gi, g := range c.want {
+				var d [2]float64
+				sc.ScoreOrbit(x, gi, &d)
+				fd1, fd2, r1, r2 := orbitFD(lj, x, xt, g)
+				if math.Abs(d[0]-fd1) > 1e-6*max(1, math.Abs(d[0]))+r1 || math.Abs(d[1]-fd2) > 1e-6*max(1, math.Abs(d[1]))+r2 {
+					t.Errorf("%s, group %q at %v: d = (%.10g, %.10g), finite differences (%.10g, %.10g)", c.name, g.Name, x, d[0], d[1], fd1, fd2)
+				}
 			}
 		}
 	}

@@ -48,6 +48,7 @@ type chain struct {
 	orb    OrbitScorer       // sc as an OrbitScorer when there are groups
 	gstats []draws.SiteStats // per group
 	gold   []float64         // scratch: the old values of a group's coordinates
+	gnew   []float64         // scratch: the proposed values of a group's coordinates
 	gd     [2]float64        // scratch: the derivatives along an orbit
 	marg   []int             // the Marginalised sites, in state order
 
@@ -96,6 +97,7 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 	}
 	for _, g := range groups {
 		c.gold = make([]float64, max(len(c.gold), len(g.coords)))
+		c.gnew = make([]float64, len(c.gold))
 	}
 	if dependents != nil {
 		c.valid = make([]bool, len(sites))

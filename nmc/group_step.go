@@ -3,6 +3,7 @@ package nmc
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 )
 
@@ -17,9 +18,26 @@ import (
 // included, stays. The scorer gives f and its first two derivatives along the orbit
 // at t = 0; with S = Σ sⱼ over the dilated coordinates, the log density of t with
 // respect to dt is h(t) = f(x(t)) + t·S, so h′(0) = d[0] + S and h″(0) = d[1] (the
-// Jacobian term is linear in t). The proposal q_x(t) is a Gaussian fitted to h at 0
-// (orbitFit): the Newton fit N(−h′/h″, −1/h″) when h″ < 0, else the one-dimensional
-// form of the Real proposer's rules (SoftAbs, random walk).
+// Jacobian term is linear in t). The proposal q_x(t) is fitted to h at 0 (orbitFit):
+//
+//   - where h″(0) < 0, the log-Gamma law e^{c·t} ~ Gamma(a, b) that matches h′(0)
+//     and h″(0) and the rate c at which the curvature changes along the orbit,
+//     c = log(h″(δ)/h″(0))/δ, read from one more orbit score at a probe point δ one
+//     Newton standard deviation from 0 towards the Newton mean. Its log density in t,
+//     a·c·t − b·e^{c·t}, is h's own shape for a dilation of a Gaussian
+//     (h(t) = k·t − ρe^{2st}: c = 2s, and the fit is exact at every point), with an
+//     exponential left tail where a Gaussian in t has none: the Newton step from a
+//     small radius overshoots by about k/(4ρ) and is rejected, so the plain Newton
+//     fit left chains stuck near a collapsed scale (eight schools' τ → 0). When h is
+//     nearly quadratic (|c| times the Newton sd below 10⁻²), or the probe is not
+//     concave, or the fit is invalid, the Newton fit N(−h′/h″, −1/h″) is used: the
+//     log-Gamma law tends to it as c → 0 (funnel: h is quadratic, nothing changes);
+//   - where h″(0) ≥ 0 in a group with dilations (the convex foot of a law whose mode
+//     is away from a collapsed scale: centred eight schools near τ → 0), the Newton
+//     fit in the scale factor r = e^{c·t} (c the mean dilation rate, sign of h′), a
+//     Gaussian in r, when it is concave there;
+//   - otherwise the one-dimensional form of the Real proposer's rules (SoftAbs,
+//     random walk), counted as fallbacks.
 //
 // # Why the acceptance ratio is exact
 //
@@ -39,8 +57,9 @@ import (
 // log α = f(x′) − f(x) + t′·S + log q_{x′}(−t′) − log q_x(t′): f drops only terms
 // that do not depend on the group's coordinates, which x and x′ share. The reverse
 // proposal q_{x′} is fitted at x′ along the orbit through x′, by the same rule as
-// q_x, so q is a deterministic function of the point (fallbacks included), which is
-// all the argument needs.
+// q_x, so q is a deterministic function of the point (fallbacks and the probe
+// included: the probe point and c depend on the point's own derivatives only), which
+// is all the argument needs.
 
 // orbitProposer is the name of the group moves' proposer in Result.Groups.
 const orbitProposer = "orbit-newton"
@@ -53,17 +72,45 @@ type groupPlan struct {
 	name   string
 	coords []OrbitCoord
 	rate   float64 // S = Σ s over the dilated coordinates: the Jacobian is e^{t·S}
+	scale  float64 // the mean rate of the dilated coordinates (0: none)
+	maxC   float64 // the bound on |c| of the log-Gamma fit: 4·max |Rate|
 	sites  []int   // the sites with a coordinate in the group, in state order
 }
 
-// orbitFit is the Gaussian proposal of t fitted at one point of an orbit.
+// orbitForm is the form of a proposal of t.
+type orbitForm uint8
+
+const (
+	// orbitNormal: t ~ N(mean, sd²).
+	orbitNormal orbitForm = iota
+	// orbitLogGamma: e^{c·t} ~ Gamma(a, b) (shape, rate).
+	orbitLogGamma
+	// orbitScaleNormal: e^{c·t} ~ N(mean, sd²), no move when the draw is ≤ 0.
+	orbitScaleNormal
+)
+
+// orbitFit is the proposal of t fitted at one point of an orbit.
 type orbitFit struct {
-	mean, sd float64
-	fb       bool // not the Newton fit: h″ ≥ 0 (SoftAbs) or non-finite (random walk)
+	form     orbitForm
+	mean, sd float64 // orbitNormal (of t), orbitScaleNormal (of e^{c·t})
+	c        float64 // orbitLogGamma, orbitScaleNormal: the rate of e^{c·t}
+	a, b     float64 // orbitLogGamma
+	fb       bool    // SoftAbs or random walk: no fit to a concave h
 }
 
-// fitOrbit returns the proposal of t fitted to h′(0) = h1 and h″(0) = h2: the Newton
-// fit N(−h1/h2, −1/h2) when h2 < 0; when h2 ≥ 0 the SoftAbs form of the Real
+const (
+	// minSkew is the least |c|·sd (c the probed rate, sd the Newton fit's) at
+	// which the log-Gamma fit replaces the Newton fit; below it h is quadratic to
+	// within rounding over the proposal's range (the log-Gamma's shape a ≈ 1/(c·sd)²
+	// exceeds 10⁴, its skewness 2/√a is below 0.02).
+	minSkew = 1e-2
+	// maxCPerRate bounds |c| by this multiple of the group's largest |Rate|
+	// (a dilation of a Gaussian has c = 2s).
+	maxCPerRate = 4
+)
+
+// fitOrbit returns the Newton fit of t to h′(0) = h1 and h″(0) = h2:
+// N(−h1/h2, −1/h2) when h2 < 0; when h2 ≥ 0 the SoftAbs form of the Real
 // proposer, N(h1/w, 1/w) with w = softAbs(−h2); when h1 or h2 (or the fit) is not
 // finite the Real proposer's random walk at t = 0, N(0, rwRel²).
 func fitOrbit(h1, h2 float64) orbitFit {
@@ -83,10 +130,136 @@ func fitOrbit(h1, h2 float64) orbitFit {
 	return orbitFit{mean: 0, sd: rwRel, fb: true}
 }
 
-// logq returns the log density of the fitted proposal at t.
-func (q orbitFit) logq(t float64) float64 { return normLogPdf(t, q.mean, q.sd) }
+// fitLogGamma returns the log-Gamma law of t, e^{c·t} ~ Gamma(a, b), whose log
+// density a·c·t − b·e^{c·t} has first and second derivatives h1 and h2 at t = 0:
+// b = −h2/c², a = h1/c + b; ok is false when a or b is not finite and positive.
+func fitLogGamma(h1, h2, c float64) (q orbitFit, ok bool) {
+	b := -h2 / (c * c)
+	a := h1/c + b
+	if !(a > 0 && b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return orbitFit{}, false
+	}
+	return orbitFit{form: orbitLogGamma, c: c, a: a, b: b}, true
+}
+
+// fitScaleNormal returns the Newton fit of r = e^{c·t} (r = 1 at t = 0) to the log
+// density of r, φ(r) = h(log(r)/c) − log|c·r|, whose derivatives at r = 1 are
+// φ′ = h1/c − 1 and φ″ = h2/c² − h1/c + 1: r ~ N(1 − φ′/φ″, −1/φ″); ok is false
+// unless φ″ < 0 and the fit is finite.
+func fitScaleNormal(h1, h2, c float64) (q orbitFit, ok bool) {
+	p1 := h1/c - 1
+	p2 := h2/(c*c) - h1/c + 1
+	if !(p2 < 0) {
+		return orbitFit{}, false
+	}
+	mean, sd := 1-p1/p2, math.Sqrt(-1/p2)
+	if !isFinite(mean) || !isFinite(sd) || !(sd > 0) {
+		return orbitFit{}, false
+	}
+	return orbitFit{form: orbitScaleNormal, c: c, mean: mean, sd: sd}, true
+}
+
+// draw returns a draw of t, or ok = false for a scale-normal draw r ≤ 0 (no move).
+func (q orbitFit) draw(rng *rand.Rand) (t float64, ok bool) {
+	switch q.form {
+	case orbitLogGamma:
+		return (logGammaRand(rng, q.a) - math.Log(q.b)) / q.c, true
+	case orbitScaleNormal:
+		r := q.mean + q.sd*rng.NormFloat64()
+		if !(r > 0) {
+			return 0, false
+		}
+		return math.Log(r) / q.c, true
+	}
+	return q.mean + q.sd*rng.NormFloat64(), true
+}
+
+// logq returns the log density of the fitted proposal at t (with respect to dt).
+func (q orbitFit) logq(t float64) float64 {
+	switch q.form {
+	case orbitLogGamma:
+		ct := q.c * t
+		return q.a*math.Log(q.b) - lgamma(q.a) + q.a*ct - q.b*math.Exp(ct) + math.Log(math.Abs(q.c))
+	case orbitScaleNormal:
+		ct := q.c * t
+		return normLogPdf(math.Exp(ct), q.mean, q.sd) + ct + math.Log(math.Abs(q.c))
+	}
+	return normLogPdf(t, q.mean, q.sd)
+}
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// fitOrbitAt returns the proposal of t for group gi at the current state, whose
+// group coordinates are base, from h1 = h′(0) and h2 = h″(0) there (see the file
+// comment). It may score one probe point x(δ) along the orbit, and leaves the state
+// as it found it (c.gd is overwritten).
+func (c *chain) fitOrbitAt(g *groupPlan, gi int, base []float64, h1, h2 float64) orbitFit {
+	q := fitOrbit(h1, h2)
+	if q.fb {
+		if g.scale != 0 && isFinite(h1) && h2 >= 0 && !math.IsInf(h2, 0) {
+			cs := g.scale
+			if h1 < 0 {
+				cs = -cs
+			}
+			if f, ok := fitScaleNormal(h1, h2, cs); ok {
+				return f
+			}
+		}
+		return q
+	}
+	delta := q.sd
+	if h1 < 0 {
+		delta = -delta
+	}
+	p2, ok := c.probeOrbit(g, gi, base, delta)
+	if !ok || !(p2 < 0) {
+		return q
+	}
+	cr := math.Log(p2/h2) / delta
+	cr = max(-g.maxC, min(g.maxC, cr))
+	if !(math.Abs(cr)*q.sd >= minSkew) { // also when cr is NaN
+		return q
+	}
+	if f, ok := fitLogGamma(h1, h2, cr); ok {
+		return f
+	}
+	return q
+}
+
+// probeOrbit returns h″(δ) along the orbit of group gi through the point whose group
+// coordinates are base (the current state), and restores the state.
+func (c *chain) probeOrbit(g *groupPlan, gi int, base []float64, delta float64) (h2 float64, ok bool) {
+	if c.setOrbit(g, base, delta) {
+		f := c.orb.ScoreOrbit(c.x, gi, &c.gd)
+		h2, ok = c.gd[1], isFinite(f) && isFinite(c.gd[1])
+	}
+	for k, oc := range g.coords {
+		c.x[oc.Coord] = base[k]
+	}
+	return h2, ok
+}
+
+// setOrbit sets the group's coordinates to the point at t along the orbit through
+// the point whose group coordinates are base (anchors as they are in c.x), and
+// reports whether every value is finite.
+func (c *chain) setOrbit(g *groupPlan, base []float64, t float64) bool {
+	ok := true
+	for k, oc := range g.coords {
+		var v float64
+		if oc.Kind == Dilate {
+			a := 0.0
+			if oc.Anchor >= 0 {
+				a = c.x[oc.Anchor] // not in the group, so not moved
+			}
+			v = a + math.Exp(oc.Rate*t)*(base[k]-a)
+		} else {
+			v = base[k] + oc.Rate*t
+		}
+		c.x[oc.Coord] = v
+		ok = ok && isFinite(v)
+	}
+	return ok
+}
 
 // stepGroup is one Metropolis-Hastings step along the orbit of group gi.
 func (c *chain) stepGroup(gi int) {
@@ -101,36 +274,28 @@ func (c *chain) stepGroup(gi int) {
 		st.Fallbacks++
 		return
 	}
-	q0 := fitOrbit(d[0]+g.rate, d[1])
-	if q0.fb {
-		st.Fallbacks++
-	}
-	t := q0.mean + q0.sd*c.rng.NormFloat64()
-	u := c.rng.Float64()
-	old := c.gold[:len(g.coords)]
+	n := len(g.coords)
+	old, moved := c.gold[:n], c.gnew[:n]
 	for k, oc := range g.coords {
 		old[k] = c.x[oc.Coord]
 	}
-	ok := true
-	for k, oc := range g.coords {
-		var v float64
-		if oc.Kind == Dilate {
-			a := 0.0
-			if oc.Anchor >= 0 {
-				a = c.x[oc.Anchor] // not in the group, so not moved
-			}
-			v = a + math.Exp(oc.Rate*t)*(old[k]-a)
-		} else {
-			v = old[k] + oc.Rate*t
-		}
-		c.x[oc.Coord] = v
-		ok = ok && isFinite(v)
+	q0 := c.fitOrbitAt(g, gi, old, d[0]+g.rate, d[1])
+	if q0.fb {
+		st.Fallbacks++
+	}
+	t, drawn := q0.draw(c.rng)
+	u := c.rng.Float64()
+	if !drawn {
+		return // a scale-normal draw r ≤ 0: the proposal stays, as if rejected
 	}
 	accept := false
-	if ok {
+	if c.setOrbit(g, old, t) {
 		f1 := c.orb.ScoreOrbit(c.x, gi, d)
 		if f1 > math.Inf(-1) && !math.IsNaN(f1) {
-			q1 := fitOrbit(d[0]+g.rate, d[1])
+			for k, oc := range g.coords {
+				moved[k] = c.x[oc.Coord]
+			}
+			q1 := c.fitOrbitAt(g, gi, moved, d[0]+g.rate, d[1])
 			logr := f1 - f0 + t*g.rate + q1.logq(-t) - q0.logq(t)
 			accept = math.Log(u) < logr
 		}
@@ -218,8 +383,10 @@ func checkGroups(sites []Site, groups []Group) ([]groupPlan, error) {
 			if !isFinite(oc.Rate) || oc.Rate == 0 {
 				return nil, fmt.Errorf("%s: Rate = %g, want finite and non-zero", at, oc.Rate)
 			}
+			plan.maxC = max(plan.maxC, maxCPerRate*math.Abs(oc.Rate))
 			if oc.Kind == Dilate {
 				plan.rate += oc.Rate
+				plan.scale++ // the count of dilated coordinates, for now
 				if a := oc.Anchor; a != -1 {
 					if a < 0 || a >= dim {
 						return nil, fmt.Errorf("%s: Anchor %d is not −1 or a coordinate of the state (0 … %d)", at, a, dim-1)
@@ -240,6 +407,9 @@ func checkGroups(sites []Site, groups []Group) ([]groupPlan, error) {
 			}
 		}
 		plan.sites = sortedUnique(plan.sites)
+		if plan.scale > 0 {
+			plan.scale = plan.rate / plan.scale
+		}
 		plans[gi] = plan
 	}
 	return plans, nil
