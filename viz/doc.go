@@ -1,7 +1,8 @@
 // Package viz builds diagnostic plots of MCMC draws with gonum/plot: traces, rank
 // plots, densities (with a KDE and an exact density for conjugate checks), pair
 // scatter plots, autocorrelation, forest plots, predictive log-likelihood curves,
-// per-site acceptance bars and confusion-matrix heat maps.
+// per-site acceptance bars, confusion-matrix heat maps and the rank histogram and
+// ECDF-difference plot of simulation-based calibration.
 //
 // # Overview
 //

@@ -10,6 +10,7 @@
 //	summary  summarize MCMC draws from nmc, R posterior, pandas/ArviZ or CmdStan CSV files
 //	gen      generate a data set for one of the paper's models
 //	paper    reproduce the paper's experiments
+//	sbc      check the sampler's calibration by simulation-based calibration
 //
 // "nmc COMMAND -h" describes a command and its flags. Every command is a library
 // call with flags around it: the models by name are the registry of package models
@@ -47,6 +48,16 @@
 // number of draws. -out writes the summary to a CSV file with full precision as
 // well; -vars selects quantities ("mu,beta" selects mu and every beta[i]);
 // -quantiles sets the quantile columns ("0.025,0.975" gives q2.5 and q97.5).
+//
+// # SBC
+//
+//	nmc sbc -model NAME [-sims N] [-seed S] [-out FILE] [-plots DIR] [flags]
+//
+// runs simulation-based calibration (sbc.Run, with the simulators of
+// models.Simulator) on a built-in model: per parameter, the χ² test of uniformity of
+// the ranks and a verdict; -out writes the ranks with the SBC R package's columns
+// sim_id,variable,simulated_value,rank,max_rank (sim_id from 1), -plots the rank
+// histograms and ECDF-difference plots (viz.RankHistogram, viz.ECDFDiff).
 //
 // # Exit status
 //

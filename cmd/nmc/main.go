@@ -68,6 +68,7 @@ var commands = []*command{
 	summaryCommand,
 	genCommand,
 	paperCommand,
+	sbcCommand,
 }
 
 // run runs nmc with the command-line arguments args (without the program name),
