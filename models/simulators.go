@@ -28,8 +28,23 @@ const (
 	SimulatorXSD = 1.0
 )
 
+// Default sizes of the annotation simulator: a small Dawid-Skene data set (each
+// labeler labels about 25 items, so the labels inform θ), cheap enough for a few
+// hundred simulations in seconds.
+const (
+	// SimulatorAnnotationItems and SimulatorAnnotationLabelers are the items and
+	// labelers of the annotation simulator when its sizes are 0.
+	SimulatorAnnotationItems, SimulatorAnnotationLabelers = 40, 4
+	// SimulatorAnnotationClasses is the number of classes of the annotation
+	// simulator.
+	SimulatorAnnotationClasses = 3
+	// SimulatorAnnotationJLoc is the Poisson mean of the number of labels per item
+	// (clipped to 1 … labelers), as in the paper's generator.
+	SimulatorAnnotationJLoc = 2.5
+)
+
 // simulatorModels lists the registry models that have a simulator, in Names order.
-var simulatorModels = []string{"funnel", "blr", "robust", "normal_known_sigma", "gamma_poisson", "beta_binomial", "dirichlet_categorical"}
+var simulatorModels = []string{"funnel", "blr", "robust", "annotation", "normal_known_sigma", "gamma_poisson", "beta_binomial", "dirichlet_categorical"}
 
 // SimulatorNames returns the registry models that Simulator knows. The slice is a
 // new copy.
@@ -50,11 +65,16 @@ func SimulatorNames() []string { return append([]string(nil), simulatorModels...
 //     also ν ~ Gamma(2, rate 0.1), σ ~ Exponential(rate 0.1)), n rows and k
 //     predictors with X_ik ~ N(0, SimulatorXSD²), no held-out data; 0 means
 //     SimulatorRegressionN and SimulatorRegressionK.
+//   - annotation: the Dawid-Skene model with its classes z summed out
+//     (AnnotationPrior.MarginaliseClasses) and the paper's prior, n items and k
+//     labelers (AnnotationSimulator(n, k, true); 0 means SimulatorAnnotationItems and
+//     SimulatorAnnotationLabelers). The truth holds every pi[m], theta[l,m,n] and
+//     z[i].
 //   - funnel: no data (n and k must be 0): z ~ N(0, 3), x ~ N(0, e^{z/2}), and the
 //     funnel itself is the posterior; the check is then that the sampler draws the
 //     prior.
 //
-// It returns an error for a model without a simulator (annotation, eight_schools),
+// It returns an error for a model without a simulator (eight_schools),
 // an unknown model and sizes out of range.
 func Simulator(name string, n, k int) (sbc.Simulator, error) {
 	spec, err := Lookup(name)
@@ -152,6 +172,8 @@ func Simulator(name string, n, k int) (sbc.Simulator, error) {
 			}
 			return built(b, err, truth)
 		}, nil
+	case "annotation":
+		return AnnotationSimulator(n, k, true)
 	case "funnel":
 		if n != 0 || k != 0 {
 			return nil, sizeErr("n", n, "model funnel has no data")
@@ -175,6 +197,59 @@ func built(b *Built, err error, truth map[string]float64) (nmc.Model, map[string
 		return nil, nil, err
 	}
 	return b.Model, truth, nil
+}
+
+// AnnotationSimulator returns the simulation-based calibration simulator of a small
+// Dawid-Skene model (Simulator "annotation" is AnnotationSimulator(n, k, true)). Each
+// call draws π ~ Dirichlet(1/C, …), θ[l][m] ~ Dirichlet(α_m) with the paper's γ = 10
+// and ρ = 0.5, then n items with z_i ~ Categorical(π), each labelled by a
+// Poisson(SimulatorAnnotationJLoc) number of its k labelers (clipped to 1 … k, drawn
+// without replacement) with y ~ Categorical(θ[l][z_i]) — GenerateAnnotation's process,
+// the model's own prior predictive — and returns the model built on the labels alone
+// with the same prior, the classes summed out when marginalise is set
+// (AnnotationPrior.MarginaliseClasses) and explicit otherwise. The truth holds every
+// pi[m], theta[l,m,n] and z[i]; in both forms z is a draw column (with marginalise it
+// is drawn after each sweep from its exact conditional), and package sbc breaks its
+// ties at random. SimulatorAnnotationClasses classes; n and k of 0 mean
+// SimulatorAnnotationItems and SimulatorAnnotationLabelers. It returns a *SizeError
+// for a negative size.
+func AnnotationSimulator(n, k int, marginalise bool) (sbc.Simulator, error) {
+	switch {
+	case n < 0:
+		return nil, &SizeError{Model: "annotation", Size: "n", Value: n, Reason: "want a positive number of items"}
+	case k < 0:
+		return nil, &SizeError{Model: "annotation", Size: "k", Value: k, Reason: "want a positive number of labelers"}
+	}
+	if n == 0 {
+		n = SimulatorAnnotationItems
+	}
+	if k == 0 {
+		k = SimulatorAnnotationLabelers
+	}
+	// GenerateAnnotation splits its N items into train and test halves: draw 2n and
+	// keep the n train items.
+	cfg := AnnotationConfig{N: 2 * n, Labelers: k, Classes: SimulatorAnnotationClasses, JLoc: SimulatorAnnotationJLoc, Gamma: 10, Rho: 0.5}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	prior := &AnnotationPrior{Gamma: cfg.Gamma, Rho: cfg.Rho, MarginaliseClasses: marginalise}
+	return func(rng *rand.Rand) (nmc.Model, map[string]float64, error) {
+		train, _, gen, err := GenerateAnnotation(rng, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		names, values := gen.Named()
+		truth := make(map[string]float64, len(names)+len(train.Z))
+		for j, name := range names {
+			truth[name] = values[j]
+		}
+		for i, z := range train.Z {
+			truth["z["+strconv.Itoa(i)+"]"] = float64(z)
+		}
+		train.Z = nil // the classes are latent: the model sees the labels only
+		b, err := Annotation(train, nil, prior)
+		return built(b, err, truth)
+	}, nil
 }
 
 // simulateRegression draws a regression data set of n rows and k predictors from

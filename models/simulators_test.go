@@ -55,7 +55,7 @@ func TestSimulatorErrors(t *testing.T) {
 		n, k int
 		want string
 	}{
-		{"annotation", 0, 0, "has no simulator"},
+		{"annotation", 0, -1, "k = -1"},
 		{"eight_schools", 0, 0, "has no simulator"},
 		{"nope", 0, 0, "unknown model"},
 		{"blr", -1, 0, "n = -1"},
@@ -70,5 +70,45 @@ func TestSimulatorErrors(t *testing.T) {
 	}
 	if _, err := Simulator("blr", 0, -2); !errors.As(err, new(*SizeError)) {
 		t.Errorf("Simulator(blr, 0, -2): %v, want a *SizeError", err)
+	}
+}
+
+// TestAnnotationSimulator checks the two forms of the annotation simulator: the same
+// seed simulates the same parameters and data, and only the marginalised form marks
+// the z sites Marginalised.
+func TestAnnotationSimulator(t *testing.T) {
+	t.Parallel()
+	truths := map[bool]map[string]float64{}
+	for _, marginalise := range []bool{true, false} {
+		sim, err := AnnotationSimulator(10, 3, marginalise)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, truth, err := sim(rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		truths[marginalise] = truth
+		if want := 3 + 3*3*3 + 10; len(truth) != want {
+			t.Errorf("marginalise %v: %d simulated values, want %d", marginalise, len(truth), want)
+		}
+		for _, s := range m.Sites() {
+			if s.Marginalised != (marginalise && strings.HasPrefix(s.Name, "z[")) {
+				t.Errorf("marginalise %v: site %s Marginalised = %v", marginalise, s.Name, s.Marginalised)
+			}
+		}
+	}
+	for v, x := range truths[true] {
+		if truths[false][v] != x {
+			t.Errorf("%s = %v marginalised, %v explicit, with the same seed", v, x, truths[false][v])
+		}
+	}
+	for _, c := range []struct {
+		n, k int
+		want string
+	}{{-1, 0, "n = -1"}, {0, -2, "k = -2"}} {
+		if _, err := AnnotationSimulator(c.n, c.k, true); !errors.As(err, new(*SizeError)) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("AnnotationSimulator(%d, %d): error %v, want a *SizeError with %q", c.n, c.k, err, c.want)
+		}
 	}
 }

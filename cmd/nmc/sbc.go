@@ -42,8 +42,11 @@ p > 0.001. The exit status is 0 whatever the verdict.
 Models (-model): ` + strings.Join(models.SimulatorNames(), ", ") + `.
 The conjugate models use the registry's hyperparameters and data sizes (-n,
 -k as for nmc sample); blr and robust draw small data sets, -n rows [100] and
--k predictors [2] with X ~ N(0, 1) and the paper's priors; the funnel has no
-data. Group moves are on unless -no-group-moves.
+-k predictors [2] with X ~ N(0, 1) and the paper's priors; annotation draws a
+small Dawid-Skene data set from the paper's prior, -n items [40] labelled by
+about 2.5 of -k labelers [4] each, 3 classes, and samples it with the classes z
+summed out (z is still ranked: drawn after each sweep, ties broken at random);
+the funnel has no data. Group moves are on unless -no-group-moves.
 
 Simulations run in parallel on all cores; simulation i draws all its random
 numbers from PCG stream i of -seed, so the results do not depend on the number

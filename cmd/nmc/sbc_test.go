@@ -55,6 +55,20 @@ func TestSBC(t *testing.T) {
 	}
 }
 
+// TestSBCAnnotation checks that nmc sbc runs the Dawid-Skene simulator and ranks
+// pi, theta and the marginalised classes z.
+func TestSBCAnnotation(t *testing.T) {
+	t.Parallel()
+	stdout := mustRun(t, "sbc", "-model", "annotation", "-n", "8", "-k", "2", "-sims", "10", "-max-rank", "19", "-thin", "2", "-warmup", "20", "-bins", "4")
+	for _, want := range []string{
+		"simulation-based calibration of annotation: 10 simulations", "pi[2]", "theta[1,2,2]", "z[7]", "verdict: ",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout does not contain %q:\n%s", want, stdout)
+		}
+	}
+}
+
 func TestSBCBadCommandLine(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -62,7 +76,8 @@ func TestSBCBadCommandLine(t *testing.T) {
 		want string
 	}{
 		{[]string{"sbc"}, "-model is required"},
-		{[]string{"sbc", "-model", "annotation"}, "has no simulator"},
+		{[]string{"sbc", "-model", "eight_schools"}, "has no simulator"},
+		{[]string{"sbc", "-model", "annotation", "-k", "-1"}, "-k = -1"},
 		{[]string{"sbc", "-model", "nope"}, "unknown model"},
 		{[]string{"sbc", "-model", "blr", "-sims", "0"}, "-sims = 0"},
 		{[]string{"sbc", "-model", "blr", "-bins", "1"}, "-bins = 1"},
