@@ -102,6 +102,35 @@ func TestGroupMovesCalibrated(t *testing.T) {
 	}
 }
 
+// TestMarginalisedClassesCalibrated checks calibration of a small Dawid-Skene model
+// (40 items, 4 labelers, 3 classes, about 2.5 labels per item) with its classes z
+// summed out of the scores of pi and theta and drawn after each sweep from their
+// exact conditional, and, as a reference, in the explicit form where z stays in the
+// sweep. Every pi[m], theta[l,m,n] and z[i] is ranked (z's ties at random). A wrong
+// marginal likelihood, gradient or Hessian, or a z drawn from the wrong conditional,
+// would bend the ranks.
+func TestMarginalisedClassesCalibrated(t *testing.T) {
+	t.Parallel()
+	for _, marginalise := range []bool{true, false} {
+		form := map[bool]string{true: "marginalised", false: "explicit"}[marginalise]
+		t.Run(form, func(t *testing.T) {
+			t.Parallel()
+			sim, err := models.AnnotationSimulator(0, 0, marginalise)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: sims, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := 3 + 4*3*3 + 40; len(res.Variables) != want {
+				t.Fatalf("%d ranked parameters %v, want %d (pi, theta and z)", len(res.Variables), res.Variables, want)
+			}
+			checkUniform(t, "annotation "+form, res)
+		})
+	}
+}
+
 // scaledModel is a deliberately wrong posterior: its log density is twice the
 // model's, so its draws come from the square of the posterior (narrower, with the
 // same mode).
