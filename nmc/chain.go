@@ -377,12 +377,16 @@ func outsideSupport(s Site, x []float64) string {
 // checks done every 256 sites, so that a long sweep can be cancelled, and reports
 // false if it was (the partial sweep is not recorded).
 func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
-	if !c.opts.groupsOnly {
+	fittedOnly := c.opts.fittedOnly && !warmup
+	if !c.opts.groupsOnly && !fittedOnly {
 		if !c.sweepSites(warmup, done) {
 			return false
 		}
 	}
 	for gi := range c.groups {
+		if fittedOnly {
+			break
+		}
 		c.group = gi
 		c.stepGroup(gi)
 	}

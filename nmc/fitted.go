@@ -28,7 +28,7 @@ import (
 // whose conditional Newton proposal accepts ~13%).
 //
 // Blocks: the Real coordinates of every group (when group moves are on and the group
-// has at least two of them) form one block, scored with the group's orbit score: the
+// has at least two of them, not all in the block of an earlier group) form one block, scored with the group's orbit score: the
 // joint fit over, e.g., (α, β) of a regression follows their correlation, which
 // single-site blocks cannot. Every Real site with at least two coordinates, none of
 // them in a group block, forms a block of its own, scored with its Markov-blanket
@@ -140,7 +140,11 @@ func fittedBlocks(sites []Site, groups []groupPlan) []blockPlan {
 				ss = append(ss, i)
 			}
 		}
-		if len(coords) < 2 || len(coords) > maxFittedDim {
+		covered := true // every coordinate already in a block of an earlier group
+		for _, j := range coords {
+			covered = covered && inGroup[j]
+		}
+		if len(coords) < 2 || len(coords) > maxFittedDim || covered {
 			continue
 		}
 		sortInts(coords)

@@ -89,6 +89,10 @@ type Options struct {
 	// groupsOnly, a test hook, makes every sweep skip the site steps: only the group
 	// moves and the draws of Marginalised sites remain.
 	groupsOnly bool
+	// fittedOnly, a test hook, makes every sweep after warm-up skip the site steps
+	// and the group moves: only the fitted independence steps (and the draws of
+	// Marginalised sites) remain.
+	fittedOnly bool
 }
 
 // withDefaults validates o and returns a copy with the defaults filled in. dim is the
