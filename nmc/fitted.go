@@ -13,8 +13,8 @@ import (
 // block (see fitBlock: S from the block's curvature at a few warm-up draws, m their
 // mean corrected by a Newton step) and freezes it as the proposal q = N(m, c·S),
 // c = FittedStep.Inflate (or the multivariate t with that location and scale
-// matrix). Every FittedStep.Every-th sweep after warm-up then adds one
-// Metropolis-Hastings independence step per block:
+// matrix). Every FittedStep.Every-th sweep after warm-up then adds FittedStep.Steps
+// Metropolis-Hastings independence steps per block:
 //
 //	log α = f(x′) − f(x) + log q(x) − log q(x′),
 //
@@ -38,14 +38,21 @@ import (
 // more than the step gains).
 
 // FittedStep configures the fitted independence step (see Options.Fitted). The zero
-// value is the default: on, every sweep, Gaussian proposal with covariance inflated
-// by 1.1.
+// value is the default: on, three steps every sweep, Gaussian proposal with
+// covariance inflated by 1.1.
 type FittedStep struct {
 	// Off turns the step off.
 	Off bool
-	// Every makes the step on every Every-th sweep after warm-up (default 1, every
+	// Every makes the steps on every Every-th sweep after warm-up (default 1, every
 	// sweep). Must not be negative.
 	Every int
+	// Steps is the number of independence steps per block in a row on such a sweep
+	// (default 3). A step costs two evaluations of the block's score (one when the
+	// previous step is carried over), far less than a Newton step of a large site;
+	// on a logistic regression with K = 40 three steps per sweep instead of one
+	// raised the minimum bulk ESS of 4 × 1000 draws from 711–1237 to 985–2181 over
+	// three seeds, for about 25% more wall time. Must not be negative.
+	Steps int
 	// Inflate is the factor c of the proposal's covariance c·S, S the fitted
 	// covariance (default 1.1): a proposal a little wider than the target keeps the
 	// importance ratio bounded in the tails, but in d dimensions the acceptance falls
@@ -61,6 +68,7 @@ type FittedStep struct {
 
 const (
 	defaultFittedInflate = 1.1
+	defaultFittedSteps   = 3
 	// maxFittedDim is the largest block given a fitted step.
 	maxFittedDim = 200
 	// fittedRing is the most warm-up draws per block kept for the fit (the latest).
@@ -87,6 +95,12 @@ const (
 func (f FittedStep) withDefaults() (FittedStep, error) {
 	if f.Every < 0 {
 		return f, fmt.Errorf("nmc: Options.Fitted.Every = %d is negative", f.Every)
+	}
+	if f.Steps < 0 {
+		return f, fmt.Errorf("nmc: Options.Fitted.Steps = %d is negative", f.Steps)
+	}
+	if f.Steps == 0 {
+		f.Steps = defaultFittedSteps
 	}
 	if f.Inflate < 0 || math.IsNaN(f.Inflate) || math.IsInf(f.Inflate, 0) {
 		return f, fmt.Errorf("nmc: Options.Fitted.Inflate = %g, want positive and finite (0: the default %g)", f.Inflate, defaultFittedInflate)
@@ -479,21 +493,9 @@ func (b *fittedBlock) logq(y []float64) float64 {
 	return b.logc - q/2
 }
 
-// stepFitted is one independence Metropolis-Hastings step of fitted block bi; st
-// counts it when non-nil.
-func (c *chain) stepFitted(bi int, st *draws.SiteStats) {
-	b := c.fitted[bi]
-	if !b.active {
-		return
-	}
-	p := b.plan
-	if st != nil {
-		st.Proposals++
-	}
-	for k, j := range p.coords {
-		b.old[k] = c.x[j]
-	}
-	// Draw y = m + L z (Gaussian) or m + L z·√(ν/χ²_ν) (Student t).
+// draw writes a draw of the proposal into dst, y = m + L z (Gaussian) or
+// m + L z·√(ν/χ²_ν) (Student t), and reports whether it is finite.
+func (b *fittedBlock) draw(c *chain, dst []float64) bool {
 	z := b.z
 	for k := range z {
 		z[k] = c.rng.NormFloat64()
@@ -503,44 +505,62 @@ func (c *chain) stepFitted(bi int, st *draws.SiteStats) {
 		chi2 := 2 * math.Exp(logGammaRand(c.rng, b.df/2))
 		scale = math.Sqrt(b.df / chi2)
 	}
-	u := c.rng.Float64()
 	d := b.d
 	for i := 0; i < d; i++ {
 		s := 0.0
 		for j := 0; j <= i; j++ {
 			s += b.l[i*d+j] * z[j]
 		}
-		b.y[i] = b.mean[i] + scale*s
+		dst[i] = b.mean[i] + scale*s
 	}
-	if !allFinite(b.y) {
+	return allFinite(dst)
+}
+
+// stepFitted makes Options.Fitted.Steps independence Metropolis-Hastings steps of
+// fitted block bi in a row; st counts them when non-nil. The block's score at the
+// current point is computed once and carried from step to step.
+func (c *chain) stepFitted(bi int, st *draws.SiteStats) {
+	b := c.fitted[bi]
+	if !b.active {
 		return
 	}
-	f0 := c.blockScore(p)
-	if !isFinite(f0) {
-		return
-	}
-	lq0 := b.logq(b.old)
-	lq1 := b.logq(b.y)
-	for k, j := range p.coords {
-		c.x[j] = b.y[k]
-	}
-	f1 := c.blockScore(p)
-	accept := false
-	if f1 > math.Inf(-1) && !math.IsNaN(f1) {
-		logr := f1 - f0 + lq0 - lq1
-		accept = math.Log(u) < logr
-	}
-	if !accept {
+	p := b.plan
+	f0 := math.NaN()
+	moved := false
+	for n := 0; n < c.opts.Fitted.Steps; n++ {
+		if st != nil {
+			st.Proposals++
+		}
+		if !b.draw(c, b.y) {
+			c.rng.Float64() // keep the chain's random numbers in step
+			continue
+		}
+		u := c.rng.Float64()
+		if math.IsNaN(f0) {
+			if f0 = c.blockScore(p); !isFinite(f0) {
+				break
+			}
+		}
+		for k, j := range p.coords {
+			b.old[k] = c.x[j]
+			c.x[j] = b.y[k]
+		}
+		f1 := c.blockScore(p)
+		if f1 > math.Inf(-1) && !math.IsNaN(f1) && math.Log(u) < f1-f0+b.logq(b.old)-b.logq(b.y) {
+			f0, moved = f1, true
+			if st != nil {
+				st.Accepted++
+			}
+			continue
+		}
 		for k, j := range p.coords {
 			c.x[j] = b.old[k]
 		}
-		return
 	}
-	if st != nil {
-		st.Accepted++
-	}
-	for _, i := range p.sites {
-		c.moved(i)
+	if moved {
+		for _, i := range p.sites {
+			c.moved(i)
+		}
 	}
 }
 

@@ -57,7 +57,7 @@ func TestFittedStepAlone(t *testing.T) {
 		if df > 0 {
 			checkBanana(t, "banana", r, 0.4)
 		}
-		if len(r.Fitted) != 1 || r.Fitted[0].Name != "fitted(x)" || r.Fitted[0].Proposals != 16000 {
+		if len(r.Fitted) != 1 || r.Fitted[0].Name != "fitted(x)" || r.Fitted[0].Proposals != 4*4000*defaultFittedSteps {
 			t.Fatalf("df %g: Fitted %+v", df, r.Fitted)
 		}
 		rate := r.Fitted[0].AcceptRate()
@@ -90,7 +90,7 @@ func TestFittedStepWithSites(t *testing.T) {
 		o := &Options{Chains: 4, Draws: 3000, Warmup: AutoWarmup, Seed: 402, Fitted: FittedStep{Every: every}}
 		r := sample(t, banana{0.4}, o)
 		checkBanana(t, "banana", r, 0.4)
-		if want := 4 * ((3000 + every - 1) / every); r.Fitted[0].Proposals != want {
+		if want := 4 * defaultFittedSteps * ((3000 + every - 1) / every); r.Fitted[0].Proposals != want {
 			t.Errorf("every %d: %d fitted proposals, want %d", every, r.Fitted[0].Proposals, want)
 		}
 
@@ -172,7 +172,7 @@ func TestFittedOff(t *testing.T) {
 		t.Errorf("no warm-up: Fitted %+v", r.Fitted)
 	}
 	r = sample(t, banana{1}, &Options{Chains: 2, Draws: 100, Warmup: 100, Seed: 405})
-	if len(r.Fitted) != 1 || len(r.FittedPerChain) != 2 || r.FittedPerChain[1][0].Proposals != 100 {
+	if len(r.Fitted) != 1 || len(r.FittedPerChain) != 2 || r.FittedPerChain[1][0].Proposals != 100*defaultFittedSteps {
 		t.Errorf("on: Fitted %+v, per chain %+v", r.Fitted, r.FittedPerChain)
 	}
 	if _, err := r.AcceptRate("fitted(x)"); err != nil {
@@ -191,6 +191,7 @@ func TestFittedOptionErrors(t *testing.T) {
 		{Options{Warmup: -2}, "Options.Warmup = -2"},
 		{Options{Warmup: AutoWarmup, WarmupMax: -1}, "Options.WarmupMax = -1"},
 		{Options{Fitted: FittedStep{Every: -1}}, "Options.Fitted.Every = -1"},
+		{Options{Fitted: FittedStep{Steps: -3}}, "Options.Fitted.Steps = -3"},
 		{Options{Fitted: FittedStep{Inflate: -1}}, "Options.Fitted.Inflate = -1"},
 		{Options{Fitted: FittedStep{Inflate: math.NaN()}}, "Options.Fitted.Inflate = NaN"},
 		{Options{Fitted: FittedStep{Inflate: math.Inf(1)}}, "Options.Fitted.Inflate = +Inf"},
