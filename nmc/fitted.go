@@ -35,7 +35,8 @@ import (
 // score. Scalar Real sites get no step of their own: NMC's one-dimensional Newton
 // step already fits their conditional, which a marginal fit cannot beat. Blocks with
 // more than maxFittedDim coordinates are left out (the dense covariance would cost
-// more than the step gains).
+// more than the step gains), and so, chain by chain, are the blocks whose local
+// steps accepted at least 90% of their warm-up proposals (see wellMixed).
 
 // FittedStep configures the fitted independence step (see Options.Fitted). The zero
 // value is the default: on, three steps every sweep, Gaussian proposal with

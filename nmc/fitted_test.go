@@ -94,13 +94,22 @@ func TestFittedStepWithSites(t *testing.T) {
 			t.Errorf("every %d: %d fitted proposals, want %d", every, r.Fitted[0].Proposals, want)
 		}
 
+		// A correlated Gaussian whose sites' Newton steps are exact conditionals
+		// and whose groups follow the correlation: the local steps accept every
+		// proposal, so the block is left to them (wellMixed).
 		r = sample(t, corr2(shift2, dilateAll(2, 1)), o)
 		checkMoments(t, "corr2 x0", column(t, r, "x0"), 1, 1, nil)
 		checkMoments(t, "corr2 x1", column(t, r, "x1"), -1, 1, nil)
-		if len(r.Fitted) != 1 || r.Fitted[0].Name != "fitted(x0, x1)" || r.Fitted[0].Sites != 2 { // one block for both groups
+		if len(r.Fitted) != 1 || r.Fitted[0].Name != "fitted(x0, x1)" || r.Fitted[0].Sites != 2 || r.Fitted[0].Proposals != 0 { // one block for both groups, not stepped
 			t.Fatalf("corr2: Fitted %+v", r.Fitted)
 		}
-		t.Logf("every %d: corr2 fitted acceptance %.3f", every, r.Fitted[0].AcceptRate())
+
+		r = sample(t, funnelGroup{k: 3}, o)
+		checkMoments(t, "funnel z", column(t, r, "z"), 0, 3, nil)
+		if len(r.Fitted) != 1 || r.Fitted[0].Proposals == 0 {
+			t.Fatalf("funnel: Fitted %+v", r.Fitted)
+		}
+		t.Logf("every %d: funnel fitted acceptance %.3f", every, r.Fitted[0].AcceptRate())
 	}
 }
 
@@ -237,7 +246,7 @@ func TestFittedBlocks(t *testing.T) {
 // the same chains of one local run, warm-up lengths and fitted counts included.
 func TestFittedFirstChainBitIdentical(t *testing.T) {
 	t.Parallel()
-	for _, m := range []Model{corr2(shift2, dilateAll(2, 1)), banana{0.4}} {
+	for _, m := range []Model{funnelGroup{k: 3}, banana{0.4}} {
 		o := Options{Chains: 4, Draws: 150, Warmup: AutoWarmup, Seed: 406}
 		local := sample(t, m, &o)
 		o.Chains, o.FirstChain = 2, 2

@@ -74,7 +74,9 @@ type Options struct {
 	// fits a Gaussian to the warm-up draws of its fitted blocks (the Real coordinates
 	// of each group, and each Real site with at least two coordinates outside
 	// groups) and adds independence Metropolis-Hastings steps from it (see
-	// FittedStep). The zero value is on; it takes effect only after a warm-up with
+	// FittedStep); a block whose local steps (its sites' Newton steps and its group
+	// move) accepted at least 90% of their warm-up proposals is left to them. The
+	// zero value is on; it takes effect only after a warm-up with
 	// enough draws (from the second half of an explicit warm-up, at least 20), so a
 	// run without warm-up is unchanged.
 	Fitted FittedStep

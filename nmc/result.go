@@ -47,7 +47,8 @@ type Result struct {
 	// "fitted(" followed by the block's sites and ")", Proposer "fitted-gaussian" or
 	// "fitted-t", Sites the number of sites in the block. Only the steps of the
 	// recorded phase (after warm-up, with the frozen proposal) are counted; a chain
-	// whose warm-up gave no fit makes none.
+	// whose warm-up gave no fit, or whose local steps already sampled the block well
+	// (every site's and the group's warm-up acceptance at least 90%), makes none.
 	Fitted []draws.SiteStats
 	// FittedPerChain holds the same statistics chain by chain.
 	FittedPerChain [][]draws.SiteStats

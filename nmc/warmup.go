@@ -36,6 +36,9 @@ const (
 	autoWindow = 50
 	// autoMinWarmup is the fewest sweeps of the adaptive warm-up.
 	autoMinWarmup = 200
+	// fittedSkipRate is the warm-up acceptance rate of a block's local steps above
+	// which the block gets no fitted step (see wellMixed).
+	fittedSkipRate = 0.9
 	// trendTolerance bounds the difference of the log joint's means over the last two
 	// windows, in standard deviations of the later window.
 	trendTolerance = 1.0
@@ -122,9 +125,37 @@ func (c *chain) endWarmup(n int) {
 	}
 }
 
-// fitBlocks fits every fitted block to its latest m warm-up draws.
+// fitBlocks fits every fitted block to its latest m warm-up draws, except the
+// blocks that local steps already sample well (see wellMixed).
 func (c *chain) fitBlocks(m int) {
 	for _, b := range c.fitted {
+		if c.wellMixed(b) {
+			b.active = false
+			continue
+		}
 		c.fitBlock(b, m)
 	}
+}
+
+// wellMixed reports whether every local step that moves block b — the Newton step
+// of each of its sites and, for a group's block, the group move — accepted at least
+// fittedSkipRate of its warm-up proposals. Such a block is already sampled by
+// near-exact conditional draws (a Gaussian-like site's Newton fit is its
+// conditional) plus the group move along the direction that couples its sites, and
+// an independence step would cost score evaluations for little: on a robust
+// regression with K = 40 (sites accepting 99–100%, the group 99.9%) three fitted
+// steps per sweep added 21% wall time and no bulk ESS.
+func (c *chain) wellMixed(b *fittedBlock) bool {
+	high := func(acc, prop int) bool { return prop > 0 && float64(acc) >= fittedSkipRate*float64(prop) }
+	for _, i := range b.plan.sites {
+		if st := c.stats[i]; !high(st.Accepted, st.Proposals) {
+			return false
+		}
+	}
+	if g := b.plan.group; g >= 0 {
+		if st := c.gstats[g]; !high(st.Accepted, st.Proposals) {
+			return false
+		}
+	}
+	return true
 }
