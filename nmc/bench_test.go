@@ -40,13 +40,13 @@ func BenchmarkSampleConjugateDirichlet(b *testing.B) {
 func BenchmarkSweepNormalNormal(b *testing.B) {
 	m := newMVNModel()
 	o, _ := (&Options{}).withDefaults(2)
-	ch := newChain(0, m, m.Sites(), nil, nil, &o, 2, 0)
+	ch := newChain(0, m, m.Sites(), nil, nil, nil, &o, 2, 0)
 	ch.sc = m.NewScorer()
 	if err := ch.init(); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		ch.sweep(false, nil)
+		ch.sweep(false, false, nil)
 	}
 }

@@ -52,6 +52,12 @@ type chain struct {
 	gd     [2]float64        // scratch: the derivatives along an orbit
 	marg   []int             // the Marginalised sites, in state order
 
+	// The fitted independence step (nil without fitted blocks) and the warm-up.
+	fitted       []*fittedBlock
+	fstats       []draws.SiteStats // per fitted block, recorded sweeps only
+	warm         warmupState
+	warmupSweeps int // the warm-up's length, once it is over
+
 	// step gives the Newton step fraction γ of Real sites and adapts it during
 	// warm-up; nil means the full step γ = 1.
 	step stepper
@@ -72,7 +78,7 @@ type chain struct {
 
 // newChain returns the chain with local index local (global number
 // opts.FirstChain + local).
-func newChain(local int, m Model, sites []Site, dependents [][]int, groups []groupPlan, opts *Options, ncols, nHeld int) *chain {
+func newChain(local int, m Model, sites []Site, dependents [][]int, groups []groupPlan, blocks []blockPlan, opts *Options, ncols, nHeld int) *chain {
 	dim := Dim(sites)
 	num := opts.FirstChain + local
 	c := &chain{
@@ -94,6 +100,13 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 		group:      -1,
 		groups:     groups,
 		gstats:     make([]draws.SiteStats, len(groups)),
+	}
+	if opts.Warmup == AutoWarmup {
+		c.warm.lj = make([]float64, 2*autoWindow)
+	}
+	c.fstats = make([]draws.SiteStats, len(blocks))
+	for bi := range blocks {
+		c.fitted = append(c.fitted, newFittedBlock(&blocks[bi], sites, opts.Fitted.DF))
 	}
 	for _, g := range groups {
 		c.gold = make([]float64, max(len(c.gold), len(g.coords)))
@@ -192,29 +205,59 @@ func (c *chain) run(ctx context.Context) (err error) {
 	}
 	c.phase = "sampling"
 	o := c.opts
-	total := o.Warmup + o.Draws*o.Thin
+	sampling := o.Draws * o.Thin
+	warmMax := o.Warmup
+	if o.Warmup == AutoWarmup {
+		warmMax = o.WarmupMax
+	}
+	total := warmMax + sampling
 	last := time.Now()
 	done := ctx.Done()
-	for sweep := 0; sweep < total; sweep++ {
-		select {
-		case <-done:
-			c.report(sweep, total)
-			return ctx.Err()
-		default:
-		}
-		if !c.sweep(sweep < o.Warmup, done) {
-			c.report(sweep, total)
-			return ctx.Err()
-		}
-		if sweep >= o.Warmup && (sweep-o.Warmup+1)%o.Thin == 0 {
-			c.record()
-		}
+	progress := func(sweep int) {
 		if o.Progress != nil {
 			if now := time.Now(); now.Sub(last) >= progressEvery {
 				last = now
 				o.Progress(Progress{Chain: c.local, Done: sweep + 1, Total: total})
 			}
 		}
+	}
+	sweep := 0
+	for sweep < warmMax {
+		select {
+		case <-done:
+			c.report(sweep, total)
+			return ctx.Err()
+		default:
+		}
+		if !c.sweep(true, false, done) {
+			c.report(sweep, total)
+			return ctx.Err()
+		}
+		complete := c.afterWarmupSweep(sweep)
+		progress(sweep)
+		sweep++
+		if complete {
+			break
+		}
+	}
+	c.endWarmup(sweep)
+	total = sweep + sampling
+	for s := 0; s < sampling; s++ {
+		select {
+		case <-done:
+			c.report(sweep, total)
+			return ctx.Err()
+		default:
+		}
+		if !c.sweep(false, s%o.Fitted.Every == 0, done) {
+			c.report(sweep, total)
+			return ctx.Err()
+		}
+		if (s+1)%o.Thin == 0 {
+			c.record()
+		}
+		progress(sweep)
+		sweep++
 	}
 	c.report(total, total)
 	return nil
@@ -330,21 +373,35 @@ func outsideSupport(s Site, x []float64) string {
 }
 
 // sweep updates every site once, in a fresh random order, then makes one group move
-// per group (in the order of the model's Groups), then draws every Marginalised site
-// from its exact conditional (in state order). It checks done every 256 sites, so
-// that a long sweep can be cancelled, and reports false if it was (the partial sweep
-// is not recorded).
-func (c *chain) sweep(warmup bool, done <-chan struct{}) bool {
-	if !c.opts.groupsOnly {
+// per group (in the order of the model's Groups), then, when fitted is true, one
+// fitted independence step per fitted block that has a proposal (in block order),
+// then draws every Marginalised site from its exact conditional (in state order). It
+// checks done every 256 sites, so that a long sweep can be cancelled, and reports
+// false if it was (the partial sweep is not recorded).
+func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
+	fittedOnly := c.opts.fittedOnly && !warmup
+	if !c.opts.groupsOnly && !fittedOnly {
 		if !c.sweepSites(warmup, done) {
 			return false
 		}
 	}
 	for gi := range c.groups {
+		if fittedOnly {
+			break
+		}
 		c.group = gi
 		c.stepGroup(gi)
 	}
 	c.group = -1
+	if fitted {
+		for bi := range c.fitted {
+			var st *draws.SiteStats
+			if !warmup {
+				st = &c.fstats[bi]
+			}
+			c.stepFitted(bi, st)
+		}
+	}
 	for _, i := range c.marg {
 		c.site = i
 		c.stepEnumerate(i)

@@ -454,7 +454,7 @@ func stationaryRadius(t *testing.T, m Model, draw func(rng *rand.Rand, x []float
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newChain(0, m, sites, nil, groups, &o, Dim(sites), 0)
+	c := newChain(0, m, sites, nil, groups, nil, &o, Dim(sites), 0)
 	c.sc = m.NewScorer()
 	c.orb = c.sc.(OrbitScorer)
 	rng := rand.New(rand.NewPCG(351, 1))
@@ -561,7 +561,7 @@ func TestGroupInvalidates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := newChain(0, m, sites, dep, groups, &o, Dim(sites), 0)
+		c := newChain(0, m, sites, dep, groups, nil, &o, Dim(sites), 0)
 		c.sc = m.NewScorer()
 		c.orb = c.sc.(OrbitScorer)
 		copy(c.x, []float64{0.5, 1.5, -0.5})

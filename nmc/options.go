@@ -20,9 +20,18 @@ type Options struct {
 	// Draws is the number of recorded draws per chain (default 1000). Must not be
 	// negative.
 	Draws int
-	// Warmup is the number of sweeps per chain run before recording (default 0).
-	// Must not be negative.
+	// Warmup is the number of sweeps per chain run before recording (default 0), or
+	// AutoWarmup for the adaptive warm-up: each chain then warms up in windows of 50
+	// sweeps, re-applies start refinement (see InitRefine) at the end of every window
+	// and stops at the first window end after at least 200 sweeps where the means of
+	// its log joint over the last two windows (both after its last refinement move)
+	// differ by at most one standard deviation of the later window, or after
+	// WarmupMax sweeps. Result.WarmupSweeps records each chain's length. An explicit
+	// value runs exactly that many sweeps. Must be AutoWarmup or not negative.
 	Warmup int
+	// WarmupMax bounds the adaptive warm-up (default 1000 sweeps); it is ignored
+	// unless Warmup is AutoWarmup. Must not be negative.
+	WarmupMax int
 	// Thin keeps every Thin-th sweep after warm-up (default 1). Must not be negative.
 	Thin int
 	// Seed seeds every chain: the chain with global number g (see FirstChain) draws all
@@ -61,6 +70,16 @@ type Options struct {
 	// (Grouper): the sweeps are then the paper's plain single-site NMC. The default
 	// (false) makes one group move per group and sweep, warm-up included.
 	NoGroupMoves bool
+	// Fitted configures the fitted independence step: after a warm-up, each chain
+	// fits a Gaussian to the warm-up draws of its fitted blocks (the Real coordinates
+	// of each group, and each Real site with at least two coordinates outside
+	// groups) and adds independence Metropolis-Hastings steps from it (see
+	// FittedStep); a block whose local steps (its sites' Newton steps and its group
+	// move) accepted at least 90% of their warm-up proposals is left to them. The
+	// zero value is on; it takes effect only after a warm-up with
+	// enough draws (from the second half of an explicit warm-up, at least 20), so a
+	// run without warm-up is unchanged.
+	Fitted FittedStep
 	// HeldOut, when non-nil, is evaluated at every recorded draw; the pointwise
 	// log-likelihoods go to Result.HeldOut.
 	HeldOut HeldOut
@@ -72,6 +91,10 @@ type Options struct {
 	// groupsOnly, a test hook, makes every sweep skip the site steps: only the group
 	// moves and the draws of Marginalised sites remain.
 	groupsOnly bool
+	// fittedOnly, a test hook, makes every sweep after warm-up skip the site steps
+	// and the group moves: only the fitted independence steps (and the draws of
+	// Marginalised sites) remain.
+	fittedOnly bool
 }
 
 // withDefaults validates o and returns a copy with the defaults filled in. dim is the
@@ -84,7 +107,10 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"Chains", e.Chains}, {"FirstChain", e.FirstChain}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}} {
+	}{{"Chains", e.Chains}, {"FirstChain", e.FirstChain}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"WarmupMax", e.WarmupMax}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}} {
+		if f.name == "Warmup" && f.v == AutoWarmup {
+			continue
+		}
 		if f.v < 0 {
 			return e, fmt.Errorf("nmc: Options.%s = %d is negative", f.name, f.v)
 		}
@@ -101,6 +127,14 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	if e.InitRetries == 0 {
 		e.InitRetries = 100
 	}
+	if e.WarmupMax == 0 {
+		e.WarmupMax = DefaultWarmupMax
+	}
+	fitted, err := e.Fitted.withDefaults()
+	if err != nil {
+		return e, err
+	}
+	e.Fitted = fitted
 	if e.InitRefine == 0 {
 		e.InitRefine = 50
 	}

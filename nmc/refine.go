@@ -20,8 +20,9 @@ func refineThreshold(k int) float64 {
 // a convex tail where its Gamma fit is invalid) is moved towards the proposal's
 // centre, halving the step until the site's score rises. Refinement stops at the
 // first sweep that moves nothing. It only chooses the starting point; every recorded
-// draw still comes from exact MH steps.
-func (c *chain) refine() {
+// draw still comes from exact MH steps. The adaptive warm-up applies it again at the
+// end of every window (see warmup.go). It reports whether it moved anything.
+func (c *chain) refine() (movedAny bool) {
 	sweeps := c.opts.InitRefine
 	for sweep := 0; sweep < sweeps; sweep++ {
 		moved := false
@@ -36,8 +37,10 @@ func (c *chain) refine() {
 		if !moved {
 			break
 		}
+		movedAny = true
 	}
 	c.invalidateAll()
+	return movedAny
 }
 
 // refineSite tries one refinement move of site i; it reports whether the site moved.

@@ -41,6 +41,21 @@ type Result struct {
 	// GroupsPerChain holds the same statistics chain by chain: GroupsPerChain[c][g]
 	// counts group g of Groups in chain c.
 	GroupsPerChain [][]draws.SiteStats
+	// Fitted holds per-block statistics of the fitted independence step (see
+	// FittedStep), totals over chains, when there are fitted blocks (Options.Fitted
+	// on, a warm-up, and a Real block of at least two coordinates); nil otherwise. Name is
+	// "fitted(" followed by the block's sites and ")", Proposer "fitted-gaussian" or
+	// "fitted-t", Sites the number of sites in the block. Only the steps of the
+	// recorded phase (after warm-up, with the frozen proposal) are counted; a chain
+	// whose warm-up gave no fit, or whose local steps already sampled the block well
+	// (every site's and the group's warm-up acceptance at least 90%), makes none.
+	Fitted []draws.SiteStats
+	// FittedPerChain holds the same statistics chain by chain.
+	FittedPerChain [][]draws.SiteStats
+	// WarmupSweeps holds each chain's number of warm-up sweeps (Options.Warmup, or the
+	// length the adaptive warm-up chose; for a cancelled or failed chain, the sweeps
+	// it ran before stopping, 0 if it stopped in its warm-up).
+	WarmupSweeps []int
 	// Wall is the wall-clock time of the whole run.
 	Wall time.Duration
 	// HeldOut holds, per chain, the pointwise held-out log-likelihoods row-major,
@@ -104,10 +119,10 @@ func groupStats(groups []groupPlan, chains []*chain) (total []draws.SiteStats, p
 }
 
 // AllStats returns the statistics of every site (Sites) followed by those of every
-// group (Groups), for the summary tables and the acceptance plot
-// (viz.AcceptancePlot, nbutil.SiteStatsHTML).
+// group (Groups) and every fitted block (Fitted), for the summary tables and the
+// acceptance plot (viz.AcceptancePlot, nbutil.SiteStatsHTML).
 func (r *Result) AllStats() []draws.SiteStats {
-	return append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...)
+	return append(append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...), r.Fitted...)
 }
 
 // AcceptRate returns the fraction of accepted proposals of the named site over all

@@ -57,6 +57,10 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var blocks []blockPlan
+	if !eff.Fitted.Off && eff.Warmup != 0 { // without warm-up there is nothing to fit
+		blocks = fittedBlocks(sites, groups)
+	}
 	var names []string
 	for _, s := range sites {
 		names = append(names, s.Coords()...)
@@ -81,7 +85,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	errs := make([]error, eff.Chains)
 	var wg sync.WaitGroup
 	for c := range chains {
-		chains[c] = newChain(c, m, sites, dependents, groups, &eff, len(names), nHeld)
+		chains[c] = newChain(c, m, sites, dependents, groups, blocks, &eff, len(names), nHeld)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -93,11 +97,14 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	res := &Result{Draws: draws, FirstChain: eff.FirstChain, Wall: time.Since(start), Options: eff, NumHeldOut: nHeld}
 	res.Sites, res.SitesPerChain = siteStats(sites, &eff, chains)
 	res.Groups, res.GroupsPerChain = groupStats(groups, chains)
+	res.Fitted, res.FittedPerChain = fittedStats(blocks, &eff, chains)
+	res.WarmupSweeps = make([]int, eff.Chains)
 	if eff.HeldOut != nil {
 		res.HeldOut = make([][]float64, eff.Chains)
 	}
 	for c, ch := range chains {
 		draws.Chains[c] = ch.out[:ch.nrec*len(names)]
+		res.WarmupSweeps[c] = ch.warmupSweeps
 		if res.HeldOut != nil {
 			res.HeldOut[c] = ch.held[:ch.nrec*nHeld]
 		}

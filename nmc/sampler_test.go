@@ -555,13 +555,13 @@ func TestNoAllocation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch := newChain(0, c.m, sites, nil, groups, &o, Dim(sites), 0)
+		ch := newChain(0, c.m, sites, nil, groups, nil, &o, Dim(sites), 0)
 		ch.sc = c.m.NewScorer()
 		ch.orb, _ = ch.sc.(OrbitScorer)
 		if err := ch.init(); err != nil {
 			t.Fatal(err)
 		}
-		if a := testing.AllocsPerRun(200, func() { ch.sweep(true, nil) }); a != 0 {
+		if a := testing.AllocsPerRun(200, func() { ch.sweep(true, false, nil) }); a != 0 {
 			t.Errorf("%s: %v allocations per sweep", c.name, a)
 		}
 	}
@@ -605,7 +605,7 @@ func TestStepFractionSameBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := newChain(0, m, sites, nil, nil, &o, 2, 0)
+	ch := newChain(0, m, sites, nil, nil, nil, &o, 2, 0)
 	ch.sc = m.NewScorer()
 	if err := ch.init(); err != nil {
 		t.Fatal(err)
@@ -615,7 +615,7 @@ func TestStepFractionSameBothWays(t *testing.T) {
 	distinct := map[float64]bool{}
 	for range 50 {
 		spy.gammas = spy.gammas[:0]
-		ch.sweep(false, nil)
+		ch.sweep(false, false, nil)
 		if len(spy.gammas) != 3 { // draw, reverse logq, forward logq
 			t.Fatalf("%d proposer calls in one step, want 3", len(spy.gammas))
 		}

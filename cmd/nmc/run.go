@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -17,6 +18,8 @@ import (
 // runSettings are the sampler settings of nmc sample.
 type runSettings struct {
 	chains, draws, warmup int
+	// autoWarmup asks for the adaptive warm-up (-warmup auto); warmup is then unused.
+	autoWarmup bool
 	// firstChain is the global number of the run's first chain (-first-chain): the
 	// run samples chains firstChain … firstChain+chains−1 of a run split over tasks.
 	firstChain int
@@ -42,6 +45,41 @@ func (s runSettings) check() error {
 	case s.firstChain < 0:
 		return fmt.Errorf("-first-chain = %d, want 0 or more", s.firstChain)
 	}
+	return nil
+}
+
+// maxWarmup is the most warm-up sweeps a chain runs: -warmup, or the bound of the
+// adaptive warm-up.
+func (s runSettings) maxWarmup() int {
+	if s.autoWarmup {
+		return nmc.DefaultWarmupMax
+	}
+	return s.warmup
+}
+
+// warmupFlag is the value of -warmup: a number of sweeps, or "auto".
+type warmupFlag struct {
+	n    int
+	auto bool
+}
+
+func (f *warmupFlag) String() string {
+	if f.auto {
+		return "auto"
+	}
+	return strconv.Itoa(f.n)
+}
+
+func (f *warmupFlag) Set(v string) error {
+	if v == "auto" {
+		f.auto, f.n = true, 0
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("want a number of sweeps or auto")
+	}
+	f.auto, f.n = false, n
 	return nil
 }
 
@@ -82,12 +120,16 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 			return nil, err
 		}
 	}
-	bar := newProgress(e.stderr, desc, s.chains, s.warmup+s.draws)
+	warmup := s.warmup
+	if s.autoWarmup {
+		warmup = nmc.AutoWarmup
+	}
+	bar := newProgress(e.stderr, desc, s.chains, s.maxWarmup()+s.draws)
 	opts := &nmc.Options{
 		Chains:       s.chains,
 		FirstChain:   s.firstChain,
 		Draws:        s.draws,
-		Warmup:       s.warmup,
+		Warmup:       warmup,
 		Seed:         s.seed,
 		HeldOut:      b.HeldOut,
 		NoGroupMoves: s.noGroupMoves,
@@ -142,7 +184,7 @@ func (e *interruptedError) Error() string {
 // printSites writes the acceptance and fallback counts per site family, then one
 // row per group of group moves (res.Groups).
 func printSites(w io.Writer, res *nmc.Result) {
-	groups := append(draws.GroupSites(res.Sites), res.Groups...)
+	groups := append(append(draws.GroupSites(res.Sites), res.Groups...), res.Fitted...)
 	width := len("site")
 	for _, g := range groups {
 		width = max(width, len(g.Name))

@@ -20,6 +20,7 @@ import (
 	"github.com/nmc-go/nmc/frames"
 	"github.com/nmc-go/nmc/internal/fileio"
 	"github.com/nmc-go/nmc/models"
+	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/paper"
 	"github.com/nmc-go/nmc/viz"
 )
@@ -82,7 +83,8 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	draws := fs.Int("draws", 1000, "recorded draws per chain")
 	chains := fs.Int("chains", 4, "number of chains, run in parallel")
 	firstChain := fs.Int("first-chain", 0, "sample chains `K` … K+chains−1 of a run split over tasks (see above)")
-	warmup := fs.Int("warmup", 100, "sweeps per chain before recording")
+	warmup := &warmupFlag{auto: true}
+	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: each chain warms up until its log joint stops trending (200 to 1000 sweeps)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
 	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
 	summary := fs.String("summary", "", "write the summary of every quantity to `file` (CSV)")
@@ -96,7 +98,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: *warmup, seed: *seed, noGroupMoves: *noGroups}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups}
 		if err := s.check(); err != nil {
 			return usage(err)
 		}
@@ -165,9 +167,12 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 	if s.chains == 1 {
 		chains = "chain"
 	}
-	fmt.Fprintf(w, "model %s: %s; %d %s × %d draws after %d warm-up sweeps, seed %d%s\n",
-		r.data.Model, describeData(r.data), s.chains, chains, s.draws, s.warmup, s.seed, chainRange(s))
-	sweeps := s.chains * (s.draws + s.warmup)
+	fmt.Fprintf(w, "model %s: %s; %d %s × %d draws after %s, seed %d%s\n",
+		r.data.Model, describeData(r.data), s.chains, chains, s.draws, describeWarmup(s, res), s.seed, chainRange(s))
+	sweeps := s.chains * s.draws
+	for _, n := range res.WarmupSweeps {
+		sweeps += n
+	}
 	fmt.Fprintf(w, "wall time %s (%.0f sweeps/s over all chains)\n\n", paper.FormatDuration(res.Wall), float64(sweeps)/res.Wall.Seconds())
 
 	var all []diagnostics.SummaryRow
@@ -255,6 +260,19 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 		fmt.Fprintf(w, "\nfigures: %s\n", strings.Join(files, ", "))
 	}
 	return nil
+}
+
+// describeWarmup says how long the chains warmed up: "100 warm-up sweeps", or for
+// the adaptive warm-up "adaptive warm-up of 200, 250, … sweeps" (chain by chain).
+func describeWarmup(s runSettings, res *nmc.Result) string {
+	if !s.autoWarmup {
+		return fmt.Sprintf("%d warm-up sweeps", s.warmup)
+	}
+	n := make([]string, len(res.WarmupSweeps))
+	for c, v := range res.WarmupSweeps {
+		n[c] = strconv.Itoa(v)
+	}
+	return "adaptive warm-up of " + strings.Join(n, ", ") + " sweeps"
 }
 
 // chainRange describes the run's chains in the run split over tasks that they
@@ -402,7 +420,7 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 		}
 	}
 	var sites []draws.SiteStats
-	for _, g := range append(draws.GroupSites(r.res.Sites), r.res.Groups...) {
+	for _, g := range append(append(draws.GroupSites(r.res.Sites), r.res.Groups...), r.res.Fitted...) {
 		if g.Proposals > 0 { // a site family that made no proposals has no rate to plot
 			sites = append(sites, g)
 		}

@@ -111,6 +111,19 @@ func TestSampleEveryModel(t *testing.T) {
 	}
 }
 
+// TestSampleAutoWarmup: the default warm-up is adaptive, and the header says how long
+// each chain warmed up; the fitted step has its row in the site table.
+func TestSampleAutoWarmup(t *testing.T) {
+	out := mustRun(t, "sample", "-model", "blr", "-n", "200", "-k", "2", "-draws", "30", "-chains", "2")
+	if !strings.Contains(out, "draws after adaptive warm-up of ") || !strings.Contains(out, "fitted(alpha, beta)") {
+		t.Errorf("output\n%s", out)
+	}
+	out = mustRun(t, "sample", "-model", "blr", "-n", "200", "-k", "2", "-draws", "30", "-chains", "2", "-warmup", "auto")
+	if !strings.Contains(out, "draws after adaptive warm-up of ") {
+		t.Errorf("-warmup auto: output\n%s", out)
+	}
+}
+
 func TestSampleOutputs(t *testing.T) {
 	dir := t.TempDir()
 	pll := filepath.Join(dir, "pll.csv")
@@ -452,6 +465,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"sample", "-model", "blr", "-draws", "many"}, exitUsage, "nmc sample: ", []string{"-draws", `"many"`}},
 		{[]string{"sample", "-model", "blr", "-chains", "0"}, exitUsage, "nmc sample: ", []string{"-chains = 0"}},
 		{[]string{"sample", "-model", "blr", "-warmup", "-1"}, exitUsage, "nmc sample: ", []string{"-warmup = -1"}},
+		{[]string{"sample", "-model", "blr", "-warmup", "some"}, exitUsage, "nmc sample: ", []string{"-warmup", `"some"`, "auto"}},
 		{[]string{"sample", "-model", "blr", "-first-chain", "-2"}, exitUsage, "nmc sample: ", []string{"-first-chain = -2"}},
 		{[]string{"sample", "-model", "blr", "-n", "-3"}, exitUsage, "nmc sample: ", []string{"-n = -3"}},
 		{[]string{"sample", "-model", "blr", "-n", "1"}, exitUsage, "nmc sample: ", []string{"-n = 1"}},

@@ -1,0 +1,266 @@
+package nmc
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// banana is x0 ~ Normal(0, 1), x1 | x0 ~ Normal(bend·x0², 1), one Real site of size
+// 2: a non-Gaussian target (E x1 = bend, Var x1 = 2·bend² + 1) whose curvature
+// varies, so that a Gaussian independence proposal fits it only roughly and the q
+// terms of the acceptance ratio matter.
+type banana struct{ bend float64 }
+
+func (banana) Sites() []Site                  { return []Site{{Name: "x", Size: 2, Support: Real}} }
+func (b banana) NewScorer() Scorer            { return b }
+func (b banana) LogJoint(x []float64) float64 { return b.Score(x, 0, nil, nil) }
+func (banana) Init(rng *rand.Rand, x []float64) error {
+	x[0], x[1] = rng.NormFloat64(), rng.NormFloat64()
+	return nil
+}
+
+func (b banana) Score(x []float64, _ int, grad, hess []float64) float64 {
+	a, r := x[0], x[1]-b.bend*x[0]*x[0]
+	if grad != nil {
+		grad[0] = -a + 2*b.bend*a*r
+		grad[1] = -r
+		hess[0] = -1 + 2*b.bend*r - 4*b.bend*b.bend*a*a
+		hess[1], hess[2] = 2*b.bend*a, 2*b.bend*a
+		hess[3] = -1
+	}
+	return -a*a/2 - r*r/2
+}
+
+// checkBanana checks both coordinates' moments.
+func checkBanana(t *testing.T, what string, r *Result, bend float64) {
+	t.Helper()
+	checkMoments(t, what+" x0", column(t, r, "x[0]"), 0, 1, nil)
+	checkMoments(t, what+" x1", column(t, r, "x[1]"), bend, math.Sqrt(2*bend*bend+1), nil)
+}
+
+// TestFittedStepAlone: with only the fitted independence step after warm-up, the
+// draws keep the target's closed-form moments (within the Monte Carlo error): a
+// Gaussian target with the Gaussian and the Student t proposal, a non-Gaussian one
+// with the t proposal. (Alone, the Gaussian proposal is not enough for the banana:
+// its curvature fit is narrower than the banana's x0 marginal, and an independence
+// kernel with lighter tails than its target is not geometrically ergodic, so the
+// tails are missed for longer than the MCSE shows; the local steps cover them in
+// the default sweeps.)
+func TestFittedStepAlone(t *testing.T) {
+	t.Parallel()
+	for _, df := range []float64{0, 5} {
+		o := &Options{Chains: 4, Draws: 4000, Warmup: 200, Seed: 401, Fitted: FittedStep{DF: df}, fittedOnly: true}
+		r := sample(t, banana{0.4}, o)
+		if df > 0 {
+			checkBanana(t, "banana", r, 0.4)
+		}
+		if len(r.Fitted) != 1 || r.Fitted[0].Name != "fitted(x)" || r.Fitted[0].Proposals != 4*4000*defaultFittedSteps {
+			t.Fatalf("df %g: Fitted %+v", df, r.Fitted)
+		}
+		rate := r.Fitted[0].AcceptRate()
+		if !(rate > 0.2 && rate < 1) {
+			t.Errorf("df %g: banana acceptance %.3f, want in (0.2, 1)", df, rate)
+		}
+		want := fittedProposerGaussian
+		if df > 0 {
+			want = fittedProposerT
+		}
+		if r.Fitted[0].Proposer != want {
+			t.Errorf("df %g: proposer %q, want %q", df, r.Fitted[0].Proposer, want)
+		}
+		t.Logf("banana, df %g: fitted acceptance %.3f", df, rate)
+
+		r = sample(t, newMVNModel(), o)
+		checkMoments(t, "mvn x0", column(t, r, "x[0]"), 1.5, math.Sqrt(0.5), nil)
+		checkMoments(t, "mvn x1", column(t, r, "x[1]"), 1.5, math.Sqrt(0.5), nil)
+		t.Logf("mvn, df %g: fitted acceptance %.3f", df, r.Fitted[0].AcceptRate())
+	}
+}
+
+// TestFittedStepWithSites: the default sweeps (site steps, group moves and the
+// fitted step, adaptive warm-up) keep the closed-form moments, on a banana, on a
+// Gaussian with a group whose Real coordinates form a joint block, and with the
+// step every third sweep.
+func TestFittedStepWithSites(t *testing.T) {
+	t.Parallel()
+	for _, every := range []int{1, 3} {
+		o := &Options{Chains: 4, Draws: 3000, Warmup: AutoWarmup, Seed: 402, Fitted: FittedStep{Every: every}}
+		r := sample(t, banana{0.4}, o)
+		checkBanana(t, "banana", r, 0.4)
+		if want := 4 * defaultFittedSteps * ((3000 + every - 1) / every); r.Fitted[0].Proposals != want {
+			t.Errorf("every %d: %d fitted proposals, want %d", every, r.Fitted[0].Proposals, want)
+		}
+
+		// A correlated Gaussian whose sites' Newton steps are exact conditionals
+		// and whose groups follow the correlation: the local steps accept every
+		// proposal, so the block is left to them (wellMixed).
+		r = sample(t, corr2(shift2, dilateAll(2, 1)), o)
+		checkMoments(t, "corr2 x0", column(t, r, "x0"), 1, 1, nil)
+		checkMoments(t, "corr2 x1", column(t, r, "x1"), -1, 1, nil)
+		if len(r.Fitted) != 1 || r.Fitted[0].Name != "fitted(x0, x1)" || r.Fitted[0].Sites != 2 || r.Fitted[0].Proposals != 0 { // one block for both groups, not stepped
+			t.Fatalf("corr2: Fitted %+v", r.Fitted)
+		}
+
+		r = sample(t, funnelGroup{k: 3}, o)
+		checkMoments(t, "funnel z", column(t, r, "z"), 0, 3, nil)
+		if len(r.Fitted) != 1 || r.Fitted[0].Proposals == 0 {
+			t.Fatalf("funnel: Fitted %+v", r.Fitted)
+		}
+		t.Logf("every %d: funnel fitted acceptance %.3f", every, r.Fitted[0].AcceptRate())
+	}
+}
+
+// TestAdaptiveWarmup: the adaptive warm-up runs whole windows, at least the minimum
+// and at most WarmupMax sweeps; an explicit Warmup runs exactly that many; the same
+// seed gives the same draws.
+func TestAdaptiveWarmup(t *testing.T) {
+	t.Parallel()
+	m := corr2(shift2)
+	r := sample(t, m, &Options{Chains: 3, Draws: 200, Warmup: AutoWarmup, Seed: 403})
+	for c, n := range r.WarmupSweeps {
+		if n < autoMinWarmup || n > DefaultWarmupMax || n%autoWindow != 0 {
+			t.Errorf("chain %d: %d warm-up sweeps, want a multiple of %d in [%d, %d]", c, n, autoWindow, autoMinWarmup, DefaultWarmupMax)
+		}
+	}
+	if r.Options.WarmupMax != DefaultWarmupMax || r.Options.Warmup != AutoWarmup {
+		t.Errorf("effective options Warmup %d, WarmupMax %d", r.Options.Warmup, r.Options.WarmupMax)
+	}
+	again := sample(t, m, &Options{Chains: 3, Draws: 200, Warmup: AutoWarmup, Seed: 403})
+	for c := range r.Draws.Chains {
+		sameChain(t, "same seed", r, c, again, c)
+	}
+	capped := sample(t, m, &Options{Chains: 2, Draws: 10, Warmup: AutoWarmup, WarmupMax: 120, Seed: 403})
+	fixed := sample(t, m, &Options{Chains: 2, Draws: 10, Warmup: 70, Seed: 403})
+	for c := 0; c < 2; c++ {
+		if capped.WarmupSweeps[c] != 120 || fixed.WarmupSweeps[c] != 70 {
+			t.Errorf("chain %d: warm-up %d (WarmupMax 120) and %d (Warmup 70)", c, capped.WarmupSweeps[c], fixed.WarmupSweeps[c])
+		}
+	}
+}
+
+// TestTrendless: the warm-up's trend test passes stationary noise and fails a
+// climbing log joint and a jump between the windows.
+func TestTrendless(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	noise := func(shift, slope float64) []float64 {
+		w := make([]float64, autoWindow)
+		for i := range w {
+			w[i] = shift + slope*float64(i) + rng.NormFloat64()
+		}
+		return w
+	}
+	if !trendless(noise(0, 0), noise(0.2, 0)) {
+		t.Error("stationary windows fail")
+	}
+	if trendless(noise(0, 0.5), noise(25, 0.5)) {
+		t.Error("a climb passes")
+	}
+	if trendless(noise(-50, 0), noise(0, 0)) {
+		t.Error("a jump passes")
+	}
+	nan := noise(0, 0)
+	nan[3] = math.NaN()
+	if trendless(noise(0, 0), nan) {
+		t.Error("NaN passes")
+	}
+}
+
+// TestFittedOff: Fitted.Off removes the step (no statistics), and a run without
+// warm-up has no fitted blocks.
+func TestFittedOff(t *testing.T) {
+	t.Parallel()
+	r := sample(t, banana{1}, &Options{Chains: 2, Draws: 100, Warmup: 100, Seed: 405, Fitted: FittedStep{Off: true}})
+	if r.Fitted != nil || r.FittedPerChain != nil || len(r.AllStats()) != 1 {
+		t.Errorf("Off: Fitted %+v, AllStats %+v", r.Fitted, r.AllStats())
+	}
+	r = sample(t, banana{1}, &Options{Chains: 2, Draws: 100, Seed: 405})
+	if r.Fitted != nil {
+		t.Errorf("no warm-up: Fitted %+v", r.Fitted)
+	}
+	r = sample(t, banana{1}, &Options{Chains: 2, Draws: 100, Warmup: 100, Seed: 405})
+	if len(r.Fitted) != 1 || len(r.FittedPerChain) != 2 || r.FittedPerChain[1][0].Proposals != 100*defaultFittedSteps {
+		t.Errorf("on: Fitted %+v, per chain %+v", r.Fitted, r.FittedPerChain)
+	}
+	if _, err := r.AcceptRate("fitted(x)"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestFittedOptionErrors: invalid warm-up and fitted-step options are errors naming
+// the field.
+func TestFittedOptionErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Warmup: -2}, "Options.Warmup = -2"},
+		{Options{Warmup: AutoWarmup, WarmupMax: -1}, "Options.WarmupMax = -1"},
+		{Options{Fitted: FittedStep{Every: -1}}, "Options.Fitted.Every = -1"},
+		{Options{Fitted: FittedStep{Steps: -3}}, "Options.Fitted.Steps = -3"},
+		{Options{Fitted: FittedStep{Inflate: -1}}, "Options.Fitted.Inflate = -1"},
+		{Options{Fitted: FittedStep{Inflate: math.NaN()}}, "Options.Fitted.Inflate = NaN"},
+		{Options{Fitted: FittedStep{Inflate: math.Inf(1)}}, "Options.Fitted.Inflate = +Inf"},
+		{Options{Fitted: FittedStep{DF: -2}}, "Options.Fitted.DF = -2"},
+		{Options{Fitted: FittedStep{DF: math.NaN()}}, "Options.Fitted.DF = NaN"},
+	} {
+		o := c.o
+		_, err := Sample(context.Background(), banana{1}, &o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want one containing %q", c.o, err, c.want)
+		}
+	}
+}
+
+// TestFittedBlocks: the blocks are the Real coordinates of each group (two or more)
+// and the Real sites of size ≥ 2 outside groups; scalar and non-Real sites get none.
+func TestFittedBlocks(t *testing.T) {
+	sites := []Site{
+		{Name: "a", Size: 1, Support: Real},
+		{Name: "b", Size: 3, Support: Real},
+		{Name: "s", Size: 1, Support: Positive},
+		{Name: "c", Size: 2, Support: Real},
+		{Name: "d", Size: 1, Support: Real},
+	}
+	groups := []groupPlan{
+		{name: "g", coords: []OrbitCoord{{Coord: 0, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 1, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 2, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 3, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 4, Kind: Dilate, Rate: 1, Anchor: -1}}},
+		{name: "h", coords: []OrbitCoord{{Coord: 7, Kind: Shift, Rate: 1}}},
+	}
+	blocks := fittedBlocks(sites, groups)
+	if len(blocks) != 2 {
+		t.Fatalf("blocks %+v", blocks)
+	}
+	if b := blocks[0]; b.name != "fitted(a, b)" || len(b.coords) != 4 || b.group != 0 || !b.whole {
+		t.Errorf("group block %+v", b)
+	}
+	if b := blocks[1]; b.name != "fitted(c)" || len(b.coords) != 2 || b.site != 3 || b.group != -1 {
+		t.Errorf("site block %+v", b)
+	}
+}
+
+// TestFittedFirstChainBitIdentical: with the adaptive warm-up and the fitted step
+// (per-chain fits), the chains of a run split with FirstChain are bit-identical to
+// the same chains of one local run, warm-up lengths and fitted counts included.
+func TestFittedFirstChainBitIdentical(t *testing.T) {
+	t.Parallel()
+	for _, m := range []Model{funnelGroup{k: 3}, banana{0.4}} {
+		o := Options{Chains: 4, Draws: 150, Warmup: AutoWarmup, Seed: 406}
+		local := sample(t, m, &o)
+		o.Chains, o.FirstChain = 2, 2
+		task := sample(t, m, &o)
+		for c := 0; c < 2; c++ {
+			sameChain(t, "split", local, 2+c, task, c)
+			if local.WarmupSweeps[2+c] != task.WarmupSweeps[c] {
+				t.Errorf("chain %d: warm-up %d vs %d", 2+c, local.WarmupSweeps[2+c], task.WarmupSweeps[c])
+			}
+			for bi := range local.Fitted {
+				if a, b := local.FittedPerChain[2+c][bi], task.FittedPerChain[c][bi]; a != b || a.Proposals == 0 {
+					t.Errorf("chain %d: fitted counts %+v vs %+v", 2+c, a, b)
+				}
+			}
+		}
+	}
+}
