@@ -587,19 +587,6 @@ func fittedStats(blocks []blockPlan, eff *Options, chains []*chain) (total []dra
 		return nil, nil
 	}
 	name := eff.Fitted.proposerName()
-	total = make([]draws.SiteStats, len(blocks))
-	for bi, p := range blocks {
-		total[bi] = draws.SiteStats{Name: p.name, Proposer: name, Sites: len(p.sites)}
-	}
-	perChain = make([][]draws.SiteStats, len(chains))
-	for c, ch := range chains {
-		perChain[c] = ch.fstats
-		for bi := range ch.fstats {
-			st := &perChain[c][bi]
-			st.Name, st.Proposer, st.Sites = total[bi].Name, total[bi].Proposer, len(blocks[bi].sites)
-			total[bi].Add(*st)
-			total[bi].Sites = len(blocks[bi].sites)
-		}
-	}
-	return total, perChain
+	return collectStats(len(blocks), func(b int) (string, string, int) { return blocks[b].name, name, len(blocks[b].sites) },
+		chains, func(ch *chain) []draws.SiteStats { return ch.fstats })
 }

@@ -78,18 +78,28 @@ type Result struct {
 // siteStats returns the statistics of Result.Sites and Result.SitesPerChain: each
 // chain's counts of every site, named, and their totals over the chains.
 func siteStats(sites []Site, eff *Options, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
-	total = make([]draws.SiteStats, len(sites))
-	for i, s := range sites {
-		total[i] = draws.SiteStats{Name: s.Name, Proposer: proposerName(s, eff)}
+	return collectStats(len(sites), func(i int) (string, string, int) { return sites[i].Name, proposerName(sites[i], eff), 1 },
+		chains, func(ch *chain) []draws.SiteStats { return ch.stats })
+}
+
+// collectStats labels the per-chain counters of n sites, groups or fitted blocks
+// (of(ch) gives a chain's) and totals them over the chains: label(i) gives the i-th
+// one's name, proposer and number of sites, which stays the same in the total (the
+// same sites in every chain, not one per chain).
+func collectStats(n int, label func(i int) (name, proposer string, sites int), chains []*chain, of func(*chain) []draws.SiteStats) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
+	total = make([]draws.SiteStats, n)
+	for i := range total {
+		total[i].Name, total[i].Proposer, total[i].Sites = label(i)
 	}
 	perChain = make([][]draws.SiteStats, len(chains))
 	for c, ch := range chains {
-		perChain[c] = ch.stats
-		for i := range ch.stats {
+		perChain[c] = of(ch)
+		for i := range perChain[c] {
 			st := &perChain[c][i]
-			st.Name, st.Proposer, st.Sites = total[i].Name, total[i].Proposer, 1
+			st.Name, st.Proposer, st.Sites = total[i].Name, total[i].Proposer, total[i].Sites
+			sites := total[i].Sites
 			total[i].Add(*st)
-			total[i].Sites = 1 // the same site in every chain, not one per chain
+			total[i].Sites = sites
 		}
 	}
 	return total, perChain
@@ -101,21 +111,8 @@ func groupStats(groups []groupPlan, chains []*chain) (total []draws.SiteStats, p
 	if len(groups) == 0 {
 		return nil, nil
 	}
-	total = make([]draws.SiteStats, len(groups))
-	for g, p := range groups {
-		total[g] = draws.SiteStats{Name: p.name, Proposer: orbitProposer, Sites: len(p.sites)}
-	}
-	perChain = make([][]draws.SiteStats, len(chains))
-	for c, ch := range chains {
-		perChain[c] = ch.gstats
-		for g := range ch.gstats {
-			st := &perChain[c][g]
-			st.Name, st.Proposer, st.Sites = total[g].Name, total[g].Proposer, len(groups[g].sites)
-			total[g].Add(*st)
-			total[g].Sites = len(groups[g].sites) // the same sites in every chain
-		}
-	}
-	return total, perChain
+	return collectStats(len(groups), func(g int) (string, string, int) { return groups[g].name, orbitProposer, len(groups[g].sites) },
+		chains, func(ch *chain) []draws.SiteStats { return ch.gstats })
 }
 
 // AllStats returns the statistics of every site (Sites) followed by those of every
