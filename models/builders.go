@@ -167,9 +167,9 @@ type AnnotationPrior struct {
 // Parameters: pi[m], z[i], theta[l,m,n] (0-based). test may be nil; its held-out
 // likelihood sums out each test item's class. Built.Graph is the model written with
 // the graph API, with z explicit; Built.Model is a hand-written implementation with
-// the same sites and state layout, started from majority-vote classes, which sums z
-// out of the scores of pi and theta unless prior.MarginaliseClasses is set (then it has
-// the graph model's scores; see AnnotationPrior).
+// the same sites and state layout, started from majority-vote classes, with the graph
+// model's scores; with prior.MarginaliseClasses it sums z out of the scores of pi and
+// theta instead (see AnnotationPrior).
 func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPrior) (*Built, error) {
 	if err := train.Validate(); err != nil {
 		return nil, fmt.Errorf("models: annotation: train: %w", err)
