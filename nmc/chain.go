@@ -447,11 +447,19 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	ci := c.cur[i]
 	cur, nxt := &c.slots[i][ci], &c.slots[i][1-ci]
 	xs := c.x[off : off+k]
+	kc, choosing := p.(kindChooser)
 	if !c.isValid(i) {
 		copy(cur.x, xs)
 		cur.f = c.sc.Score(c.x, i, cur.g, cur.h)
+		if choosing {
+			kc.nextKind(warmup)
+			choosing = false
+		}
 		p.fit(cur)
 		c.setValid(i)
+	}
+	if choosing && kc.nextKind(warmup) {
+		p.fit(cur) // the proposal kind changed: refit at the cached point
 	}
 	// The step rule gives γ of Real sites (the other proposers ignore it) and
 	// adapts to warm-up steps.
@@ -470,6 +478,9 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	copy(xs, nxt.x)
 	nxt.f = c.sc.Score(c.x, i, nxt.g, nxt.h)
 	if !(nxt.f > math.Inf(-1)) {
+		if kc != nil && warmup {
+			kc.record(math.Inf(-1))
+		}
 		copy(xs, cur.x)
 		return
 	}
@@ -478,6 +489,9 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	accept := math.Log(u) < logr
 	if stepped && warmup {
 		c.step.adapt(i, gamma, logr, accept)
+	}
+	if kc != nil && warmup {
+		kc.record(logr)
 	}
 	if !accept {
 		copy(xs, cur.x)

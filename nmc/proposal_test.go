@@ -235,6 +235,8 @@ func oneDimCases(t *testing.T) []proposerCase {
 	rrob := newRealProposer(1, RealProposal{Robust: true})
 	pos := &positiveProposer{lower: 1}
 	iv := &intervalProposer{lower: -1, upper: 3}
+	ivLogit := &intervalProposer{lower: -1, upper: 3, kind: kindLogit}
+	ivTrunc := &intervalProposer{lower: -1, upper: 3, kind: kindTrunc}
 	cases := []proposerCase{
 		{"real cholesky", rc, mk(rc, 0.5, 1.2, -2), -inf, inf},
 		{"real softabs", rc, mk(rc, 0.5, 1.2, 0.7), -inf, inf},
@@ -247,6 +249,9 @@ func oneDimCases(t *testing.T) []proposerCase {
 		{"beta", iv, mk(iv, 0.2, 0.3, -1), -1, 3},
 		{"beta fallback", iv, mk(iv, 0.2, math.Inf(1), -1), -1, 3},
 		{"beta logit-newton fallback", iv, mk(iv, 0.2, -5, 1.25), -1, 3},
+		{"interval logit newton", ivLogit, mk(ivLogit, 0.2, 0.3, -1), -1, 3},
+		{"interval logit langevin", ivLogit, mk(ivLogit, 2.9, -5, 1.25), -1, 3},
+		{"interval truncated newton", ivTrunc, mk(ivTrunc, 2.5, 3, -2), -1, 3},
 	}
 	for _, c := range cases {
 		wantFb := len(c.name) > 8 && c.name[len(c.name)-8:] == "fallback"

@@ -64,7 +64,7 @@ func (c *chain) refineSite(i int) bool {
 	// A Positive site on a fallback sits where its Gamma fit is invalid (a convex
 	// tail): it is moved towards the fallback's centre (the log-scale Newton point
 	// or the drifted walk's mean) whenever that raises the score.
-	tail := cur.fb && c.sites[i].Support == Positive
+	tail := cur.fb && (c.sites[i].Support == Positive || c.sites[i].Support == Interval)
 	if !(gap > refineThreshold(k)) && !tail {
 		return false
 	}
