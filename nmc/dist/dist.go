@@ -21,8 +21,9 @@
 //
 // # Families
 //
-// Real: Normal, StudentT, Cauchy, MultivariateNormal (covariance fixed by
+// Real: Normal, StudentT, Cauchy, Flat (improper), MultivariateNormal (covariance fixed by
 // NewMultivariateNormal). Positive (lower bound 0): HalfNormal, LogNormal, HalfCauchy,
+// HalfStudentT, HalfFlat (improper),
 // Gamma (shape, RATE), InverseGamma (shape, SCALE), Exponential. Interval: Beta (0, 1),
 // Uniform (a, b). Simplex: Dirichlet. Discrete: Bernoulli, BernoulliLogit, Binomial,
 // BinomialLogit (2 and n+1 values), Categorical, CategoricalLogits (k values), Poisson,

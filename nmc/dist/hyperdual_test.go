@@ -77,6 +77,13 @@ func hyperdualLogProb(c familyCase, a []hd) (hd, bool) {
 		half := sc(0.5, nu)
 		return add(hlgamma(add(half, hc(0.5))), sc(-1, hlgamma(half)), sc(-0.5, hlog(sc(math.Pi, nu))),
 			sc(-1, hlog(a[3])), sc(-1, mul(add(half, hc(0.5)), hlog1p(div(sq(z), nu))))), true
+	case HalfStudentT:
+		nu, z := a[1], div(a[0], a[2])
+		half := sc(0.5, nu)
+		return add(hc(math.Ln2), hlgamma(add(half, hc(0.5))), sc(-1, hlgamma(half)), sc(-0.5, hlog(sc(math.Pi, nu))),
+			sc(-1, hlog(a[2])), sc(-1, mul(add(half, hc(0.5)), hlog1p(div(sq(z), nu))))), true
+	case Flat, HalfFlat:
+		return hc(0), true
 	case Cauchy:
 		z := div(sub(a[0], a[1]), a[2])
 		return add(hc(-math.Log(math.Pi)), sc(-1, hlog(a[2])), sc(-1, hlog1p(sq(z)))), true

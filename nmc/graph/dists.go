@@ -18,6 +18,25 @@ func LogNormal(mu, sigma *Node) *Dist { return NewDist(dist.LogNormal{}, 1, mu, 
 // StudentT is Student's t with nu degrees of freedom, location mu and scale sigma.
 func StudentT(nu, mu, sigma *Node) *Dist { return NewDist(dist.StudentT{}, 1, nu, mu, sigma) }
 
+// HalfStudentT is the half-Student-t with nu > 0 degrees of freedom and scale sigma
+// > 0 on [0, ∞), the law of |X| for X ~ StudentT(ν, 0, σ) (Stan's student_t on a
+// parameter declared <lower=0>): a scale prior with heavier tails than HalfNormal.
+func HalfStudentT(nu, sigma *Node) *Dist { return NewDist(dist.HalfStudentT{}, 1, nu, sigma) }
+
+// Flat is the improper flat prior on the reals, log p(x) = 0 (Stan's default for a
+// parameter without a prior statement). The posterior is proper only if the
+// likelihood makes it so. A Flat latent has no prior to draw a start from: Init starts
+// it uniform on (−2, 2) (Stan's rule), and the sampler's start refinement then moves
+// it towards the posterior. Use it for latents, not for observations.
+func Flat() *Dist { return NewDist(dist.Flat{}, 1) }
+
+// HalfFlat is the improper flat prior on (0, ∞), log p(x) = 0 (Stan's default for a
+// parameter declared <lower=0> without a prior statement). Init starts a HalfFlat
+// latent at exp(U), U uniform on (−2, 2) (Stan's rule on the log scale), then start
+// refinement moves it towards the posterior. Use it for latents, not for
+// observations.
+func HalfFlat() *Dist { return NewDist(dist.HalfFlat{}, 1) }
+
 // Cauchy has location mu and scale.
 func Cauchy(mu, scale *Node) *Dist { return NewDist(dist.Cauchy{}, 1, mu, scale) }
 

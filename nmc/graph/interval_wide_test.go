@@ -59,15 +59,22 @@ func exactScaleMoments(y []float64, w float64) (mean, sd float64) {
 
 func sampleSummary(t *testing.T, m nmc.Model, seed uint64, v string) diagnostics.SummaryRow {
 	t.Helper()
+	return sampleSummaries(t, m, seed, v)[0]
+}
+
+// sampleSummaries samples m (4 × 1000 draws, auto warm-up) and summarises the
+// variables vs.
+func sampleSummaries(t *testing.T, m nmc.Model, seed uint64, vs ...string) []diagnostics.SummaryRow {
+	t.Helper()
 	r, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := diagnostics.Summarize(r.Draws, &diagnostics.SummaryOptions{Variables: []string{v}})
+	rows, err := diagnostics.Summarize(r.Draws, &diagnostics.SummaryOptions{Variables: vs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rows[0]
+	return rows
 }
 
 func TestIntervalScaleAnyWidth(t *testing.T) {
