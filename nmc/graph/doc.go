@@ -9,14 +9,20 @@
 // MultivariateNormal); with a shape it is a plate of independent sites, one per
 // index. Vector declares one site of k scalar coordinates with independent priors,
 // moved together by one joint Newton step, as suits regression coefficients.
-// Observe binds data to a distribution, Deterministic records a derived quantity
-// with every draw, and Build checks and compiles the model:
+// Observe binds data to a distribution, Factor adds any expression to the log
+// density (Stan's target +=, for custom likelihoods and Jacobians), Deterministic
+// records a derived quantity with every draw, and Build checks and compiles the
+// model:
 //
 //	b := graph.New()
 //	alpha := b.Latent("alpha", graph.Normal(graph.C(0), graph.C(10)))
 //	beta := b.Vector("beta", k, graph.Normal(graph.C(0), graph.C(2.5)))
 //	b.Observe("y", graph.BernoulliLogit(graph.Add(alpha, graph.MatVec(x, beta))), y)
 //	m, err := b.Build()
+//
+// Besides proper priors, Flat (on the reals) and HalfFlat (on (0, ∞)) are the
+// improper flat priors Stan gives parameters without a prior statement; their
+// latents start uniform on (−2, 2) and at exp(U(−2, 2)) respectively.
 //
 // Parameters of distributions are expressions (Nodes): constants (C, Vec, Data,
 // Ints, Rows), latent nodes, and the operations Add, Sub, Mul, Div, Neg, Exp, Log,
