@@ -24,7 +24,11 @@
 //   - Simplex: a Dirichlet with α_i = 1 − x_i²(H_ii − max_{j≠i} H_ij), floored at 1e-3
 //     ("dirichlet").
 //   - Interval: a Beta per coordinate on u = (x−a)/(b−a), fitted as the 2-simplex
-//     (u, 1−u) ("beta").
+//     (u, 1−u) ("beta"). Once a Beta step is not accepted with probability 1, the
+//     warm-up also tries a Newton (or, far out in a tail, Langevin) step on the logit
+//     scale and a Newton Gaussian truncated to (a, b), and each chain keeps, for all
+//     recorded draws, the kind with the best recent acceptance: a scale under a wide
+//     Uniform, whose posterior sits in a corner of the interval, is sampled well.
 //   - Discrete: the exact conditional by enumeration when the number of values is finite
 //     ("enumerate"), a folded geometric random walk otherwise ("discrete-mh").
 //
