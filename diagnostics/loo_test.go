@@ -337,3 +337,100 @@ func TestSelectPairs(t *testing.T) {
 		}
 	}
 }
+
+// printLines returns the lines of a printed output without trailing blanks,
+// leading empty lines and R's pointer to its help page.
+func printLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		l = strings.TrimRight(l, " ")
+		if strings.HasPrefix(l, "See help(") || (l == "" && len(out) == 0) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func checkPrint(t *testing.T, path, got string) {
+	t.Helper()
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := printLines(got), printLines(string(want)); !slices.Equal(g, w) {
+		t.Errorf("%s: got\n%s\nR printed\n%s", path, strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+}
+
+func TestLOOFormatMatchesR(t *testing.T) {
+	for _, name := range looCases {
+		res, err := LOO(loadCase(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join("testdata", "loo", name)
+		checkPrint(t, filepath.Join(dir, "expected_print_loo.txt"), res.Format())
+		checkPrint(t, filepath.Join(dir, "expected_print_waic.txt"), res.WAIC.Format())
+	}
+	var models []ModelELPD
+	for _, name := range []string{"autocorr", "autocorr_b"} {
+		res, err := LOO(loadCase(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, res.ModelELPD(name))
+	}
+	rows, err := Compare(models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPrint(t, filepath.Join("testdata", "loo", "compare", "expected_print_compare.txt"), FormatCompare(rows))
+}
+
+func TestPointwiseRoundTrip(t *testing.T) {
+	res, err := LOO(loadCase(t, "khigh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteLOOPointwiseCSV(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), ",Inf,") && !strings.Contains(b.String(), "influence_pareto_k") {
+		t.Error("no header")
+	}
+	got, err := ReadPointwiseELPD(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, res.ModelELPD("").Pointwise) {
+		t.Errorf("read back %v, want %v", got, res.ModelELPD("").Pointwise)
+	}
+	// R's pointwise file reads too.
+	r, err := os.Open(filepath.Join("testdata", "loo", "khigh", "expected_pointwise.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fromR, err := ReadPointwiseELPD(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range fromR {
+		if relErr(got[i], v) > looTol {
+			t.Errorf("observation %d: %v, R %v", i, got[i], v)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"", "empty file"},
+		{"a,b\n1,2\n", "no column elpd_loo"},
+		{"elpd_loo,p_loo\n-1,0.1\nNA,0.2\n", `line 3, column elpd_loo: "NA"`},
+		{"elpd_loo,p_loo\n-1\n", "line 2 has 1 fields"},
+		{"elpd_loo\n", "no observations"},
+	} {
+		if _, err := ReadPointwiseELPD(strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@
 # (loo and waic estimates) and expected_pointwise.csv (loo pointwise values,
 # r_eff and the PSIS effective sample size). compare/expected_compare.csv is
 # loo_compare of the cases autocorr and autocorr_b (same 30 observations).
+# expected_print_*.txt hold what R's print() shows for loo, waic and loo_compare.
 suppressMessages(library(loo))
 stopifnot(packageVersion("loo") == "2.5.1")
 set.seed(20261125)
@@ -25,6 +26,12 @@ normal_ll <- function(y, mu, sigma) {
   x
 }
 
+# write_prints keeps what print() shows for the loo and waic objects.
+write_prints <- function(name, l, w) {
+  writeLines(capture.output(print(l)), file.path(name, "expected_print_loo.txt"))
+  writeLines(capture.output(print(w)), file.path(name, "expected_print_waic.txt"))
+}
+
 write_case <- function(name, x) {
   dir.create(name, showWarnings = FALSE)
   C <- dim(x)[2]; N <- dim(x)[3]
@@ -39,6 +46,7 @@ write_case <- function(name, x) {
   r <- relative_eff(exp(x))
   l <- suppressWarnings(loo(x, r_eff = r))
   w <- suppressWarnings(waic(x))
+  write_prints(name, l, w)
   est <- rbind(l$estimates, w$estimates)
   write.csv(data.frame(name = rownames(est), estimate = est[, 1], se = est[, 2]),
             file.path(name, "expected_estimates.csv"), row.names = FALSE)
@@ -64,6 +72,7 @@ la <- write_case("autocorr", normal_ll(y, mu, sg))
 lb <- write_case("autocorr_b", normal_ll(y, mu, matrix(1, 250, 4)))
 dir.create("compare", showWarnings = FALSE)
 cmp <- loo_compare(list(autocorr = la, autocorr_b = lb))
+writeLines(capture.output(print(cmp)), "compare/expected_print_compare.txt")
 write.csv(data.frame(model = rownames(cmp), elpd_diff = cmp[, "elpd_diff"], se_diff = cmp[, "se_diff"]),
           "compare/expected_compare.csv", row.names = FALSE)
 
@@ -83,3 +92,10 @@ write_case("khigh", normal_ll(y, mu, sg))
 y <- rnorm(4)
 mu <- sapply(1:2, function(c) rnorm(10, 0, 0.5))
 write_case("tiny", normal_ll(y, mu, matrix(1, 10, 2)))
+
+# The printed output of the worked case (its chains and expected values are given).
+fs <- sprintf("output_%d.csv", 1:4)
+L <- lapply(fs, function(f) as.matrix(read.csv(f, comment.char = "#")[, -1]))
+x <- array(NA_real_, c(nrow(L[[1]]), 4, ncol(L[[1]])))
+for (c in 1:4) x[, c, ] <- L[[c]]
+write_prints(".", suppressWarnings(loo(x, r_eff = relative_eff(exp(x)))), suppressWarnings(waic(x)))
