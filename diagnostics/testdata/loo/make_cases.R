@@ -1,7 +1,7 @@
 # Makes the extra PSIS-LOO test cases of package diagnostics with R's loo 2.5.1
 # (Debian r-cran-loo). Run from this folder: Rscript make_cases.R
 # Each case is a folder with one CmdStan-style CSV file per chain (columns
-# log_lik.1 … log_lik.N, 17 significant digits), expected_estimates.csv
+# lp__, log_lik.1 … log_lik.N, 17 significant digits), expected_estimates.csv
 # (loo and waic estimates) and expected_pointwise.csv (loo pointwise values,
 # r_eff and the PSIS effective sample size). compare/expected_compare.csv is
 # loo_compare of the cases autocorr and autocorr_b (same 30 observations).
@@ -37,7 +37,8 @@ write_case <- function(name, x) {
   C <- dim(x)[2]; N <- dim(x)[3]
   for (c in 1:C) {
     m <- matrix(x[, c, ], ncol = N)
-    colnames(m) <- paste0("log_lik.", 1:N)
+    m <- cbind(rowSums(m), m) # lp__ (here the log-likelihood) marks CmdStan's format
+    colnames(m) <- c("lp__", paste0("log_lik.", 1:N))
     f <- file.path(name, sprintf("output_%d.csv", c))
     writeLines(paste(colnames(m), collapse = ","), f)
     lines <- apply(m, 1, function(r) paste(sprintf("%.17g", r), collapse = ","))
