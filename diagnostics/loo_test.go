@@ -434,3 +434,32 @@ func TestPointwiseRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestLOOSmallShapes runs LOO on the smallest inputs (2 or 3 draws per chain,
+// one observation): no panic, finite elpd, k̂ = +Inf (no tail to fit) and NaN
+// standard errors for a single observation, as R gives NA.
+func TestLOOSmallShapes(t *testing.T) {
+	for _, tc := range []struct{ chains, draws, n int }{{1, 2, 1}, {1, 3, 2}, {2, 2, 3}, {3, 3, 1}, {1, 6, 1}} {
+		ll := LogLik{N: tc.n}
+		for c := range tc.chains {
+			ch := make([]float64, tc.draws*tc.n)
+			for j := range ch {
+				ch[j] = -1 - 0.1*math.Sin(float64(j+7*c))
+			}
+			ll.Chains = append(ll.Chains, ch)
+		}
+		res, err := LOO(ll)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		for i, p := range res.Pointwise {
+			if math.IsNaN(p.ELPD) || math.IsInf(p.ELPD, 0) || !math.IsInf(p.ParetoK, 1) {
+				t.Errorf("%+v: observation %d: elpd_loo %v, k %v", tc, i, p.ELPD, p.ParetoK)
+			}
+		}
+		if tc.n == 1 && !math.IsNaN(res.ELPD.SE) {
+			t.Errorf("%+v: SE of one observation %v, want NaN", tc, res.ELPD.SE)
+		}
+		_ = res.Format()
+	}
+}
