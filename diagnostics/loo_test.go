@@ -463,3 +463,40 @@ func TestLOOSmallShapes(t *testing.T) {
 		_ = res.Format()
 	}
 }
+
+// TestLOOOverflow: exp(log-likelihood) overflows (log-likelihoods near 800);
+// loo 2.5.1 then has r_eff = 0.5 (its ESS recursion stops at once on NaN
+// autocorrelations) and NA Monte Carlo SEs, but finite estimates. R:
+// x[, c, i] <- 800 + sin((1:50) * 1.7 + 3 * c + i), 2 chains, 2 observations.
+func TestLOOOverflow(t *testing.T) {
+	ll := LogLik{N: 2}
+	for c := 1; c <= 2; c++ {
+		ch := make([]float64, 0, 100)
+		for d := 1; d <= 50; d++ {
+			for i := 1; i <= 2; i++ {
+				ch = append(ch, 800+math.Sin(float64(d)*1.7+3*float64(c)+float64(i)))
+			}
+		}
+		ll.Chains = append(ll.Chains, ch)
+	}
+	res, err := LOO(ll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range res.Pointwise {
+		if p.REff != 0.5 || !math.IsNaN(p.MCSE) {
+			t.Errorf("observation %d: r_eff %v, mcse %v; R: 0.5, NA", i, p.REff, p.MCSE)
+		}
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"elpd_loo", res.ELPD.Estimate, 1599.52746972705926964}, {"se_elpd_loo", res.ELPD.SE, 0.00078671110816230794},
+		{"p_loo", res.P.Estimate, 0.94679528465826479}, {"se_p_loo", res.P.SE, 0.00335719706049530942},
+	} {
+		if relErr(c.got, c.want) > 1e-9 {
+			t.Errorf("%s = %.17g, R %.17g", c.name, c.got, c.want)
+		}
+	}
+}
