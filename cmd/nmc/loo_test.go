@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nmc-go/nmc/frames"
 )
 
 // looData is a file of diagnostics's PSIS-LOO test vectors, made with R's loo
@@ -216,5 +218,29 @@ func TestLooBadInput(t *testing.T) {
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		checkOneLineError(t, code, stdout, stderr, tc.status, "nmc "+tc.args[0]+": ", tc.want...)
+	}
+}
+
+// TestLooNmcFormat converts the worked case to one nmc draws CSV file (four
+// chains in one file) and checks that nmc loo gives the same -out file as on
+// the CmdStan files.
+func TestLooNmcFormat(t *testing.T) {
+	dir := t.TempDir()
+	d, err := frames.ReadDrawsFiles(looChains(t, ".")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nmcFile := filepath.Join(dir, "draws.csv")
+	if err := frames.WriteCSVFile(nmcFile, d); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	outA := mustRun(t, append([]string{"loo", "-out", a}, looChains(t, ".")...)...)
+	outB := mustRun(t, "loo", "-out", b, nmcFile)
+	if outA != outB {
+		t.Errorf("printed output differs:\n%s\n---\n%s", outA, outB)
+	}
+	if ca, cb := mustRead(t, a), mustRead(t, b); ca != cb {
+		t.Errorf("-out differs:\n%s\n---\n%s", ca, cb)
 	}
 }
