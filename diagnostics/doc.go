@@ -1,6 +1,7 @@
 // Package diagnostics computes MCMC convergence diagnostics, Monte Carlo
-// standard errors, posterior summaries and the running predictive
-// log-likelihood used to measure samples to convergence.
+// standard errors, posterior summaries, the running predictive
+// log-likelihood used to measure samples to convergence, and the
+// predictive accuracy of a model by PSIS-LOO and WAIC.
 //
 // # Overview
 //
@@ -37,6 +38,34 @@
 // known values (a conjugate model's closed form, see models.Posterior), with
 // z = (mean − exact mean)/MCSE.
 //
+// # Predictive accuracy: PSIS-LOO, WAIC and model comparison
+//
+// [LOO] computes Pareto-smoothed importance-sampling leave-one-out
+// cross-validation (Vehtari, Gelman and Gabry 2017) and [WAIC] the widely
+// applicable information criterion from a pointwise log-likelihood matrix
+// ([LogLik]: per chain, draws × observations row-major; [LogLikFromDraws]
+// takes the columns log_lik[0], log_lik[1], … of a [draws.Draws]). They match
+// R's loo package version 2.5.1 — loo(x, r_eff = relative_eff(exp(x))) and
+// waic(x) — to about 1e-12 relative on every estimate, standard error,
+// pointwise value and Pareto k̂ (tested on vectors made with R, in
+// testdata/loo): [RelativeEff] is loo's relative_eff, with the older Stan ESS
+// (Geyer's initial monotone sequence over unsplit chains, no rank
+// normalisation), [PSIS] its tail length min(0.2 S, 3 √(S/r_eff)), generalized
+// Pareto fit ([GPDFit]: Zhang and Stephens 2009 with loo's weakly informative
+// prior on k) and truncation at the largest raw weight; the Monte Carlo SE of
+// elpd_loo is loo 2.5.1's (NaN, R's NA, for the total when any k̂ > 0.7), and
+// the Pareto-k table ([LOOResult.ParetoKTable]) uses its fixed thresholds
+// 0.5, 0.7 and 1. Later versions of loo changed some of this (a
+// sample-size-dependent k̂ threshold, another MCSE); this package follows 2.5.1.
+// Observations are processed in parallel, with results independent of the
+// number of cores; 10,000 observations × 4,000 draws take a few seconds.
+// Non-finite log-likelihoods and chains of unequal lengths are errors
+// ([LogLikError]). [Compare] ranks models fitted to the same data as
+// loo_compare does (elpd_diff and se_diff against the best model).
+// [LOOResult.Format], [WAICResult.Format] and [FormatCompare] print as loo
+// does; [WriteLOOCSV], [WriteLOOPointwiseCSV], [ReadPointwiseELPD] and
+// [WriteCompareCSV] are the CSV files of nmc loo and nmc compare.
+//
 // # Conventions
 //
 // The draws of one scalar quantity are given as x[chain][draw]: M chains, each
@@ -72,6 +101,15 @@
 //     Working with Posterior Distributions, R package version 1.4.0.
 //   - Geyer, C. J. (1992). Practical Markov chain Monte Carlo. Statistical
 //     Science 7(4), 473–483.
+//   - Vehtari, A., Gelman, A. and Gabry, J. (2017). Practical Bayesian model
+//     evaluation using leave-one-out cross-validation and WAIC. Statistics
+//     and Computing 27(5), 1413–1432.
+//   - Zhang, J. and Stephens, M. A. (2009). A new and efficient estimation
+//     method for the generalized Pareto distribution. Technometrics 51(3),
+//     316–325.
+//   - Vehtari, A., Gabry, J., Magnusson, M., Yao, Y., Bürkner, P.-C.,
+//     Paananen, T. and Gelman, A. loo: Efficient leave-one-out
+//     cross-validation and WAIC for Bayesian models, R package version 2.5.1.
 //   - Arora, N. S., Tehrani, N. K., Shah, K. D., Tingley, M., Li, Y. L.,
 //     Torabi, N., Noursi, D., Masouleh, S. A., Lippert, E. and Meijer, E.
 //     (2020). Newtonian Monte Carlo: single-site MCMC meets second-order

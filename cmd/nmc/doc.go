@@ -11,6 +11,8 @@
 //	gen      generate a data set for one of the paper's models
 //	paper    reproduce the paper's experiments
 //	sbc      check the sampler's calibration by simulation-based calibration
+//	loo      estimate predictive accuracy by PSIS-LOO and WAIC from pointwise log-likelihoods
+//	compare  compare models by their PSIS-LOO expected log predictive densities
 //
 // "nmc COMMAND -h" describes a command and its flags. Every command is a library
 // call with flags around it: the models by name are the registry of package models
@@ -58,6 +60,22 @@
 // the ranks and a verdict; -out writes the ranks with the SBC R package's columns
 // sim_id,variable,simulated_value,rank,max_rank (sim_id from 1), -plots the rank
 // histograms and ECDF-difference plots (viz.RankHistogram, viz.ECDFDiff).
+//
+// # Loo and compare
+//
+//	nmc loo [-var log_lik] [-out FILE] [-pointwise FILE] FILE...
+//	nmc compare [-out FILE] A.csv B.csv ...
+//
+// loo reads the pointwise log-likelihood columns log_lik[0], log_lik[1], … (-var;
+// CmdStan's log_lik.1 … are the same) of the chains of one run, in any format
+// summary reads, and prints PSIS-LOO and WAIC as R's loo 2.5.1 computes them
+// (diagnostics.LogLikFromDraws, diagnostics.LOO): elpd_loo, p_loo, looic and
+// elpd_waic, p_waic, waic with standard errors, the Monte Carlo SE of elpd_loo and
+// the Pareto k table. -out writes name,estimate,se; -pointwise one row per
+// observation (elpd_loo, mcse_elpd_loo, p_loo, looic, influence_pareto_k, r_eff,
+// psis_n_eff, elpd_waic, p_waic, waic). compare reads such pointwise files, one per
+// model named after the file, and ranks the models as loo_compare does
+// (diagnostics.Compare): elpd_diff and se_diff against the best, best first.
 //
 // # Exit status
 //

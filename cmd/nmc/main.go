@@ -69,6 +69,8 @@ var commands = []*command{
 	genCommand,
 	paperCommand,
 	sbcCommand,
+	looCommand,
+	compareCommand,
 }
 
 // run runs nmc with the command-line arguments args (without the program name),
