@@ -1,8 +1,12 @@
 // Package viz builds diagnostic plots of MCMC draws with gonum/plot: traces, rank
 // plots, densities (with a KDE and an exact density for conjugate checks), pair
 // scatter plots, autocorrelation, forest plots, predictive log-likelihood curves,
-// per-site acceptance bars, confusion-matrix heat maps and the rank histogram and
-// ECDF-difference plot of simulation-based calibration.
+// per-site acceptance bars, confusion-matrix heat maps, the rank histogram and
+// ECDF-difference plot of simulation-based calibration, and predictive checks: the
+// predictive density overlay (PPCDensity), test statistics (PPCStat), the Pareto k̂
+// of PSIS-LOO by observation (ParetoK) and the LOO-PIT calibration plot (LOOPIT).
+// The predictive checks take plain slices, observed[i] and replicates[s][i], so
+// they work with any model.
 //
 // # Overview
 //
