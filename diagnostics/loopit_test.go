@@ -101,15 +101,18 @@ func TestLOOPITUniform(t *testing.T) {
 // TestLOOPITLogLikNormal checks the PSIS LOO-PIT of a normal mean with known
 // unit variance and a flat prior against the exact leave-one-out predictive
 // y_i | y_−i ~ N(ȳ_−i, 1 + 1/(n−1)), with the draws of μ from the exact posterior
-// N(ȳ, 1/n). The tolerance is 5 Monte Carlo standard errors √(p(1−p)/S) of a
+// N(ȳ, 1/n); observation 0 is an outlier. The tolerance is 5 Monte Carlo standard errors √(p(1−p)/S) of a
 // proportion over S independent draws, doubled for the importance weighting.
 func TestLOOPITLogLikNormal(t *testing.T) {
-	const n, chains, D = 20, 2, 2000
+	const n, chains, D = 6, 2, 4000
 	rng := rand.New(rand.NewPCG(3, 4))
 	y := make([]float64, n)
 	sum := 0.0
 	for i := range y {
 		y[i] = 1 + rng.NormFloat64()
+		if i == 0 {
+			y[i] = 3 // an outlier, whose LOO predictive differs from the full-data one
+		}
 		sum += y[i]
 	}
 	ybar := sum / n
@@ -134,6 +137,7 @@ func TestLOOPITLogLikNormal(t *testing.T) {
 		t.Fatal(err)
 	}
 	S := float64(chains * D)
+	distinct := 0
 	for i := range n {
 		m := (sum - y[i]) / (n - 1)
 		want := distuv.Normal{Mu: m, Sigma: math.Sqrt(1 + 1.0/(n-1))}.CDF(y[i])
@@ -141,10 +145,21 @@ func TestLOOPITLogLikNormal(t *testing.T) {
 		if math.Abs(pit[i]-want) > tol {
 			t.Errorf("PIT[%d] = %.4f, exact %.4f (tolerance %.4f)", i, pit[i], want, tol)
 		}
+		// The full-data predictive N(ȳ, 1 + 1/n) differs from the leave-one-out one
+		// by more than the tolerance for outlying observations: count them.
+		full := distuv.Normal{Mu: ybar, Sigma: math.Sqrt(1 + 1.0/n)}.CDF(y[i])
+		if math.Abs(full-want) > tol {
+			distinct++
+			t.Logf("observation %d: PSIS LOO-PIT %.4f, exact LOO %.4f, full-data %.4f, k̂ %.2f", i, pit[i], want, full, k[i])
+		}
 		if !(k[i] < 0.7) {
 			t.Errorf("k̂[%d] = %v, want < 0.7 for this easy model", i, k[i])
 		}
 	}
+	if distinct == 0 {
+		t.Errorf("no observation tells the leave-one-out PIT from the full-data one: the test cannot fail")
+	}
+	t.Logf("%d of %d observations distinguish LOO from the full-data PIT", distinct, n)
 }
 
 func TestLOOPITErrors(t *testing.T) {
