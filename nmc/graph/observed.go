@@ -15,6 +15,8 @@ import (
 // they are left out of the pointwise log-likelihood and of replicated data, like
 // the priors of the latent variables.
 
+var _ nmc.Replicator = (*Model)(nil)
+
 // observed returns the indices in m.factors of the observations, in declaration order.
 func (m *Model) observed() []int {
 	var out []int
