@@ -55,9 +55,12 @@ type Replicator interface {
 // PredictiveDraws draws one replicated data set at every draw of d, draws sampled
 // from m: at posterior draws, posterior predictive draws (y_rep); at draws from the
 // prior, prior predictive ones. The result is per chain, row-major draws ×
-// r.NumReplicated(). Chain c uses the PCG stream (seed, c), so the result is
-// reproducible for a seed whatever GOMAXPROCS is.
-func PredictiveDraws(m Model, d *draws.Draws, r Replicator, seed uint64) ([][]float64, error) {
+// r.NumReplicated(). Chain c of d uses the PCG stream (seed, firstChain+c), the
+// numbering of Options.FirstChain, so the result is reproducible for a seed
+// whatever GOMAXPROCS is, and chains sampled in split runs get the replicates of
+// one whole run. Pass a seed other than the sampler's so that the replicates'
+// random numbers are not the chains' own.
+func PredictiveDraws(m Model, d *draws.Draws, r Replicator, seed uint64, firstChain int) ([][]float64, error) {
 	dim := Dim(m.Sites())
 	if len(d.Names) < dim {
 		return nil, fmt.Errorf("nmc: PredictiveDraws: draws have %d columns, the model's state %d", len(d.Names), dim)
@@ -72,7 +75,7 @@ func PredictiveDraws(m Model, d *draws.Draws, r Replicator, seed uint64) ([][]fl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewPCG(seed, uint64(c)))
+			rng := rand.New(rand.NewPCG(seed, uint64(firstChain+c)))
 			w := len(d.Names)
 			for i := 0; i < nd; i++ {
 				if err := r.Replicate(rng, d.Chains[c][i*w:i*w+dim], out[c][i*n:(i+1)*n]); err != nil {

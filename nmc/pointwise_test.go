@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 // TestPointwiseDrawsMatchesHeldOut checks that evaluating a HeldOut after sampling,
@@ -50,11 +52,22 @@ func (shiftReplicator) Replicate(rng *rand.Rand, x, dst []float64) error {
 func TestPredictiveDraws(t *testing.T) {
 	m := derivedMVN{newMVNModel()}
 	r := sample(t, m, &Options{Chains: 2, Draws: 500, Warmup: 50, Seed: 4})
-	a, err := PredictiveDraws(m, r.Draws, shiftReplicator{}, 7)
+	a, err := PredictiveDraws(m, r.Draws, shiftReplicator{}, 7, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := PredictiveDraws(m, r.Draws, shiftReplicator{}, 7)
+	b, _ := PredictiveDraws(m, r.Draws, shiftReplicator{}, 7, 0)
+	// Chain 1 alone, as the second chain of a split run, gets the same replicates.
+	one := &draws.Draws{Names: r.Draws.Names, Chains: r.Draws.Chains[1:]}
+	split, err := PredictiveDraws(m, one, shiftReplicator{}, 7, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range split[0] {
+		if v != a[1][i] {
+			t.Fatalf("split run: chain 1 value %d differs", i)
+		}
+	}
 	w := len(r.Draws.Names)
 	sum, n := 0.0, 0
 	for c := range a {
@@ -73,7 +86,7 @@ func TestPredictiveDraws(t *testing.T) {
 		t.Errorf("replicate − x[0]: mean %v, want 0 ± %v", mean, 5*se)
 	}
 	r.Draws.Chains[1][3*w] = -200
-	if _, err := PredictiveDraws(m, r.Draws, shiftReplicator{}, 7); err == nil {
+	if _, err := PredictiveDraws(m, r.Draws, shiftReplicator{}, 7, 0); err == nil {
 		t.Error("failing Replicate: no error")
 	}
 }
