@@ -175,3 +175,15 @@ func (m *Model) Replicate(rng *rand.Rand, x, dst []float64) error {
 	}
 	return nil
 }
+
+// PriorPredictive draws one state x from the prior (the latent families in
+// declaration order, as Init) and a replicated data set y at it (as Replicate):
+// a draw of the prior predictive distribution, ignoring the observed values. x has
+// the model's state length, y NumReplicated(). Repeated calls with one rng give
+// independent draws, reproducible for the rng's seed.
+func (m *Model) PriorPredictive(rng *rand.Rand, x, y []float64) error {
+	if err := m.Init(rng, x); err != nil {
+		return err
+	}
+	return m.Replicate(rng, x, y)
+}

@@ -164,3 +164,33 @@ func TestReplicate(t *testing.T) {
 		t.Error("Replicate with a negative Poisson rate: no error")
 	}
 }
+
+// TestPriorPredictive: mu ~ N(2, 1), y ~ N(mu, 1) has prior predictive N(2, √2);
+// the mean and variance of 20000 draws are within 5 standard errors.
+func TestPriorPredictive(t *testing.T) {
+	b := New()
+	mu := b.Latent("mu", Normal(C(2), C(1)))
+	b.Observe("y", Normal(mu, C(1)), []float64{-30})
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	const n = 20000
+	x, y := make([]float64, m.dim), make([]float64, 1)
+	var s, ss float64
+	for i := 0; i < n; i++ {
+		if err := m.PriorPredictive(rng, x, y); err != nil {
+			t.Fatal(err)
+		}
+		s += y[0]
+		ss += (y[0] - 2) * (y[0] - 2)
+	}
+	if mean, se := s/n, math.Sqrt(2.0/n); math.Abs(mean-2) > 5*se {
+		t.Errorf("prior predictive mean %v, want 2 ± %v", mean, 5*se)
+	}
+	// Var of (y−2)² is 2·σ⁴ = 8 for σ² = 2.
+	if v, se := ss/n, math.Sqrt(8.0/n); math.Abs(v-2) > 5*se {
+		t.Errorf("prior predictive variance %v, want 2 ± %v", v, 5*se)
+	}
+}
