@@ -31,6 +31,9 @@ type runSettings struct {
 	// curve's input) instead of every point: a million points × 1000 draws would be
 	// 8 GB. pointwise is then nil.
 	heldOutTotal bool
+	// logLik and yRep add the training data's pointwise log-likelihood (log_lik[i])
+	// and replicated data (y_rep[i]) at every draw to the -out draws (-loglik, -yrep).
+	logLik, yRep bool
 }
 
 // check returns an error naming the flag of a setting out of range.
@@ -94,6 +97,9 @@ type runResult struct {
 	built *models.Built
 	exact *models.Posterior // conjugate models only
 	res   *nmc.Result
+	// out are the draws written by -out: res.Draws, with the log_lik and y_rep
+	// columns of -loglik and -yrep appended.
+	out *draws.Draws
 	// joint and pointwise are the running predictive log-likelihood curves of the
 	// held-out data over the draws of all chains interleaved by draw (draw 0 of
 	// every chain, then draw 1, …); nil without held-out data.
@@ -102,8 +108,8 @@ type runResult struct {
 
 // execute builds and samples the model of d with settings s, showing a progress
 // bar labelled desc on stderr when it is a terminal. check, if not nil, is
-// called with the names of the model's quantities before sampling starts.
-func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc string, check func(names []string) error) (*runResult, error) {
+// called with the built model and the names of its quantities before sampling starts.
+func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc string, check func(b *models.Built, names []string) error) (*runResult, error) {
 	b, exact, err := d.Build()
 	if err != nil {
 		return nil, err
@@ -116,7 +122,7 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 		if dv, ok := b.Model.(nmc.Deriver); ok {
 			names = append(names, dv.DerivedNames()...)
 		}
-		if err := check(names); err != nil {
+		if err := check(b, names); err != nil {
 			return nil, err
 		}
 	}
@@ -150,7 +156,10 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 		}
 		return nil, fmt.Errorf("%s: %w", d.Model, err)
 	}
-	r := &runResult{data: d, built: b, exact: exact, res: res}
+	r := &runResult{data: d, built: b, exact: exact, res: res, out: res.Draws}
+	if r.out, err = predictiveColumns(b, res, s); err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Model, err)
+	}
 	if res.NumHeldOut > 0 {
 		if r.joint, r.pointwise, err = diagnostics.PLLInterleaved(res.HeldOut, res.NumHeldOut); err != nil {
 			return nil, fmt.Errorf("%s: %w", d.Model, err)
@@ -160,6 +169,82 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 		}
 	}
 	return r, nil
+}
+
+// checkPredictiveSize returns an error naming the size when the values of -loglik
+// (observations × chains × draws) or -yrep would exceed maxPointwiseHeldOut, the
+// limit of the held-out values.
+func checkPredictiveSize(b *models.Built, s runSettings) error {
+	check := func(flag, what string, n int) error {
+		if v := int64(n) * int64(s.chains) * int64(s.draws); v > maxPointwiseHeldOut {
+			return fmt.Errorf("%s: %d %s × %d chains × %d draws = %d values, more than the %d the draws file may hold; use fewer draws or chains", flag, n, what, s.chains, s.draws, v, maxPointwiseHeldOut)
+		}
+		return nil
+	}
+	if s.logLik {
+		if err := check("-loglik", "observations", b.Graph.NumObserved()); err != nil {
+			return err
+		}
+	}
+	if s.yRep {
+		return check("-yrep", "replicated values", b.Graph.NumReplicated())
+	}
+	return nil
+}
+
+// yRepSeed turns -seed into the seed of the replicated data, so that their random
+// numbers are not the chains' own.
+const yRepSeed = 0x9e3779b97f4a7c15
+
+// predictiveColumns returns res.Draws with the columns of -loglik (log_lik[i], the
+// training observations' log-likelihoods) and -yrep (y_rep[i], replicated data)
+// appended, or res.Draws itself without them.
+func predictiveColumns(b *models.Built, res *nmc.Result, s runSettings) (*draws.Draws, error) {
+	if !s.logLik && !s.yRep {
+		return res.Draws, nil
+	}
+	var names []string
+	var extra [][][]float64 // per block: per chain, draws × width
+	var widths []int
+	if s.logLik {
+		h := b.LogLik()
+		ll, err := nmc.PointwiseDraws(b.Model, res.Draws, h)
+		if err != nil {
+			return nil, err
+		}
+		for i := range h.Len() {
+			names = append(names, fmt.Sprintf("log_lik[%d]", i))
+		}
+		extra, widths = append(extra, ll), append(widths, h.Len())
+	}
+	if s.yRep {
+		rep := b.Replicator()
+		yr, err := nmc.PredictiveDraws(b.Model, res.Draws, rep, s.seed^yRepSeed, s.firstChain)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, b.Graph.ReplicatedNames("y_rep")...)
+		extra, widths = append(extra, yr), append(widths, rep.NumReplicated())
+	}
+	in := res.Draws
+	w := len(in.Names)
+	out := &draws.Draws{Names: append(append([]string(nil), in.Names...), names...), Chains: make([][]float64, len(in.Chains))}
+	ow := len(out.Names)
+	for c := range in.Chains {
+		nd := in.NumDraws(c)
+		rows := make([]float64, 0, nd*ow)
+		for i := range nd {
+			rows = append(rows, in.Chains[c][i*w:(i+1)*w]...)
+			for bi, blk := range extra {
+				rows = append(rows, blk[c][i*widths[bi]:(i+1)*widths[bi]]...)
+			}
+		}
+		out.Chains[c] = rows
+	}
+	if err := out.Validate(); err != nil {
+		return nil, fmt.Errorf("-loglik/-yrep columns: %w", err)
+	}
+	return out, nil
 }
 
 // interruptedError reports a run stopped by an interrupt (SIGINT) before every

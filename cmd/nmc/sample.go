@@ -63,6 +63,13 @@ tasks' files to nmc summary in chain order: it reads them as the chains of one
 run and numbers them 0, 1, … in the order given. Data generated without -train
 depend on -n, -k and -seed only, so every task generates the same data.
 
+-loglik adds to the -out draws the pointwise log-likelihood of the training
+data at every draw, one column log_lik[0], log_lik[1], … per observation (the
+input of nmc loo); -yrep adds replicated data drawn from each observation's
+distribution at every draw, y_rep[0], y_rep[1], … (posterior predictive
+draws, from PCG streams of a seed derived from -seed). They are not printed.
+More than 2^27 values (observations × chains × draws) are refused.
+
 With held-out data the running predictive log-likelihood (PLL) is computed
 over the draws of all chains interleaved by draw, in the joint form
 log mean_s exp(Σ_j log p(y_j | θ_s)); samples to convergence is the first
@@ -87,6 +94,8 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: each chain warms up until its log joint stops trending (200 to 1000 sweeps)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
 	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
+	logLik := fs.Bool("loglik", false, "add to the -out draws the training data's pointwise log-likelihood, one column log_lik[i] per observation (the input of nmc loo)")
+	yRep := fs.Bool("yrep", false, "add to the -out draws replicated data drawn at every draw, one column y_rep[i] per observed value (posterior predictive draws)")
 	summary := fs.String("summary", "", "write the summary of every quantity to `file` (CSV)")
 	pll := fs.String("pll", "", "write the running predictive log-likelihood curves to `file` (CSV; needs held-out data)")
 	plots := fs.String("plots", "", "write PNG figures (traces, densities, acceptance, PLL) into `dir`")
@@ -98,9 +107,12 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, logLik: *logLik, yRep: *yRep}
 		if err := s.check(); err != nil {
 			return usage(err)
+		}
+		if (*logLik || *yRep) && *out == "" {
+			return usagef("-loglik and -yrep add columns to the -out draws file: give -out")
 		}
 		var d *models.Dataset
 		var err error
@@ -128,7 +140,12 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if *vars != "" {
 			selected = splitNames(*vars)
 		}
-		r, err := execute(ctx, e, d, s, d.Model, func(names []string) error { return usage(checkVars(selected, names)) })
+		r, err := execute(ctx, e, d, s, d.Model, func(b *models.Built, names []string) error {
+			if err := checkVars(selected, names); err != nil {
+				return usage(err)
+			}
+			return checkPredictiveSize(b, s)
+		})
 		if ie := (*interruptedError)(nil); errors.As(err, &ie) {
 			return interrupted(ie, *out)
 		}
@@ -238,7 +255,7 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 	}
 
 	if o.draws != "" {
-		if err := frames.WriteCSVFile(o.draws, res.Draws); err != nil {
+		if err := frames.WriteCSVFile(o.draws, r.out); err != nil {
 			return fmt.Errorf("-out: %w", err)
 		}
 	}
