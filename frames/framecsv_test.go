@@ -2,7 +2,6 @@ package frames
 
 import (
 	"bytes"
-	"encoding/csv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/nmc-go/nmc/draws"
+	"github.com/nmc-go/nmc/internal/testutil"
 )
 
 // fixtureDraws reads the draws of the R fixture posterior_draws_df.csv
@@ -20,15 +20,7 @@ import (
 // order (the file is ordered by .iteration within a chain).
 func fixtureDraws(t *testing.T) *draws.Draws {
 	t.Helper()
-	f, err := os.Open("testdata/posterior_draws_df.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := testutil.ReadCSV(t, "testdata/posterior_draws_df.csv")
 	if !slices.Equal(recs[0], []string{"", "mu", "tau", "theta[1]", "theta[2]", ".chain", ".iteration", ".draw"}) {
 		t.Fatalf("fixture header %q", recs[0])
 	}

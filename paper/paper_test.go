@@ -3,10 +3,7 @@ package paper
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
-	"image/png"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/internal/testutil"
 )
 
 // TestRunQuick runs every experiment at the Quick sizes and checks the table's
@@ -201,33 +199,12 @@ func TestMinESSMaxRHat(t *testing.T) {
 }
 
 // checkPNG checks that path is a PNG image of at least 400 × 250 pixels.
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if r := img.Bounds(); r.Dx() < 400 || r.Dy() < 250 {
-		t.Errorf("%s: %v pixels, want at least 400 × 250", path, r.Size())
-	}
-}
+func checkPNG(t *testing.T, path string) { t.Helper(); testutil.CheckPNG(t, path, 400, 250) }
 
 // csvColumn returns the values of the named column of the CSV file at path.
 func csvColumn(t *testing.T, path, name string) []float64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := testutil.ReadCSV(t, path)
 	j := slices.Index(recs[0], name)
 	if j < 0 {
 		t.Fatalf("%s: no column %q in %v", path, name, recs[0])

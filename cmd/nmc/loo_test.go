@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/internal/testutil"
 )
 
 // looData is a file of diagnostics's PSIS-LOO test vectors, made with R's loo
@@ -31,15 +31,7 @@ func looChains(t *testing.T, name string) []string {
 // readCSVTable reads a CSV file into its header and records.
 func readCSVTable(t *testing.T, path string) ([]string, [][]string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	recs := testutil.ReadCSV(t, path)
 	return recs[0], recs[1:]
 }
 

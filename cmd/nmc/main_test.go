@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"math"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/internal/testutil"
 )
 
 // runCLI runs nmc with args and returns the exit status, stdout and stderr.
@@ -203,15 +203,7 @@ func w1Draws(first, last int) *draws.Draws {
 // readSummaryCSV reads a summary CSV written by -out into variable → column → value.
 func readSummaryCSV(t *testing.T, path string) ([]string, map[string]map[string]float64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	recs := testutil.ReadCSV(t, path)
 	if len(recs) == 0 || recs[0][0] != "variable" {
 		t.Fatalf("%s: header %v, want variable first", path, recs)
 	}

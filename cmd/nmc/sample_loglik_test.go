@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/internal/testutil"
 )
 
 // TestSampleLogLikLoo is the check: nmc sample -model robust -n 2000 -k 5
@@ -83,15 +82,7 @@ func TestSampleLogLikLoo(t *testing.T) {
 // -out file.
 func looEstimate(t *testing.T, path, name string) (est, se float64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := testutil.ReadCSV(t, path)
 	for _, r := range rows[1:] {
 		if r[0] == name {
 			est, err1 := strconv.ParseFloat(r[1], 64)

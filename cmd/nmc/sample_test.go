@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/internal/testutil"
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/paper"
@@ -43,20 +43,7 @@ func mustRun(t *testing.T, args ...string) string {
 }
 
 // checkPNG checks that path is a PNG image of at least 400 × 250 pixels.
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if r := img.Bounds(); r.Dx() < 400 || r.Dy() < 250 {
-		t.Errorf("%s: %v pixels, want at least 400 × 250", path, r.Size())
-	}
-}
+func checkPNG(t *testing.T, path string) { t.Helper(); testutil.CheckPNG(t, path, 400, 250) }
 
 // tinySizes are data sizes that sample in a fraction of a second.
 var tinySizes = map[string][]string{

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nmc-go/nmc/internal/testutil"
 )
 
 func TestSBC(t *testing.T) {
@@ -23,15 +24,7 @@ func TestSBC(t *testing.T) {
 			t.Errorf("stdout does not contain %q:\n%s", want, stdout)
 		}
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := testutil.ReadCSV(t, out)
 	if strings.Join(rows[0], ",") != "sim_id,variable,simulated_value,rank,max_rank" || len(rows) != 1+30*4 {
 		t.Fatalf("-out: header %v, %d rows; want the SBC columns and 120 rows", rows[0], len(rows)-1)
 	}

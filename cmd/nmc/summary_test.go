@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/internal/testutil"
 )
 
 // fixture is a draws file of package frames's test data, written by R
@@ -22,15 +21,7 @@ func fixture(name string) string { return filepath.Join("..", "..", "frames", "t
 // names made 0-based as nmc prints them.
 func posteriorSummary(t *testing.T) ([]string, map[string]map[string]float64) {
 	t.Helper()
-	f, err := os.Open(fixture("posterior_summary.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := testutil.ReadCSV(t, fixture("posterior_summary.csv"))
 	var vars []string
 	vals := make(map[string]map[string]float64)
 	for _, r := range recs[1:] {
