@@ -220,17 +220,22 @@ func total(v []float64) Estimate {
 	return Estimate{s, math.Sqrt(float64(len(v)) * varOf(v))}
 }
 
-func (r *LOOResult) fillTotals() {
-	col := make([]float64, r.N)
-	get := func(f func(p LOOPoint) float64) Estimate {
-		for i, p := range r.Pointwise {
-			col[i] = f(p)
+// pointTotals returns the totals, with standard errors, of the elpd, p and ic
+// columns of pointwise values ps.
+func pointTotals[P any](ps []P, elpd, p, ic func(P) float64) (e, pe, ice Estimate) {
+	col := make([]float64, len(ps))
+	get := func(f func(P) float64) Estimate {
+		for i, pt := range ps {
+			col[i] = f(pt)
 		}
 		return total(col)
 	}
-	r.ELPD = get(func(p LOOPoint) float64 { return p.ELPD })
-	r.P = get(func(p LOOPoint) float64 { return p.P })
-	r.IC = get(func(p LOOPoint) float64 { return p.IC })
+	return get(elpd), get(p), get(ic)
+}
+
+func (r *LOOResult) fillTotals() {
+	r.ELPD, r.P, r.IC = pointTotals(r.Pointwise,
+		func(p LOOPoint) float64 { return p.ELPD }, func(p LOOPoint) float64 { return p.P }, func(p LOOPoint) float64 { return p.IC })
 	var ss float64
 	for _, p := range r.Pointwise {
 		ss += p.MCSE * p.MCSE
@@ -242,16 +247,8 @@ func (r *LOOResult) fillTotals() {
 }
 
 func (r *WAICResult) fillTotals() {
-	col := make([]float64, r.N)
-	get := func(f func(p WAICPoint) float64) Estimate {
-		for i, p := range r.Pointwise {
-			col[i] = f(p)
-		}
-		return total(col)
-	}
-	r.ELPD = get(func(p WAICPoint) float64 { return p.ELPD })
-	r.P = get(func(p WAICPoint) float64 { return p.P })
-	r.IC = get(func(p WAICPoint) float64 { return p.IC })
+	r.ELPD, r.P, r.IC = pointTotals(r.Pointwise,
+		func(p WAICPoint) float64 { return p.ELPD }, func(p WAICPoint) float64 { return p.P }, func(p WAICPoint) float64 { return p.IC })
 }
 
 // ParetoK returns the k̂ of every observation.
@@ -323,13 +320,13 @@ func forObservations(ll LogLik, n int, f func(ws *looWorkspace, i int, col []flo
 
 // looWorkspace holds one worker's scratch buffers.
 type looWorkspace struct {
-	y, pad, acov, rho, lw []float64
-	coef                  []complex128
-	fft                   *fourier.FFT
-	idx                   []pair
-	x, theta, lth         []float64
-	lik                   []float64
-	k                     float64
+	y, pad, acov, rho, lw, means []float64
+	coef                         []complex128
+	fft                          *fourier.FFT
+	idx                          []pair
+	x, theta, lth                []float64
+	lik                          []float64
+	k                            float64
 }
 
 // relEff is loo's ess_rfun(exp(col)) / S for the chain-major C×n column col.
@@ -351,7 +348,8 @@ func (ws *looWorkspace) relEff(col []float64, C, n int) float64 {
 	ws.acov = grow(ws.acov, n)
 	clear(ws.acov)
 	ws.pad = grow(ws.pad, L)
-	means := make([]float64, C)
+	ws.means = grow(ws.means, C)
+	means := ws.means
 	var sumAcov0 float64
 	scale := 1 / (2 * float64(n) * float64(n))
 	for c := range C {

@@ -127,15 +127,9 @@ func ReadCSVFile(path string) (*draws.Draws, error) {
 // chain number of 65536 or more, chains out of order and draw numbering that is
 // not contiguous from 0.
 func ReadCSV(r io.Reader, source string) (*draws.Draws, error) {
-	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, fmt.Errorf("frames: %s: empty input, want a header line", source)
-	}
+	cr, header, err := readCSVHeader(r, source)
 	if err != nil {
-		return nil, csvError(source, err)
+		return nil, err
 	}
 	chainCol, drawCol := -1, -1
 	var names []string
@@ -247,6 +241,22 @@ func checkCSVDraws(d *draws.Draws) error {
 // skipped over becomes an empty chain, so without a bound one corrupt cell such
 // as 999999999999 would allocate memory for a trillion chains.
 const maxChainNumber = 1 << 16
+
+// readCSVHeader opens r as CSV (records of any length, reused between reads) and
+// reads its header line; empty input is an error naming source.
+func readCSVHeader(r io.Reader, source string) (*csv.Reader, []string, error) {
+	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, fmt.Errorf("frames: %s: empty input, want a header line", source)
+	}
+	if err != nil {
+		return nil, nil, csvError(source, err)
+	}
+	return cr, header, nil
+}
 
 // checkColumnNames checks the names of header[first:] (first skips an unnamed
 // index column): none empty, none holding a line break, none twice. It returns

@@ -1,8 +1,6 @@
 package frames
 
 import (
-	"bufio"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -180,15 +178,9 @@ func parseFrameHeader(header []string, source, wantChain string) (*frameHeader, 
 
 // readFrameCSV reads a data-frame tool's CSV file (see ReadDataFrameCSV).
 func readFrameCSV(r io.Reader, source, wantChain string) (*draws.Draws, error) {
-	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	rec, err := cr.Read()
-	if err == io.EOF {
-		return nil, fmt.Errorf("frames: %s: empty input, want a header line", source)
-	}
+	cr, rec, err := readCSVHeader(r, source)
 	if err != nil {
-		return nil, csvError(source, err)
+		return nil, err
 	}
 	h, err := parseFrameHeader(rec, source, wantChain)
 	if err != nil {

@@ -53,7 +53,7 @@ type LogisticPrior struct{ AlphaSD, BetaSD float64 }
 //
 // It declares one group move, "scale(alpha, beta)": (alpha, beta) dilated about 0
 // at rate 1, the ridge along which near-separable data lets the coefficients slide
-// (../shared/MIXING.md). test may be nil. Parameters: alpha, beta[k] (0-based).
+// (BENCHMARKS.md, "Mixing"). test may be nil. Parameters: alpha, beta[k] (0-based).
 func Logistic(train RegressionData, test *RegressionData, prior *LogisticPrior) (*Built, error) {
 	if err := train.Validate(true); err != nil {
 		return nil, fmt.Errorf("models: blr: train: %w", err)
