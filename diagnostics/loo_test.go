@@ -3,7 +3,6 @@ package diagnostics
 import (
 	"bufio"
 	"cmp"
-	"encoding/csv"
 	"maps"
 	"math"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nmc-go/nmc/internal/testutil"
 )
 
 // readCmdStanLogLik reads the log_lik.1 … log_lik.N columns of CmdStan-style
@@ -65,15 +66,7 @@ func readCmdStanLogLik(t *testing.T, files []string) LogLik {
 // (Inf and NA parsed as ±Inf and NaN; the first column kept as a string).
 func readExpected(t *testing.T, path string) (header []string, names []string, rows [][]float64) {
 	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	recs, err := csv.NewReader(fh).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := testutil.ReadCSV(t, path)
 	header = recs[0]
 	for _, r := range recs[1:] {
 		names = append(names, r[0])

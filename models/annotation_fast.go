@@ -401,6 +401,14 @@ func (s *annotationFastScorer) LogJoint(x []float64) float64 {
 			total += s.logAt(x, base+int(code))
 		}
 	}
+	return s.addThetaPriors(x, total)
+}
+
+// addThetaPriors adds to total the Dirichlet log priors of every confusion row
+// theta[l,m] at x, stopping at the first −Inf (and at once if total is −Inf).
+func (s *annotationFastScorer) addThetaPriors(x []float64, total float64) float64 {
+	f := s.f
+	c := f.numClasses
 	for t := 0; t < f.numLabelers*c && total > math.Inf(-1); t++ {
 		m := t % c
 		for n := range s.a {

@@ -486,16 +486,7 @@ func (s *annotationFastScorer) scoreThetaMarginal(x []float64, t int, grad, hess
 // every item's marginal log-likelihood.
 func (s *annotationFastScorer) logJointMarginal(x []float64) float64 {
 	f := s.f
-	c := f.numClasses
-	total := s.scorePiPrior(x)
-	for t := 0; t < f.numLabelers*c && total > math.Inf(-1); t++ {
-		m := t % c
-		for n := range s.a {
-			s.a[n] = f.rows[m][n] - 1
-		}
-		off := f.thetaOff + t*c
-		total += dirichletScore(x[off:off+c], s.a, f.rowConst[m], nil, nil)
-	}
+	total := s.addThetaPriors(x, s.scorePiPrior(x))
 	if !(total > math.Inf(-1)) {
 		return total
 	}
