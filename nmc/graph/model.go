@@ -28,6 +28,10 @@ type Model struct {
 	maxArgs   int
 	numMatVec int // MatVec nodes over a Vector site, numbered by Node.id
 	orbits    []orbit
+	linear    []linFactor // factors scored as a whole (linear.go)
+	linSites  [][]int32   // per site: its linear factors (indices into linear)
+	linOf     []int32     // per factor: its index in linear, or −1
+	noLinear  bool        // see Builder.noLinear
 }
 
 type entry struct {
@@ -61,6 +65,11 @@ func (m *Model) Blanket(i int) int {
 	n := len(m.blanket[i])
 	for _, g := range m.groups[i] {
 		n += len(g.elems)
+	}
+	if m.linSites != nil {
+		for _, li := range m.linSites[i] {
+			n += m.factors[m.linear[li].f].length
+		}
 	}
 	return n
 }
@@ -194,6 +203,7 @@ func (m *Model) compile(groups []groupDecl) error {
 	m.orbitBlankets(m.blanket)
 	m.groupBlankets()
 	m.numberMatVecs()
+	m.linearBlankets()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {
