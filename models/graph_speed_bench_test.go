@@ -76,3 +76,56 @@ func BenchmarkRegressionBuiltinLogistic(b *testing.B) { regressionBench(b, false
 func BenchmarkRegressionUserLogistic(b *testing.B)    { regressionBench(b, false, true) }
 func BenchmarkRegressionBuiltinRobust(b *testing.B)   { regressionBench(b, true, false) }
 func BenchmarkRegressionUserRobust(b *testing.B)      { regressionBench(b, true, true) }
+
+// sweepBench times the scorer work of one sweep at a fixed state, without the
+// sampler's randomness: for every site its score with gradient and Hessian at the
+// state and at a moved state (as a proposal and its reverse), and the group's orbit
+// score with derivatives at both. The state is the last of 50 draws of one chain.
+func sweepBench(b *testing.B, robust, user bool) {
+	gen, build, decl := models.GenerateLogistic, func(d models.RegressionData) (*models.Built, error) { return models.Logistic(d, nil, nil) }, userLogistic
+	if robust {
+		gen, build, decl = models.GenerateRobust, func(d models.RegressionData) (*models.Built, error) { return models.Robust(d, nil, nil) }, userRobust
+	}
+	train, _, _, err := gen(rand.New(rand.NewPCG(2020, 1)), 20000, 40)
+	if err != nil {
+		b.Fatal(err)
+	}
+	built, err := build(train)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := built.Model
+	if user {
+		if m, err = decl(train); err != nil {
+			b.Fatal(err)
+		}
+	}
+	res, err := nmc.Sample(context.Background(), built.Model, &nmc.Options{Chains: 1, Draws: 50, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dim := nmc.Dim(m.Sites())
+	c := res.Draws.Chains[0]
+	x := c[len(c)-dim:]
+	y := append([]float64(nil), x...)
+	for i := range y {
+		y[i] *= 1.001
+	}
+	sc := m.NewScorer()
+	sites := m.Sites()
+	grad, hess := make([]float64, 64), make([]float64, 64*64)
+	var d [2]float64
+	for b.Loop() {
+		for _, p := range [][]float64{x, y} {
+			for i, s := range sites {
+				sc.Score(p, i, grad[:s.Size], hess[:s.Size*s.Size])
+			}
+			sc.(nmc.OrbitScorer).ScoreOrbit(p, 0, &d)
+		}
+	}
+}
+
+func BenchmarkSweepBuiltinLogistic(b *testing.B) { sweepBench(b, false, false) }
+func BenchmarkSweepUserLogistic(b *testing.B)    { sweepBench(b, false, true) }
+func BenchmarkSweepBuiltinRobust(b *testing.B)   { sweepBench(b, true, false) }
+func BenchmarkSweepUserRobust(b *testing.B)      { sweepBench(b, true, true) }

@@ -61,6 +61,10 @@ type linFactor struct {
 	terms  []linTerm
 	offset []float64 // the sum of constant length-n terms of η; nil if none
 	rows   []int     // 0, 1, …, n−1
+	// partial is the family, when it computes derivatives for some arguments only.
+	partial dist.PartialDeriver
+	// byRows is the family, when it evaluates many rows in one call.
+	byRows dist.RowsDeriver
 }
 
 // linearFactor returns fc's description as a linear factor, or false.
@@ -86,6 +90,11 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 		}
 	}
 	if lf.eta < 0 || len(lf.terms) == 0 {
+		return lf, false
+	}
+	lf.partial, _ = fc.d.fam.(dist.PartialDeriver)
+	lf.byRows, _ = fc.d.fam.(dist.RowsDeriver)
+	if na := 1 + len(fc.d.params); na > 64 {
 		return lf, false
 	}
 	lf.rows = make([]int, fc.length)
@@ -183,7 +192,8 @@ func (m *Model) linearBlankets() {
 
 // linScratch is one scorer's working memory for one linear factor.
 type linScratch struct {
-	d1, d2 []float64   // per row: ∂/∂η and ∂²/∂η² (active v_t)
+	d1, d2 []float64   // per row: ∂/∂η and ∂²/∂η² (active v_t), or in the argument of linChunkRows
+	eta    []float64   // per row: η (linChunkRows)
 	part   []float64   // per chunk: partial log density
 	deriv  []float64   // per chunk: partial derivatives (layout by mode)
 	kept   [][]int     // per chunk: rows with a significant Hessian term
@@ -199,6 +209,8 @@ type linScratch struct {
 	rowTerm int       // linRow: the term whose Vector site is active
 	argv    []float64 // shared argument values (argument 0 and η unset)
 	sg, sh  []float64 // linOrbit: the shared arguments' first and second derivatives in t
+	dep     []int     // the arguments that depend on the active coordinates
+	wrt     uint64    // dep as a bit set (dist.PartialDeriver)
 }
 
 // linWork is one goroutine's scratch for a linear factor.
@@ -326,18 +338,32 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 	if cap(ls.deriv) < nch*per {
 		ls.deriv = make([]float64, nch*per)
 	}
-	if mode == linRow && ls.d1 == nil {
-		ls.d1, ls.d2 = make([]float64, n), make([]float64, n)
+	if ls.d1 == nil && (mode == linRow || lf.byRows != nil) {
+		ls.d1, ls.d2, ls.eta = make([]float64, n), make([]float64, n), make([]float64, n)
 	}
 	ls.mode, ls.na, ls.per, ls.sv, ls.rowTerm = mode, na, per, S.v, rowTerm
 	if len(ls.argv) < na {
 		ls.argv, ls.sg, ls.sh = make([]float64, na), make([]float64, na), make([]float64, na)
 	}
+	ls.dep, ls.wrt = ls.dep[:0], 0
 	for a := 1; a < na; a++ {
 		ls.argv[a] = args[a].v
 		ls.sg[a], ls.sh[a] = 0, 0
 		if mode == linOrbit {
 			ls.sg[a], ls.sh[a] = scalarJet(&args[a])
+		}
+		var moves bool
+		switch mode {
+		case linRow:
+			moves = a == lf.eta
+		case linShared:
+			moves = args[a].kind != jConst
+		case linOrbit:
+			moves = args[a].kind != jConst || a == lf.eta
+		}
+		if moves {
+			ls.dep = append(ls.dep, a)
+			ls.wrt |= 1 << a
 		}
 	}
 	if workers := len(ls.work); nch == 1 || workers == 1 {
@@ -513,14 +539,14 @@ func (s *scorer) linChunk(li, w, c int) {
 	lo, hi := c*linChunk, min((c+1)*linChunk, n)
 	dc := ls.deriv[c*per : (c+1)*per]
 	clear(dc)
-	xv, obs, eta := ls.xv, fc.obs, lf.eta
+	xv, obs, eta, dep := ls.xv, fc.obs, lf.eta, ls.dep
 	one := len(lf.terms) == 1 && lf.terms[0].sign == 1 && lf.offset == nil
 	rowSign := 1.0
 	if ls.rowTerm >= 0 {
 		rowSign = lf.terms[ls.rowTerm].sign
 	}
-	t := 0.0
-	for r := lo; r < hi; r++ {
+	t, done := s.linChunkRows(lf, ls, wk, lo, hi, dc)
+	for r := lo; r < hi && !done; r++ {
 		var e float64
 		if one {
 			e = ls.sv + xv[0][r]
@@ -534,29 +560,30 @@ func (s *scorer) linChunk(li, w, c int) {
 			}
 		}
 		argv[0], argv[eta] = obs[r], e
-		if mode == linValue {
+		switch {
+		case lf.partial != nil:
+			t += lf.partial.DerivsOf(argv, d.k, ls.wrt, d1, d2, &wk.memo)
+		case mode == linValue:
 			t += d.fam.LogProb(argv, d.k)
-			if math.IsInf(t, -1) || math.IsNaN(t) {
-				break
-			}
-			continue
-		}
-		if fc.memo != nil {
+		case fc.memo != nil:
 			t += fc.memo.DerivsMemo(argv, d.k, d1, d2, &wk.memo)
-		} else {
+		default:
 			t += d.fam.Derivs(argv, d.k, d1, d2)
 		}
 		if math.IsInf(t, -1) || math.IsNaN(t) {
 			break
+		}
+		if mode == linValue {
+			continue
 		}
 		switch mode {
 		case linRow:
 			ls.d1[r] = rowSign * d1[eta]
 			ls.d2[r] = d2[eta*na+eta]
 		case linShared:
-			for a := 1; a < na; a++ {
+			for _, a := range dep {
 				dc[a] += d1[a]
-				for b := 1; b < na; b++ {
+				for _, b := range dep {
 					dc[na+a*na+b] += d2[a*na+b]
 				}
 			}
@@ -569,17 +596,14 @@ func (s *scorer) linChunk(li, w, c int) {
 				}
 			}
 			var g, h float64
-			for a := 1; a < na; a++ {
+			for _, a := range dep {
 				ga, ha := sg[a], sh[a]
 				if a == eta {
 					ga, ha = e1, e2
 				}
-				if ga == 0 && ha == 0 {
-					continue
-				}
 				g += d1[a] * ga
 				h += d1[a] * ha
-				for b := 1; b < na; b++ {
+				for _, b := range dep {
 					gb := sg[b]
 					if b == eta {
 						gb = e1
@@ -601,4 +625,88 @@ func (s *scorer) linChunk(li, w, c int) {
 	blas64.Gemv(blas.Trans, 1, xc, blas64.Vector{N: hi - lo, Inc: 1, Data: ls.d1[lo:hi]}, 0, blas64.Vector{N: k, Inc: 1, Data: dc[:k]})
 	ls.kept[c] = gram.Significant(ls.kept[c], lf.rows[lo:hi], ls.d2, x.norm2, n)
 	gram.AddWeighted(dc[k:], k, x.data, ls.kept[c], ls.d2)
+}
+
+// linChunkRows scores rows [lo, hi) of linear factor lf by one call of the family's
+// DerivsRows where it applies (the value only, or derivatives in one argument), and
+// reports whether it did; otherwise linChunk scores row by row.
+func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi int, dc []float64) (float64, bool) {
+	if lf.byRows == nil {
+		return 0, false
+	}
+	mode, eta, dep, na := ls.mode, lf.eta, ls.dep, ls.na
+	wrt := -1
+	switch mode {
+	case linRow:
+		wrt = eta
+	case linShared:
+		if len(dep) != 1 {
+			return 0, false
+		}
+		wrt = dep[0]
+	case linOrbit:
+		if len(dep) != 1 || dep[0] != eta {
+			return 0, false
+		}
+		wrt = eta
+	}
+	ev := ls.eta[lo:hi]
+	if len(lf.terms) == 1 && lf.terms[0].sign == 1 && lf.offset == nil {
+		for r, v := range ls.xv[0][lo:hi] {
+			ev[r] = ls.sv + v
+		}
+	} else {
+		for r := range ev {
+			e := ls.sv
+			for ti := range lf.terms {
+				e += lf.terms[ti].sign * ls.xv[ti][lo+r]
+			}
+			if lf.offset != nil {
+				e += lf.offset[lo+r]
+			}
+			ev[r] = e
+		}
+	}
+	var d1, d2 []float64
+	if mode != linValue {
+		d1, d2 = ls.d1[lo:hi], ls.d2[lo:hi]
+	}
+	fc := s.m.factors[lf.f]
+	t, ok := lf.byRows.DerivsRows(fc.obs[lo:hi], ev, wk.argv[:na], fc.d.k, eta, wrt, d1, d2, &wk.memo)
+	if !ok || math.IsInf(t, -1) || math.IsNaN(t) {
+		return t, ok
+	}
+	switch mode {
+	case linRow:
+		if sign := lf.terms[ls.rowTerm].sign; sign != 1 {
+			for r := range d1 {
+				d1[r] *= sign
+			}
+		}
+	case linShared:
+		var g, h float64
+		for r := range d1 {
+			g += d1[r]
+			h += d2[r]
+		}
+		dc[wrt] += g
+		dc[na+wrt*na+wrt] += h
+	case linOrbit:
+		var g, h float64
+		s1, s2 := ls.sg[eta], ls.sh[eta]
+		for r := range d1 {
+			e1, e2 := s1, s2
+			for ti := range lf.terms {
+				if ls.xu[ti] != nil {
+					e1 += lf.terms[ti].sign * ls.xu[ti][lo+r]
+					e2 += lf.terms[ti].sign * ls.xw[ti][lo+r]
+				}
+			}
+			g += d1[r] * e1
+			h += d1[r]*e2 + d2[r]*e1*e1
+		}
+		dc[0] += g
+		dc[1] += h
+	}
+	return t, true
 }
