@@ -147,4 +147,5 @@ type RowsDeriver interface {
 var (
 	_ RowsDeriver = StudentT{}
 	_ RowsDeriver = BernoulliLogit{}
+	_ RowsDeriver = Normal{}
 )
