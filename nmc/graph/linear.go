@@ -47,8 +47,8 @@ const linMinRows = 16
 
 // linTerm is one MatVec term of a linear predictor.
 type linTerm struct {
-	node *Node   // opMatVec over a Vector latent
-	fam  *family // the Vector latent
+	node *Node   // opMatVec over a Vector latent or a plate of scalar sites
+	fam  *family // the latent
 	sign float64 // +1 or −1
 }
 
@@ -92,6 +92,11 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 	if lf.eta < 0 || len(lf.terms) == 0 {
 		return lf, false
 	}
+	for _, t := range lf.terms {
+		if m.sites[t.fam.first].Support == nmc.Discrete {
+			return lf, false
+		}
+	}
 	lf.partial, _ = fc.d.fam.(dist.PartialDeriver)
 	lf.byRows, _ = fc.d.fam.(dist.RowsDeriver)
 	if na := 1 + len(fc.d.params); na > 64 {
@@ -133,7 +138,7 @@ func (lf *linFactor) decompose(n *Node, sign float64) bool {
 		return true
 	case opMatVec:
 		a := n.args[0]
-		if a.op != opLatent || !a.fam.vector {
+		if a.op != opLatent || (!a.fam.vector && a.fam.width != 1) {
 			return false
 		}
 		for _, t := range lf.terms {
@@ -206,7 +211,8 @@ type linScratch struct {
 	mode    linMode
 	na, per int
 	sv      float64   // S, the shared part of η
-	rowTerm int       // linRow: the term whose Vector site is active
+	rowTerm int       // linRow: the term whose Vector site (or one of whose plate sites) is active
+	col     int       // linRow: the active plate site's column of X, or −1 for a Vector site
 	argv    []float64 // shared argument values (argument 0 and η unset)
 	sg, sh  []float64 // linOrbit: the shared arguments' first and second derivatives in t
 	dep     []int     // the arguments that depend on the active coordinates
@@ -299,8 +305,11 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 		f := tm.fam
 		xv[t] = s.mv[tm.node.id].vector(tm.node.x, s.x[f.offset:f.offset+f.length], s.epoch, s.nworkers)
 		switch {
-		case s.active >= 0 && f.first == s.active:
-			rowTerm = t
+		case s.active >= 0 && f.first == s.active && f.vector:
+			rowTerm, ls.col = t, -1
+		case s.active >= f.first && s.active < f.first+f.length && !f.vector:
+			// One site of a plate of coefficients: η_r′ = X_r,col.
+			rowTerm, ls.col = t, s.active-f.first
 		case s.orbit != nil && s.orbit.member[f.id]:
 			mode = linOrbit
 		}
@@ -621,6 +630,17 @@ func (s *scorer) linChunk(li, w, c int) {
 	}
 	k := s.k
 	x := lf.terms[ls.rowTerm].node.x
+	if col := ls.col; col >= 0 {
+		// A plate site: the gradient Σ d1_r X_r,col and Hessian Σ d2_r X_r,col².
+		var g, h float64
+		for r := lo; r < hi; r++ {
+			a := x.data[r*x.cols+col]
+			g += ls.d1[r] * a
+			h += ls.d2[r] * a * a
+		}
+		dc[0], dc[1] = g, h
+		return
+	}
 	xc := blas64.General{Rows: hi - lo, Cols: k, Stride: k, Data: x.data[lo*k : hi*k]}
 	blas64.Gemv(blas.Trans, 1, xc, blas64.Vector{N: hi - lo, Inc: 1, Data: ls.d1[lo:hi]}, 0, blas64.Vector{N: k, Inc: 1, Data: dc[:k]})
 	ls.kept[c] = gram.Significant(ls.kept[c], lf.rows[lo:hi], ls.d2, x.norm2, n)

@@ -10,7 +10,7 @@ import (
 	"github.com/nmc-go/nmc/nmc"
 )
 
-// linearTestModels declares three models with linear factors, each twice: scored
+// linearTestModels declares four models with linear factors, each twice: scored
 // as linear factors, and element by element (noLinear, the former engine). n = 9000
 // rows make three chunks of linChunk.
 func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
@@ -35,6 +35,11 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 		}
 		if want := 1; !noLinear && len(m.linear) != want {
 			t.Fatalf("%s: %d linear factors, want %d", name, len(m.linear), want)
+		}
+		for i := range m.Sites() {
+			if !noLinear && len(m.linSites[i]) != 1 {
+				t.Fatalf("%s: site %s scores %d linear factors, want 1", name, m.Sites()[i].Name, len(m.linSites[i]))
+			}
 		}
 		out[name] = m
 	}
@@ -86,6 +91,23 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 		b.Group("b2 and alpha", Shift(b2, 0.5), Dilate(alpha, 2))
 		b.Group("scale", Dilate(alpha, 1), Dilate(b1, 1), Dilate(b2, 1))
 		add("two terms", b)
+	}
+	{
+		// Coefficients as a plate of scalar sites, each its own site (and a Vector).
+		x1, x2, y := newX(3), newX(2), make([]float64, n)
+		for i := range y {
+			y[i] = 2 * rng.NormFloat64()
+		}
+		b := New()
+		b.noLinear = noLinear
+		nu := b.Latent("nu", Gamma(C(2), C(0.1)))
+		alpha := b.Latent("alpha", Normal(C(0), C(1)))
+		beta := b.Latent("beta", Normal(C(0), C(1)), 3)
+		gamma := b.Vector("gamma", 2, Normal(C(0), C(1)))
+		b.Observe("y", StudentT(nu, Add(alpha, Sub(MatVec(x1, beta), MatVec(x2, gamma))), C(1.5)), y)
+		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
+		b.Group("shift", Shift(beta, 0.5), Dilate(gamma, 0.7))
+		add("plate", b)
 	}
 	return out
 }

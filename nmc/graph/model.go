@@ -683,8 +683,9 @@ func (m *Model) sitesOf(f *family) []nmc.Site {
 	return m.sites[f.first : f.first+f.length]
 }
 
-// numberMatVecs gives every MatVec node whose vector is a Vector site an id, its
-// slot in each scorer's X·v cache.
+// numberMatVecs gives every MatVec node whose vector is a Vector site or a plate of
+// scalar sites an id, its slot in each scorer's X·v cache (the element-by-element
+// path caches only Vector sites; linear factors cache both).
 func (m *Model) numberMatVecs() {
 	seen := map[*Node]bool{}
 	var walk func(n *Node)
@@ -693,7 +694,7 @@ func (m *Model) numberMatVecs() {
 			return
 		}
 		seen[n] = true
-		if n.op == opMatVec && n.args[0].op == opLatent && n.args[0].fam.vector {
+		if a := n.args; n.op == opMatVec && a[0].op == opLatent && (a[0].fam.vector || a[0].fam.width == 1) {
 			n.id = m.numMatVec
 			m.numMatVec++
 		}
