@@ -30,7 +30,7 @@ type scorer struct {
 	batches    []*rowBatch
 	tally      []float64     // factorGroup: elements per value
 	memos      []dist.Memo   // per factor: parameter-only terms (dist.MemoDeriver)
-	mv         []mvCache     // per MatVec node over a Vector site: X·v at the last two v seen
+	mv         []mvCache     // per MatVec node over a Vector site or a plate: X·v at the last two v seen
 	lin        []*linScratch // per linear factor (linear.go), made when first needed
 	epoch      uint64        // counts Score, LogJoint and values calls (for mvCache)
 
