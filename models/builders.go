@@ -15,15 +15,15 @@ import (
 type Built struct {
 	// Name is the model's name as the command line knows it, e.g. "blr".
 	Name string
-	// Model is what to sample. For the paper's models (logistic and robust regression,
-	// annotation) it is a hand-written model with Graph's sites, state layout and
-	// start, whose scorer works on sufficient statistics (cached linear predictor,
-	// label counts) and is tested against Graph's scores, gradients and Hessians;
-	// for the others it is Graph. The annotation model starts from majority-vote
-	// classes. Model and Graph declare the same group moves (nmc.Grouper): the
-	// regressions' (alpha, beta) dilation, the funnel's orbit and the centred eight
-	// schools' (theta about mu, tau) dilation; Options.NoGroupMoves of the sampler
-	// turns them off.
+	// Model is what to sample. For the annotation model it is a hand-written model
+	// with Graph's sites, state layout and start, whose scorer works on label counts
+	// and is tested against Graph's scores, gradients and Hessians, started from
+	// majority-vote classes; for every other model, the regressions included, it is
+	// Graph itself (the graph engine scores their likelihoods as linear factors: the
+	// linear predictor cached, see nmc/graph). Model and Graph declare the same group
+	// moves (nmc.Grouper): the regressions' (alpha, beta) dilation, the funnel's orbit
+	// and the centred eight schools' (theta about mu, tau) dilation;
+	// Options.NoGroupMoves of the sampler turns them off.
 	Model nmc.Model
 	// Graph is the compiled graph model (state layout, Offset, Neighbors).
 	Graph *graph.Model
@@ -72,8 +72,7 @@ func Logistic(train RegressionData, test *RegressionData, prior *LogisticPrior) 
 	if err != nil {
 		return nil, fmt.Errorf("models: blr: %w", err)
 	}
-	lm := newLinearModel(m, train, false, or(p.AlphaSD, 10), or(p.BetaSD, 2.5), 0, 0, 0)
-	out := &Built{Name: "blr", Model: lm, Graph: m}
+	out := &Built{Name: "blr", Model: m, Graph: m}
 	if test != nil {
 		if err := test.Validate(true); err != nil {
 			return nil, fmt.Errorf("models: blr: test: %w", err)
@@ -123,8 +122,7 @@ func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Bu
 	if err != nil {
 		return nil, fmt.Errorf("models: robust: %w", err)
 	}
-	lm := newLinearModel(m, train, true, or(p.AlphaSD, 10), or(p.BetaSD, 2.5), or(p.NuShape, 2), or(p.NuRate, 0.1), or(p.SigmaRate, 0.1))
-	out := &Built{Name: "robust", Model: lm, Graph: m}
+	out := &Built{Name: "robust", Model: m, Graph: m}
 	if test != nil {
 		if err := test.Validate(false); err != nil {
 			return nil, fmt.Errorf("models: robust: test: %w", err)

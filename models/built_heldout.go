@@ -10,6 +10,11 @@ import (
 	"github.com/nmc-go/nmc/nmc/graph"
 )
 
+// chunkRows is the number of test rows of one unit of work of the regressions'
+// held-out likelihood. Each point's value does not depend on the split, so the
+// result does not depend on GOMAXPROCS or scheduling.
+const chunkRows = 4096
+
 // linearHeldOut is the held-out likelihood of logistic or robust regression at a
 // state of the built model.
 type linearHeldOut struct {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestBuiltLogLik checks the regressions' training log-likelihood, evaluated by the
-// graph on the hand-written model's states, against LogisticPointwise and
+// graph at the model's states, against LogisticPointwise and
 // RobustPointwise on the training data.
 func TestBuiltLogLik(t *testing.T) {
 	t.Parallel()

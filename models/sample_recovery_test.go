@@ -137,8 +137,7 @@ func TestSampleLogisticRecovery(t *testing.T) {
 // (seed 42, 4 × 500 draws after 100 warm-up sweeps) it fails: R-hat 1.07–1.08 and bulk
 // ESS 47–50 for every parameter, all chains' means shrunk by about 13% towards 0 (the
 // truth is still covered, smallest tail probability 0.24). With 4 × 2000 draws after
-// 200 warm-up sweeps it passes (max R-hat 1.020, min bulk ESS 200; a few seconds with
-// the hand-written regression model). The tolerances are those of the other
+// 200 warm-up sweeps it passes (max R-hat 1.020, min bulk ESS 200; a few seconds). The tolerances are those of the other
 // regressions and are not to be loosened.
 func TestSampleLogisticPaperScale(t *testing.T) {
 	t.Parallel()

@@ -1,6 +1,6 @@
 // Package gram accumulates weighted Gram matrices Aᵀ diag(w) A: the Hessian of a sum
 // of scalar functions of a linear map, such as a regression's coefficient site. It is
-// the hottest loop of package graph and of the hand-written regression models, so it
+// the hottest loop of package graph's regression likelihoods (linear factors), so it
 // has an AVX2/FMA assembly kernel (chosen at run time), a pure-Go fallback (always
 // under the purego build tag) and an optional OpenBLAS path (build tag openblas,
 // needs cgo and libopenblas-dev).

@@ -158,6 +158,43 @@ func (BernoulliLogit) Derivs(args []float64, _ int, grad, hess []float64) float6
 	return -(max(l, 0) + lp)
 }
 
+// DerivsRows evaluates rows whose log-odds (argument 1) vary, with derivatives in the
+// log-odds (RowsDeriver): the formulas of Derivs, one exponential per row.
+func (BernoulliLogit) DerivsRows(x, v, _ []float64, _, vary, wrt int, d1, d2 []float64, _ *Memo) (float64, bool) {
+	deriv := d1 != nil && d2 != nil
+	if vary != 1 || (deriv && wrt != 1) {
+		return 0, false
+	}
+	total := 0.0
+	for r, y := range x {
+		l := v[r]
+		if !binaryOK(y) || !finite(l) {
+			return negInf, true
+		}
+		e := math.Exp(-math.Abs(l))
+		lp := math.Log1p(e)
+		if y == 1 {
+			total -= max(-l, 0) + lp
+		} else {
+			total -= max(l, 0) + lp
+		}
+		if deriv {
+			big, small := 1/(1+e), e/(1+e)
+			s, t := big, small
+			if l < 0 {
+				s, t = small, big
+			}
+			if y == 1 {
+				d1[r] = t
+			} else {
+				d1[r] = -s
+			}
+			d2[r] = -s * t
+		}
+	}
+	return total, true
+}
+
 // CheckParams requires logit finite.
 func (BernoulliLogit) CheckParams(params []float64, _ int) error {
 	if err := checkCount("BernoulliLogit", params, 1); err != nil {

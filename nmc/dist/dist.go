@@ -101,6 +101,10 @@ type Memo struct {
 	Key float64    // the parameter value the entries were computed for
 	Val [4]float64 // the family's cached terms
 	OK  bool       // whether Key and Val are set
+	// A second cached term, of another parameter (PartialDeriver: the Student-t's
+	// log σ), with its own key.
+	Key2, Val2 float64
+	OK2        bool
 }
 
 // MemoDeriver is implemented by families whose derivatives have costly terms that
@@ -111,3 +115,37 @@ type MemoDeriver interface {
 }
 
 var _ MemoDeriver = StudentT{}
+
+// PartialDeriver is implemented by families that compute the derivatives of the log
+// density with respect to some of the arguments only, as a scorer needs when only
+// some arguments depend on the coordinates it differentiates (a regression's
+// Student-t likelihood seen from ν alone needs ∂ν and ∂²ν, not the 4×4 Hessian).
+// DerivsOf returns log p and writes grad[a] and hess[a·n+b] (n = len(args)) equal to
+// Derivs' for every a and b whose bits are set in wrt (bit a for argument a; up to
+// 64 arguments); other entries are not written. wrt = 0 gives log p alone, like
+// LogProb. m caches parameter-only terms as in MemoDeriver and may be nil.
+type PartialDeriver interface {
+	DerivsOf(args []float64, k int, wrt uint64, grad, hess []float64, m *Memo) float64
+}
+
+var _ PartialDeriver = StudentT{}
+
+// RowsDeriver is implemented by families that evaluate, in one call, many
+// observations sharing every argument but one, as a regression's likelihood with its
+// linear predictor: row r has value x[r], argument vary equal to v[r] and every other
+// argument from args (whose value and vary entries are ignored). DerivsRows returns
+// the sum over rows of log p and, with d1 and d2 non-nil, writes the first and second
+// derivatives of row r's log p with respect to argument wrt into d1[r] and d2[r], the
+// entries Derivs gives (to rounding). ok = false means the family does not evaluate
+// this (vary, wrt) combination by rows (nothing is written). A row outside the
+// support or invalid arguments give a sum of −Inf. m caches parameter-only terms as
+// in MemoDeriver and may be nil.
+type RowsDeriver interface {
+	DerivsRows(x, v, args []float64, k, vary, wrt int, d1, d2 []float64, m *Memo) (sum float64, ok bool)
+}
+
+var (
+	_ RowsDeriver = StudentT{}
+	_ RowsDeriver = BernoulliLogit{}
+	_ RowsDeriver = Normal{}
+)

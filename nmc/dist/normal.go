@@ -60,6 +60,40 @@ func (Normal) Derivs(args []float64, _ int, grad, hess []float64) float64 {
 	return -0.5*z*z - math.Log(s) - logSqrt2Pi
 }
 
+// DerivsRows evaluates rows whose mean μ (argument 1) varies, with derivatives in μ
+// or σ (RowsDeriver): the formulas of Derivs, log σ computed once.
+func (Normal) DerivsRows(x, v, args []float64, _, vary, wrt int, d1, d2 []float64, _ *Memo) (float64, bool) {
+	deriv := d1 != nil && d2 != nil
+	if vary != 1 || (deriv && wrt != 1 && wrt != 2) {
+		return 0, false
+	}
+	s := args[2]
+	if !(s > 0) || math.IsInf(s, 1) {
+		return negInf, true
+	}
+	is := 1 / s
+	is2 := is * is
+	c := -math.Log(s) - logSqrt2Pi
+	total := 0.0
+	for r, xr := range x {
+		mu := v[r]
+		if !finite(xr) || !finite(mu) {
+			return negInf, true
+		}
+		z := (xr - mu) * is
+		total += -0.5*z*z + c
+		if !deriv {
+			continue
+		}
+		if wrt == 1 {
+			d1[r], d2[r] = z*is, -is2
+		} else {
+			d1[r], d2[r] = (z*z-1)*is, (1-3*z*z)*is2
+		}
+	}
+	return total, true
+}
+
 // CheckParams requires mu finite and sigma finite and > 0.
 func (Normal) CheckParams(params []float64, _ int) error {
 	if err := checkCount("Normal", params, 2); err != nil {

@@ -168,6 +168,171 @@ func (StudentT) DerivsMemo(args []float64, _ int, grad, hess []float64, m *Memo)
 	return lg - logSqrt2Pi - math.Log(s) - (nu+1)/2*l1p
 }
 
+// DerivsOf is DerivsMemo restricted to the arguments whose bits are set in wrt
+// (PartialDeriver: bit 0 x, 1 ν, 2 μ, 3 σ); log σ is kept in m too. Invalid
+// arguments give −Inf and NaN derivatives in the requested entries.
+func (StudentT) DerivsOf(args []float64, _ int, wrt uint64, grad, hess []float64, m *Memo) float64 {
+	const n = 4
+	needArgs("StudentT", n, args)
+	x, nu, mu, s := args[0], args[1], args[2], args[3]
+	wx, wnu, wmu, ws := wrt&1 != 0, wrt&2 != 0, wrt&4 != 0, wrt&8 != 0
+	if !studentOK(x, nu, mu, s) {
+		for a := 0; a < n; a++ {
+			if wrt&(1<<a) == 0 {
+				continue
+			}
+			grad[a] = math.NaN()
+			for b := 0; b < n; b++ {
+				if wrt&(1<<b) != 0 {
+					hess[a*n+b] = math.NaN()
+				}
+			}
+		}
+		return negInf
+	}
+	var lg, dg, tg, ls float64
+	if m != nil && m.OK && m.Key == nu {
+		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
+	} else {
+		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
+		if m != nil {
+			m.Key, m.Val, m.OK = nu, [4]float64{lg, dg, tg}, true
+		}
+	}
+	if m != nil && m.OK2 && m.Key2 == s {
+		ls = m.Val2
+	} else {
+		ls = math.Log(s)
+		if m != nil {
+			m.Key2, m.Val2, m.OK2 = s, ls, true
+		}
+	}
+	z := (x - mu) / s
+	z2 := z * z
+	l1p := math.Log1p(z2 / nu)
+	lp := lg - logSqrt2Pi - ls - (nu+1)/2*l1p
+	if wrt == 0 {
+		return lp
+	}
+	// The formulas of DerivsMemo, entry by entry.
+	q := nu + z2
+	iq := 1 / q
+	is := 1 / s
+	is2 := is * is
+	iq2 := iq * iq
+	a := z2 - 1
+	r1 := (nu + 1) * iq
+	rn := nu * iq
+	wloc := wx || wmu
+	var gx, hxx, hxnu, hxs float64
+	if wloc {
+		gx = -r1 * z * is
+		hxx = r1 * ((z2 - nu) * iq) * is2
+		if wnu {
+			hxnu = -z * a * is * iq2
+		}
+		if ws {
+			hxs = 2 * r1 * rn * z * is2
+		}
+	}
+	if wx {
+		grad[0] = gx
+		hess[0] = hxx
+		if wnu {
+			hess[1], hess[4] = hxnu, hxnu
+		}
+		if wmu {
+			hess[2], hess[8] = -hxx, -hxx
+		}
+		if ws {
+			hess[3], hess[12] = hxs, hxs
+		}
+	}
+	if wmu {
+		grad[2] = -gx
+		hess[10] = hxx
+		if wnu {
+			hess[6], hess[9] = -hxnu, -hxnu
+		}
+		if ws {
+			hess[11], hess[14] = -hxs, -hxs
+		}
+	}
+	if wnu {
+		grad[1] = 0.5 * (dg - l1p + a*iq)
+		hess[5] = 0.25*tg + 0.5*z2/nu*iq - 0.5*a*iq2
+		if ws {
+			hnus := a * z2 * is * iq2
+			hess[7], hess[13] = hnus, hnus
+		}
+	}
+	if ws {
+		grad[3] = rn * a * is
+		hess[15] = rn * is2 * ((1 - 3*z2) + 2*z2*a*iq)
+	}
+	return lp
+}
+
+// DerivsRows evaluates rows whose location μ (argument 2) varies, with derivatives
+// in μ, ν or σ (RowsDeriver): the formulas of DerivsOf, ν's and σ's terms computed
+// once.
+func (StudentT) DerivsRows(x, v, args []float64, _, vary, wrt int, d1, d2 []float64, m *Memo) (float64, bool) {
+	deriv := d1 != nil && d2 != nil
+	if vary != 2 || (deriv && wrt != 1 && wrt != 2 && wrt != 3) {
+		return 0, false
+	}
+	nu, s := args[1], args[3]
+	if !(nu > 0) || math.IsInf(nu, 1) || !(s > 0) || math.IsInf(s, 1) {
+		return negInf, true
+	}
+	var lg, dg, tg float64
+	if m != nil && m.OK && m.Key == nu {
+		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
+	} else {
+		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
+		if m != nil {
+			m.Key, m.Val, m.OK = nu, [4]float64{lg, dg, tg}, true
+		}
+	}
+	ls := math.Log(s)
+	c := lg - logSqrt2Pi - ls
+	half := (nu + 1) / 2
+	is := 1 / s
+	is2 := is * is
+	total := 0.0
+	for r, xr := range x {
+		mu := v[r]
+		if !finite(xr) || !finite(mu) {
+			return negInf, true
+		}
+		z := (xr - mu) * is
+		z2 := z * z
+		l1p := math.Log1p(z2 / nu)
+		total += c - half*l1p
+		if !deriv {
+			continue
+		}
+		q := nu + z2
+		iq := 1 / q
+		switch wrt {
+		case 2:
+			r1 := (nu + 1) * iq
+			d1[r] = r1 * z * is
+			d2[r] = r1 * ((z2 - nu) * iq) * is2
+		case 1:
+			a := z2 - 1
+			d1[r] = 0.5 * (dg - l1p + a*iq)
+			d2[r] = 0.25*tg + 0.5*z2/nu*iq - 0.5*a*iq*iq
+		case 3:
+			a := z2 - 1
+			rn := nu * iq
+			d1[r] = rn * a * is
+			d2[r] = rn * is2 * ((1 - 3*z2) + 2*z2*a*iq)
+		}
+	}
+	return total, true
+}
+
 // CheckParams requires nu finite and > 0, mu finite and sigma finite and > 0.
 func (StudentT) CheckParams(params []float64, _ int) error {
 	if err := checkCount("StudentT", params, 3); err != nil {

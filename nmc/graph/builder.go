@@ -113,6 +113,9 @@ type Builder struct {
 	groups  []groupDecl
 	names   map[string]bool
 	err     error
+	// noLinear (tests) scores every factor element by element: no linear factors
+	// (linear.go), as the engine did before them.
+	noLinear bool
 }
 
 type namedNode struct {
@@ -288,7 +291,7 @@ func (b *Builder) Build() (*Model, error) {
 	if len(b.fams) == 0 {
 		return nil, errors.New("graph: the model has no latent variables")
 	}
-	m := &Model{fams: b.fams, factors: b.factors, derived: b.derived}
+	m := &Model{fams: b.fams, factors: b.factors, derived: b.derived, noLinear: b.noLinear}
 	if err := m.compile(b.groups); err != nil {
 		return nil, err
 	}

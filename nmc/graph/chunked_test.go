@@ -26,6 +26,7 @@ func TestChunkedScore(t *testing.T) {
 		y[i] = 3 * rng.NormFloat64()
 	}
 	b := New()
+	b.noLinear = true // the element-by-element path (linear factors have their own chunks)
 	nu := b.Latent("nu", Gamma(C(2), C(0.1)))
 	sigma := b.Latent("sigma", Exponential(C(0.1)))
 	beta := b.Vector("beta", k, Normal(C(0), C(2.5)))

@@ -92,6 +92,17 @@
 // site sums only the factor elements of its Markov blanket, found when the model is
 // compiled.
 //
+// An observation whose parameters are shared scalars and one linear predictor — a
+// sum of length-1 nodes, MatVecs over Vector sites and data, as α + X·β in a
+// regression — is scored as a whole: X·β is kept per scorer for the current and the
+// proposed β (recomputed from scratch at any other β, so never stale), the shared
+// parameters are evaluated once, each row costs one call of the family's
+// derivatives, and only in the arguments the active site moves (a family may
+// evaluate many rows in one call: dist.RowsDeriver, dist.PartialDeriver); β's
+// Hessian is Xᵀdiag(w)X with negligible rows skipped, and the orbit of a dilation
+// of (α, β) about 0 reads X·β from the cache. Such a model runs as fast as the
+// regression scorers written by hand (BENCHMARKS.md).
+//
 // # References
 //
 // Arora, N. S., Tehrani, N. K., Shah, K. D., Tingley, M., Li, Y. L., Torabi, N.,

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/nmc-go/nmc/internal/parallel"
 	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -223,32 +224,75 @@ func elem1(n, e int) int {
 	return e
 }
 
-// mvCache holds X·v for a MatVec node whose vector is a Vector site other than the
-// one being scored: evaluating alpha's score in logistic regression reads every row
-// of X·beta, and beta has not moved since the last time.
+// mvCache holds X·v for a MatVec node whose vector is a Vector site, at the last
+// two values of v seen: evaluating alpha's score in logistic regression reads every
+// row of X·beta, and beta has not moved since the last time; scoring beta itself
+// alternates between the current and the proposed beta. A slot is reused only for
+// exactly the v it was computed at, so the cache is never stale; a result does not
+// depend on which slot or on the history (X·v is recomputed from scratch on a miss).
 type mvCache struct {
-	src   []float64 // v at which vals was computed
-	vals  []float64 // X·v
-	ok    bool
-	epoch uint64 // the scorer call in which src was last compared with v
+	slots [2]mvSlot
+	cur   int    // slot of the current scorer call
+	epoch uint64 // the scorer call in which cur was found (0: none)
+	clock uint64 // for least-recently-used replacement
 }
 
-// value returns element e of X·v. v is compared with the cached src once per
-// scorer call (epoch): within one call the state does not change.
+// mvSlot is X·v at one v.
+type mvSlot struct {
+	src  []float64 // v at which vals was computed
+	vals []float64 // X·v
+	ok   bool
+	used uint64
+}
+
+// mvChunk is the number of rows of one chunk of the product X·v.
+const mvChunk = 4096
+
+// value returns element e of X·v.
 func (c *mvCache) value(x *dataMatrix, v []float64, e int, epoch uint64) float64 {
-	if c.ok && c.epoch == epoch {
-		return c.vals[e]
+	return c.vector(x, v, epoch, 1)[e]
+}
+
+// vector returns X·v (owned by the cache: valid until the next call with another v).
+// v is compared with the slots once per scorer call (epoch): within one call the state
+// does not change. A miss computes X·v in fixed chunks of rows spread over up to
+// workers goroutines.
+func (c *mvCache) vector(x *dataMatrix, v []float64, epoch uint64, workers int) []float64 {
+	if c.epoch == epoch && c.slots[c.cur].ok {
+		return c.slots[c.cur].vals
 	}
+	c.clock++
 	c.epoch = epoch
-	if !c.ok || !slices.Equal(c.src, v) {
-		if c.vals == nil {
-			c.vals = make([]float64, x.rows)
-			c.src = make([]float64, len(v))
+	for i := range c.slots {
+		if sl := &c.slots[i]; sl.ok && slices.Equal(sl.src, v) {
+			sl.used, c.cur = c.clock, i
+			return sl.vals
 		}
-		copy(c.src, v)
-		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: x.rows, Cols: x.cols, Stride: x.cols, Data: x.data},
-			blas64.Vector{N: len(v), Data: c.src, Inc: 1}, 0, blas64.Vector{N: x.rows, Data: c.vals, Inc: 1})
-		c.ok = true
 	}
-	return c.vals[e]
+	c.cur = 0
+	if c.slots[1].used < c.slots[0].used {
+		c.cur = 1
+	}
+	sl := &c.slots[c.cur]
+	if sl.vals == nil {
+		sl.vals = make([]float64, x.rows)
+		sl.src = make([]float64, len(v))
+	}
+	copy(sl.src, v)
+	sl.ok, sl.used = true, c.clock
+	if nch := (x.rows + mvChunk - 1) / mvChunk; nch > 1 && workers > 1 {
+		parallel.Chunks(nch, workers, func(_, ch int) { sl.product(x, ch) })
+	} else {
+		for ch := 0; ch < nch; ch++ {
+			sl.product(x, ch)
+		}
+	}
+	return sl.vals
+}
+
+// product writes rows [ch·mvChunk, (ch+1)·mvChunk) of X·src into vals.
+func (sl *mvSlot) product(x *dataMatrix, ch int) {
+	lo, hi := ch*mvChunk, min((ch+1)*mvChunk, x.rows)
+	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: hi - lo, Cols: x.cols, Stride: x.cols, Data: x.data[lo*x.cols : hi*x.cols]},
+		blas64.Vector{N: len(sl.src), Data: sl.src, Inc: 1}, 0, blas64.Vector{N: hi - lo, Data: sl.vals[lo:hi], Inc: 1})
 }

@@ -74,6 +74,7 @@ type orbit struct {
 	member  []bool // by family id: the family's coordinates move
 	blanket []entry
 	groups  []group
+	lin     []int32 // linear factors scored as a whole (linear.go)
 }
 
 // Groups returns the declared groups (nmc.Grouper), with state indices from the
@@ -98,6 +99,9 @@ func (m *Model) OrbitBlanket(g int) int {
 	n := len(m.orbits[g].blanket)
 	for _, gr := range m.orbits[g].groups {
 		n += len(gr.elems)
+	}
+	for _, li := range m.orbits[g].lin {
+		n += m.factors[m.linear[li].f].length
 	}
 	return n
 }

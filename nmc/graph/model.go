@@ -28,6 +28,10 @@ type Model struct {
 	maxArgs   int
 	numMatVec int // MatVec nodes over a Vector site, numbered by Node.id
 	orbits    []orbit
+	linear    []linFactor // factors scored as a whole (linear.go)
+	linSites  [][]int32   // per site: its linear factors (indices into linear)
+	linOf     []int32     // per factor: its index in linear, or −1
+	noLinear  bool        // see Builder.noLinear
 }
 
 type entry struct {
@@ -61,6 +65,11 @@ func (m *Model) Blanket(i int) int {
 	n := len(m.blanket[i])
 	for _, g := range m.groups[i] {
 		n += len(g.elems)
+	}
+	if m.linSites != nil {
+		for _, li := range m.linSites[i] {
+			n += m.factors[m.linear[li].f].length
+		}
 	}
 	return n
 }
@@ -194,6 +203,7 @@ func (m *Model) compile(groups []groupDecl) error {
 	m.orbitBlankets(m.blanket)
 	m.groupBlankets()
 	m.numberMatVecs()
+	m.linearBlankets()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {
@@ -673,8 +683,9 @@ func (m *Model) sitesOf(f *family) []nmc.Site {
 	return m.sites[f.first : f.first+f.length]
 }
 
-// numberMatVecs gives every MatVec node whose vector is a Vector site an id, its
-// slot in each scorer's X·v cache.
+// numberMatVecs gives every MatVec node whose vector is a Vector site or a plate of
+// scalar sites an id, its slot in each scorer's X·v cache (the element-by-element
+// path caches only Vector sites; linear factors cache both).
 func (m *Model) numberMatVecs() {
 	seen := map[*Node]bool{}
 	var walk func(n *Node)
@@ -683,7 +694,7 @@ func (m *Model) numberMatVecs() {
 			return
 		}
 		seen[n] = true
-		if n.op == opMatVec && n.args[0].op == opLatent && n.args[0].fam.vector {
+		if a := n.args; n.op == opMatVec && a[0].op == opLatent && (a[0].fam.vector || a[0].fam.width == 1) {
 			n.id = m.numMatVec
 			m.numMatVec++
 		}

@@ -28,10 +28,11 @@ type scorer struct {
 
 	grad, hess []float64
 	batches    []*rowBatch
-	tally      []float64   // factorGroup: elements per value
-	memos      []dist.Memo // per factor: parameter-only terms (dist.MemoDeriver)
-	mv         []mvCache   // per MatVec node over a Vector site: X·v at the last v seen
-	epoch      uint64      // counts Score, LogJoint and values calls (for mvCache)
+	tally      []float64     // factorGroup: elements per value
+	memos      []dist.Memo   // per factor: parameter-only terms (dist.MemoDeriver)
+	mv         []mvCache     // per MatVec node over a Vector site or a plate: X·v at the last two v seen
+	lin        []*linScratch // per linear factor (linear.go), made when first needed
+	epoch      uint64        // counts Score, LogJoint and values calls (for mvCache)
 
 	// Large blankets are scored in fixed chunks (see scoreChunked) by helper
 	// scorers, one per goroutine.
@@ -95,6 +96,13 @@ func (s *scorer) LogJoint(x []float64) float64 {
 	s.epoch++
 	total := 0.0
 	for fi, fc := range s.m.factors {
+		if s.m.linOf != nil && s.m.linOf[fi] >= 0 {
+			total += s.linearOrElems(int(s.m.linOf[fi]), false, false)
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
 		for e := 0; e < fc.length; e++ {
 			total += s.factorElem(fi, e, false, false)
 			if math.IsInf(total, -1) || math.IsNaN(total) {
@@ -129,13 +137,18 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 		clear(s.grad)
 		clear(s.hess)
 	}
-	return s.sumBlanket(s.m.blanket[i], s.m.groups[i], deriv, continuous)
+	var lin []int32
+	if s.m.linSites != nil {
+		lin = s.m.linSites[i]
+	}
+	return s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, deriv, continuous)
 }
 
-// sumBlanket returns the summed log density of the blanket elements bl and the
-// tallied runs gs and, with deriv, their derivatives with respect to the active
-// coordinates (a site's, or a group's orbit parameter) in s.grad and s.hess.
-func (s *scorer) sumBlanket(bl []entry, gs []group, deriv, continuous bool) float64 {
+// sumBlanket returns the summed log density of the blanket elements bl, the
+// tallied runs gs and the linear factors lin and, with deriv, their derivatives with
+// respect to the active coordinates (a site's, or a group's orbit parameter) in
+// s.grad and s.hess.
+func (s *scorer) sumBlanket(bl []entry, gs []group, lin []int32, deriv, continuous bool) float64 {
 	total := 0.0
 	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
 		total = s.scoreChunked(bl, nch, deriv, continuous)
@@ -153,6 +166,13 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, deriv, continuous bool) floa
 	}
 	for gi := range gs {
 		total += s.factorGroup(&gs[gi], deriv)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			s.resetBatches()
+			return total
+		}
+	}
+	for _, li := range lin {
+		total += s.linearOrElems(int(li), deriv, continuous)
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			s.resetBatches()
 			return total

@@ -32,20 +32,6 @@ func TestNegligibleRowsSkipped(t *testing.T) {
 			y[i] = 1
 		}
 	}
-	b := New()
-	bs := b.Vector("beta", k, Normal(C(0), C(sd)))
-	b.Observe("y", BernoulliLogit(MatVec(x, bs)), y)
-	m, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := m.NewScorer().(*scorer)
-	g, h := make([]float64, k), make([]float64, k*k)
-	sc.Score(beta, 0, g, h)
-	kept := len(sc.batches[0].kept)
-	if kept == 0 || kept > n/2 {
-		t.Fatalf("kept %d of %d rows; want a minority (most |z| are large)", kept, n)
-	}
 	want := make([]float64, k*k)
 	for i := 0; i < n; i++ {
 		z := mat.Dot(x.RowView(i), mat.NewVecDense(k, beta))
@@ -64,12 +50,38 @@ func TestNegligibleRowsSkipped(t *testing.T) {
 	for _, v := range want {
 		norm += v * v
 	}
-	diff := 0.0
-	for i := range want {
-		diff += (h[i] - want[i]) * (h[i] - want[i])
+	// Both paths: the linear factor (linear.go) and the element-by-element one.
+	for _, linear := range []bool{true, false} {
+		b := New()
+		b.noLinear = !linear
+		bs := b.Vector("beta", k, Normal(C(0), C(sd)))
+		b.Observe("y", BernoulliLogit(MatVec(x, bs)), y)
+		m, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := m.NewScorer().(*scorer)
+		g, h := make([]float64, k), make([]float64, k*k)
+		sc.Score(beta, 0, g, h)
+		var kept int
+		if linear {
+			if len(m.linear) != 1 {
+				t.Fatalf("%d linear factors, want 1", len(m.linear))
+			}
+			kept = len(sc.lin[0].kept[0])
+		} else {
+			kept = len(sc.batches[0].kept)
+		}
+		if kept == 0 || kept > n/2 {
+			t.Fatalf("linear %v: kept %d of %d rows; want a minority (most |z| are large)", linear, kept, n)
+		}
+		diff := 0.0
+		for i := range want {
+			diff += (h[i] - want[i]) * (h[i] - want[i])
+		}
+		if rel := math.Sqrt(diff / norm); rel > 1e-13 {
+			t.Errorf("linear %v: Hessian differs from the full sum by %.3g (relative Frobenius); kept %d of %d rows", linear, rel, kept, n)
+		}
+		t.Logf("linear %v: kept %d of %d rows", linear, kept, n)
 	}
-	if rel := math.Sqrt(diff / norm); rel > 1e-13 {
-		t.Errorf("Hessian differs from the full sum by %.3g (relative Frobenius); kept %d of %d rows", rel, kept, n)
-	}
-	t.Logf("kept %d of %d rows", kept, n)
 }

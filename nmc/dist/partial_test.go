@@ -1,0 +1,131 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestStudentTDerivsOf checks every subset of arguments: the requested gradient and
+// Hessian entries equal Derivs' (the same formulas, so bit for bit), the others are
+// left as they were, the log density equals LogProb's to rounding, and a memo reused
+// across parameters that change (ν, σ) never returns stale terms.
+func TestStudentTDerivsOf(t *testing.T) {
+	const n = 4
+	rng := rand.New(rand.NewPCG(5, 6))
+	var memo Memo
+	for trial := 0; trial < 200; trial++ {
+		args := []float64{3 * rng.NormFloat64(), math.Exp(2 * rng.NormFloat64()), rng.NormFloat64(), math.Exp(rng.NormFloat64())}
+		if trial%3 == 0 && trial > 0 {
+			args[1] = memo.Key // same ν as before, new σ and x: the memo's ν terms are reused
+		}
+		g, h := make([]float64, n), make([]float64, n*n)
+		want := StudentT{}.Derivs(args, 1, g, h)
+		for wrt := uint64(0); wrt < 1<<n; wrt++ {
+			const sentinel = -12345.678
+			g2, h2 := make([]float64, n), make([]float64, n*n)
+			for i := range g2 {
+				g2[i] = sentinel
+			}
+			for i := range h2 {
+				h2[i] = sentinel
+			}
+			got := StudentT{}.DerivsOf(args, 1, wrt, g2, h2, &memo)
+			if got != want {
+				t.Fatalf("args %v wrt %04b: log p %v, Derivs %v", args, wrt, got, want)
+			}
+			if lp := (StudentT{}).LogProb(args, 1); math.Abs(got-lp) > 1e-12*math.Max(1, math.Abs(lp)) {
+				t.Fatalf("args %v: log p %v, LogProb %v", args, got, lp)
+			}
+			for a := 0; a < n; a++ {
+				in := wrt&(1<<a) != 0
+				if in && g2[a] != g[a] || !in && g2[a] != sentinel {
+					t.Fatalf("args %v wrt %04b: grad[%d] = %v, want %v (requested %v)", args, wrt, a, g2[a], g[a], in)
+				}
+				for b := 0; b < n; b++ {
+					both := in && wrt&(1<<b) != 0
+					if both && h2[a*n+b] != h[a*n+b] || !both && h2[a*n+b] != sentinel {
+						t.Fatalf("args %v wrt %04b: hess[%d,%d] = %v, want %v (requested %v)", args, wrt, a, b, h2[a*n+b], h[a*n+b], both)
+					}
+				}
+			}
+		}
+	}
+	// Invalid arguments: −Inf and NaN in the requested entries.
+	g, h := make([]float64, n), make([]float64, n*n)
+	if lp := (StudentT{}).DerivsOf([]float64{0, -1, 0, 1}, 1, 2, g, h, nil); !math.IsInf(lp, -1) || !math.IsNaN(g[1]) || !math.IsNaN(h[5]) || g[0] != 0 {
+		t.Errorf("ν = −1: log p %v, grad %v, hess[1,1] %v", lp, g, h[5])
+	}
+}
+
+// TestDerivsRows checks the families' by-row evaluation against Derivs row by row:
+// each row's derivatives in the argument asked for, and the summed log density, to
+// 1e-13 relative; unsupported combinations report ok = false; a row outside the
+// support gives −Inf.
+func TestDerivsRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const rows = 50
+	cases := []struct {
+		fam  Family
+		vary int
+		wrts []int
+		bad  []int // wrt values that are refused
+		args func() []float64
+		x    func() float64
+	}{
+		{BernoulliLogit{}, 1, []int{1}, []int{0}, func() []float64 { return []float64{0, 0} }, func() float64 { return float64(rng.IntN(2)) }},
+		{Normal{}, 1, []int{1, 2}, []int{0}, func() []float64 { return []float64{0, 0, math.Exp(rng.NormFloat64())} },
+			func() float64 { return 3 * rng.NormFloat64() }},
+		{StudentT{}, 2, []int{1, 2, 3}, []int{0}, func() []float64 {
+			return []float64{0, math.Exp(2 * rng.NormFloat64()), 0, math.Exp(rng.NormFloat64())}
+		}, func() float64 { return 3 * rng.NormFloat64() }},
+	}
+	for _, c := range cases {
+		rd := c.fam.(RowsDeriver)
+		var memo Memo
+		for trial := 0; trial < 20; trial++ {
+			args := c.args()
+			x, v := make([]float64, rows), make([]float64, rows)
+			for r := range x {
+				x[r], v[r] = c.x(), 20*rng.NormFloat64()
+			}
+			na := len(args)
+			g, h := make([]float64, na), make([]float64, na*na)
+			for _, wrt := range c.wrts {
+				d1, d2 := make([]float64, rows), make([]float64, rows)
+				sum, ok := rd.DerivsRows(x, v, args, 1, c.vary, wrt, d1, d2, &memo)
+				if !ok {
+					t.Fatalf("%s: vary %d wrt %d refused", c.fam.Name(), c.vary, wrt)
+				}
+				want := 0.0
+				for r := range x {
+					a := append([]float64(nil), args...)
+					a[0], a[c.vary] = x[r], v[r]
+					want += c.fam.Derivs(a, 1, g, h)
+					if !close13(d1[r], g[wrt]) || !close13(d2[r], h[wrt*na+wrt]) {
+						t.Fatalf("%s wrt %d row %d: %v %v, Derivs %v %v", c.fam.Name(), wrt, r, d1[r], d2[r], g[wrt], h[wrt*na+wrt])
+					}
+				}
+				if !close13(sum, want) {
+					t.Fatalf("%s wrt %d: sum %v, Derivs %v", c.fam.Name(), wrt, sum, want)
+				}
+				if s2, ok := rd.DerivsRows(x, v, args, 1, c.vary, -1, nil, nil, nil); !ok || s2 != sum {
+					t.Fatalf("%s: value only %v (ok %v), with derivatives %v", c.fam.Name(), s2, ok, sum)
+				}
+			}
+			for _, wrt := range c.bad {
+				if _, ok := rd.DerivsRows(x, v, args, 1, c.vary, wrt, make([]float64, rows), make([]float64, rows), nil); ok {
+					t.Errorf("%s: wrt %d accepted", c.fam.Name(), wrt)
+				}
+			}
+			x[rows/2] = math.NaN()
+			if s, ok := rd.DerivsRows(x, v, args, 1, c.vary, -1, nil, nil, nil); !ok || !math.IsInf(s, -1) {
+				t.Errorf("%s: a NaN value gives %v (ok %v), want −Inf", c.fam.Name(), s, ok)
+			}
+		}
+	}
+}
+
+func close13(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-13*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}

@@ -1,0 +1,213 @@
+package graph
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// linearTestModels declares four models with linear factors, each twice: scored
+// as linear factors, and element by element (noLinear, the former engine). n = 9000
+// rows make three chunks of linChunk.
+func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
+	t.Helper()
+	const n = 9000
+	rng := rand.New(rand.NewPCG(31, 32))
+	newX := func(k int) *mat.Dense {
+		x := mat.NewDense(n, k, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < k; j++ {
+				x.Set(i, j, rng.NormFloat64())
+			}
+		}
+		return x
+	}
+	out := map[string]*Model{}
+	add := func(name string, b *Builder) {
+		t.Helper()
+		m, err := b.Build()
+		if err != nil {
+			t.Fatalf("%s: Build: %v", name, err)
+		}
+		if want := 1; !noLinear && len(m.linear) != want {
+			t.Fatalf("%s: %d linear factors, want %d", name, len(m.linear), want)
+		}
+		for i := range m.Sites() {
+			if !noLinear && len(m.linSites[i]) != 1 {
+				t.Fatalf("%s: site %s scores %d linear factors, want 1", name, m.Sites()[i].Name, len(m.linSites[i]))
+			}
+		}
+		out[name] = m
+	}
+	{
+		x, y := newX(5), make([]float64, n)
+		for i := range y {
+			y[i] = float64(rng.IntN(2))
+		}
+		b := New()
+		b.noLinear = noLinear
+		alpha := b.Latent("alpha", Normal(C(0), C(10)))
+		beta := b.Vector("beta", 5, Normal(C(0), C(2.5)))
+		b.Observe("y", BernoulliLogit(Add(alpha, MatVec(x, beta))), y)
+		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
+		b.Group("mixed", Dilate(alpha, 0.3), Shift(beta, -0.7))
+		add("logistic", b)
+	}
+	{
+		x, y := newX(4), make([]float64, n)
+		for i := range y {
+			y[i] = 2 * rng.NormFloat64()
+		}
+		b := New()
+		b.noLinear = noLinear
+		nu := b.Latent("nu", Gamma(C(2), C(0.1)))
+		sigma := b.Latent("sigma", Exponential(C(0.1)))
+		alpha := b.Latent("alpha", Normal(C(0), C(10)))
+		beta := b.Vector("beta", 4, Normal(C(0), C(2.5)))
+		b.Observe("y", StudentT(nu, Add(alpha, MatVec(x, beta)), sigma), y)
+		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
+		b.Group("noise", Dilate(sigma, 1), Dilate(nu, 0.5), Shift(alpha, 0.2))
+		add("robust", b)
+	}
+	{
+		// Two MatVec terms, a subtraction, a data offset, a shared scale through Exp.
+		x1, x2, y, off := newX(3), newX(2), make([]float64, n), make([]float64, n)
+		for i := range y {
+			y[i], off[i] = rng.NormFloat64(), 0.1*rng.NormFloat64()
+		}
+		b := New()
+		b.noLinear = noLinear
+		alpha := b.Latent("alpha", Normal(C(0), C(1)))
+		logs := b.Latent("logs", Normal(C(0), C(1)))
+		b1 := b.Vector("b1", 3, Normal(C(0), C(1)))
+		b2 := b.Vector("b2", 2, Normal(C(0), C(1)))
+		eta := Sub(Add(Data(off), MatVec(x1, b1)), Add(MatVec(x2, b2), alpha))
+		b.Observe("y", Normal(eta, Exp(logs)), y)
+		b.Group("b1", Dilate(b1, 1))
+		b.Group("b2 and alpha", Shift(b2, 0.5), Dilate(alpha, 2))
+		b.Group("scale", Dilate(alpha, 1), Dilate(b1, 1), Dilate(b2, 1))
+		add("two terms", b)
+	}
+	{
+		// Coefficients as a plate of scalar sites, each its own site (and a Vector).
+		x1, x2, y := newX(3), newX(2), make([]float64, n)
+		for i := range y {
+			y[i] = 2 * rng.NormFloat64()
+		}
+		b := New()
+		b.noLinear = noLinear
+		nu := b.Latent("nu", Gamma(C(2), C(0.1)))
+		alpha := b.Latent("alpha", Normal(C(0), C(1)))
+		beta := b.Latent("beta", Normal(C(0), C(1)), 3)
+		gamma := b.Vector("gamma", 2, Normal(C(0), C(1)))
+		b.Observe("y", StudentT(nu, Add(alpha, Sub(MatVec(x1, beta), MatVec(x2, gamma))), C(1.5)), y)
+		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
+		b.Group("shift", Shift(beta, 0.5), Dilate(gamma, 0.7))
+		add("plate", b)
+	}
+	return out
+}
+
+// allScores returns every site's score with and without derivatives (gradient and
+// Hessian appended), the log joint, and every group's orbit score with its two
+// derivatives, at x.
+func allScores(m *Model, sc nmc.Scorer, x []float64) []float64 {
+	var out []float64
+	for i, s := range m.Sites() {
+		g, h := make([]float64, s.Size), make([]float64, s.Size*s.Size)
+		out = append(out, sc.Score(x, i, g, h))
+		out = append(append(out, g...), h...)
+		out = append(out, sc.Score(x, i, nil, nil))
+	}
+	out = append(out, sc.LogJoint(x))
+	for g := range m.Groups() {
+		var d [2]float64
+		out = append(out, sc.(nmc.OrbitScorer).ScoreOrbit(x, g, &d), d[0], d[1])
+		out = append(out, sc.(nmc.OrbitScorer).ScoreOrbit(x, g, nil))
+	}
+	return out
+}
+
+// TestLinearMatchesElements checks linear factors against the element-by-element
+// engine at random states: every score, gradient, Hessian, log joint and orbit score
+// with its derivatives agrees to 1e-10 relative to the largest of the two and 1.
+func TestLinearMatchesElements(t *testing.T) {
+	lin, elem := linearTestModels(t, false), linearTestModels(t, true)
+	for name, m := range lin {
+		rng := rand.New(rand.NewPCG(41, uint64(len(name))))
+		x := make([]float64, nmc.Dim(m.Sites()))
+		sl, se := m.NewScorer(), elem[name].NewScorer()
+		for pt := 0; pt < 4; pt++ {
+			if err := m.Init(rng, x); err != nil {
+				t.Fatal(err)
+			}
+			a, b := allScores(m, sl, x), allScores(elem[name], se, x)
+			worst := 0.0
+			for i := range a {
+				d := math.Abs(a[i]-b[i]) / math.Max(1, math.Max(math.Abs(a[i]), math.Abs(b[i])))
+				if !(d <= 1e-10) {
+					t.Errorf("%s point %d value %d: linear %.15g, elements %.15g", name, pt, i, a[i], b[i])
+				}
+				worst = max(worst, d)
+			}
+			if pt == 0 {
+				t.Logf("%s: %d values, largest relative difference %.2g", name, len(a), worst)
+			}
+		}
+	}
+}
+
+// TestLinearCacheNeverStale walks a warm scorer through states that change one
+// coordinate of a Vector site, a scalar site, several at once, or go back to an
+// earlier state (the cache's other slot), in random order, and compares everything
+// it returns with a fresh scorer's (empty caches) at the same state: bit for bit,
+// since the cache only ever returns X·v computed from scratch at exactly that v. A
+// scorer with three goroutines agrees bit for bit too.
+func TestLinearCacheNeverStale(t *testing.T) {
+	for name, m := range linearTestModels(t, false) {
+		rng := rand.New(rand.NewPCG(43, uint64(len(name))))
+		dim := nmc.Dim(m.Sites())
+		x := make([]float64, dim)
+		if err := m.Init(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		warm := m.NewScorer()
+		three := m.newScorer()
+		three.nworkers = 3
+		var history [][]float64
+		for step := 0; step < 40; step++ {
+			history = append(history, append([]float64(nil), x...))
+			switch rng.IntN(4) {
+			case 0: // one coordinate of a Vector site, or a scalar site
+				x[rng.IntN(dim)] += 0.1 * rng.NormFloat64()
+			case 1: // several coordinates
+				for range 3 {
+					x[rng.IntN(dim)] += 0.1 * rng.NormFloat64()
+				}
+			case 2: // back to an earlier state
+				copy(x, history[rng.IntN(len(history))])
+			case 3: // unchanged
+			}
+			for _, c := range []int{0, 1} { // keep positive sites positive (robust's nu, sigma)
+				if m.Sites()[c].Support == nmc.Positive {
+					x[c] = math.Abs(x[c]) + 0.1
+				}
+			}
+			// Score a random subset of sites first, so that the caches hold other states.
+			for range rng.IntN(3) {
+				y := history[rng.IntN(len(history))]
+				warm.Score(y, rng.IntN(len(m.Sites())), nil, nil)
+			}
+			got, want, par := allScores(m, warm, x), allScores(m, m.NewScorer(), x), allScores(m, three, x)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) || math.Float64bits(par[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%s step %d value %d: warm scorer %v, fresh %v, three goroutines %v", name, step, i, got[i], want[i], par[i])
+				}
+			}
+		}
+	}
+}
