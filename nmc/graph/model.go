@@ -28,6 +28,13 @@ type Model struct {
 	maxArgs   int
 	numMatVec int // MatVec nodes over a Vector site, numbered by Node.id
 	orbits    []orbit
+
+	// Summed-out discrete sites (Builder.Marginalise): one group per site, the groups
+	// each site's score reads, and per factor element its group (−1: none; a nil
+	// slice for a factor without any).
+	marg   []margGroup
+	margOf [][]int32
+	inMarg [][]int32
 }
 
 type entry struct {
@@ -62,6 +69,9 @@ func (m *Model) Blanket(i int) int {
 	for _, g := range m.groups[i] {
 		n += len(g.elems)
 	}
+	for _, gi := range m.margOf[i] {
+		n += len(m.marg[gi].elems)
+	}
 	return n
 }
 
@@ -76,7 +86,7 @@ func (m *Model) Offset(name string) (offset, size int, err error) {
 	return 0, 0, fmt.Errorf("graph: unknown latent %q", name)
 }
 
-func (m *Model) compile(groups []groupDecl) error {
+func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	// Sites and supports.
 	off := 0
 	for _, f := range m.fams {
@@ -191,6 +201,10 @@ func (m *Model) compile(groups []groupDecl) error {
 			}
 		}
 	}
+	if err := m.compileMarginals(margs); err != nil {
+		return err
+	}
+	m.marginalNeighbors(nb)
 	m.orbitBlankets(m.blanket)
 	m.groupBlankets()
 	m.numberMatVecs()

@@ -46,6 +46,15 @@ type scorer struct {
 	orbit   *orbit
 	ou, ow  []float64
 	orbitGH [2]float64
+
+	// Summed-out groups (margLSE): 1 + the site whose value is fixed at fixVal while
+	// its group is scored (0: none), and scratch: per value the summed log density,
+	// gradient (k) and Hessian (k×k), the mean gradient, and steerSimplex's.
+	fixSite             int
+	fixVal              float64
+	margA, margG, margH []float64
+	margBar             []float64
+	steerScratch        []float64
 }
 
 const (
@@ -95,11 +104,24 @@ func (s *scorer) LogJoint(x []float64) float64 {
 	s.epoch++
 	total := 0.0
 	for fi, fc := range s.m.factors {
+		var own []int32
+		if s.m.inMarg != nil {
+			own = s.m.inMarg[fi]
+		}
 		for e := 0; e < fc.length; e++ {
+			if own != nil && own[e] >= 0 {
+				continue // in a summed-out group, added below
+			}
 			total += s.factorElem(fi, e, false, false)
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				return total
 			}
+		}
+	}
+	for gi := range s.m.marg {
+		total += s.margLSE(gi, false)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
 		}
 	}
 	return total
@@ -129,13 +151,18 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 		clear(s.grad)
 		clear(s.hess)
 	}
-	return s.sumBlanket(s.m.blanket[i], s.m.groups[i], deriv, continuous)
+	f := s.sumBlanket(s.m.blanket[i], s.m.groups[i], s.m.margOf[i], deriv, continuous)
+	if deriv && len(s.m.margOf[i]) > 0 && s.m.sites[i].Support == nmc.Simplex {
+		s.steerSimplex(x, i)
+	}
+	return f
 }
 
-// sumBlanket returns the summed log density of the blanket elements bl and the
-// tallied runs gs and, with deriv, their derivatives with respect to the active
-// coordinates (a site's, or a group's orbit parameter) in s.grad and s.hess.
-func (s *scorer) sumBlanket(bl []entry, gs []group, deriv, continuous bool) float64 {
+// sumBlanket returns the summed log density of the blanket elements bl, the
+// tallied runs gs and the summed-out groups margs and, with deriv, their
+// derivatives with respect to the active coordinates (a site's, or a group's orbit
+// parameter) in s.grad and s.hess.
+func (s *scorer) sumBlanket(bl []entry, gs []group, margs []int32, deriv, continuous bool) float64 {
 	total := 0.0
 	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
 		total = s.scoreChunked(bl, nch, deriv, continuous)
@@ -156,6 +183,17 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, deriv, continuous bool) floa
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			s.resetBatches()
 			return total
+		}
+	}
+	if len(margs) > 0 {
+		if deriv {
+			s.flushBatches() // margLSE scores into buffers of its own
+		}
+		for _, gi := range margs {
+			total += s.margLSE(int(gi), deriv)
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
 		}
 	}
 	if deriv {
