@@ -35,6 +35,8 @@ type Model struct {
 	marg   []margGroup
 	margOf [][]int32
 	inMarg [][]int32
+
+	sels []*catSel // per factor: its compiled selection (catSel), or nil
 }
 
 type entry struct {
@@ -205,6 +207,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 		return err
 	}
 	m.marginalNeighbors(nb)
+	m.compileCatSels()
 	m.orbitBlankets(m.blanket)
 	m.groupBlankets()
 	m.numberMatVecs()

@@ -55,6 +55,9 @@ type scorer struct {
 	margA, margG, margH []float64
 	margBar             []float64
 	steerScratch        []float64
+
+	// logx's cache: per state coordinate, the value whose log logVal holds (NaN: none).
+	logSrc, logVal []float64
 }
 
 const (
@@ -294,6 +297,11 @@ func (s *scorer) symmetrize() {
 // skipConst, an element none of whose arguments depends on the active site
 // contributes 0.
 func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
+	if s.m.sels != nil && s.orbit == nil {
+		if sel := s.m.sels[fi]; sel != nil {
+			return s.catSelElem(sel, fi, e, deriv, skipConst)
+		}
+	}
 	fc := s.m.factors[fi]
 	d := fc.d
 	s.top = 0

@@ -1,0 +1,193 @@
+package graph
+
+import (
+	"math"
+
+	"github.com/nmc-go/nmc/nmc/dist"
+)
+
+// catSel is the compiled form of a Categorical factor whose probability vector is
+// one element of a latent plate selected by data and by discrete latents — the
+// Dawid-Skene likelihood y_j ~ Categorical(theta[labeler_j, z[item_j]]), a mixture's
+// classes z_i ~ Categorical(pi), Categorical(Index(p, group)). Element e reads
+// src's element base[e] + Σ_d stride_d·(value of site idx_d[e]) directly from the
+// state instead of evaluating the parameter's expression by jets, and takes its log
+// probability from the scorer's per-coordinate log cache; the result is the same as
+// the generic evaluation's, bit for bit (see scorer.catSelElem).
+type catSel struct {
+	src  *family // the selected plate (not a Vector)
+	k    int     // categories: src's width
+	base []int32 // per element (one entry when the parameter has length 1)
+	dims []selDim
+}
+
+// selDim is a plate dimension indexed by a discrete latent: per element the site
+// whose value is the index, the dimension's stride in src's elements and its size.
+type selDim struct {
+	site         []int32
+	stride, size int
+}
+
+// compileCatSels finds the factors that catSel can evaluate.
+func (m *Model) compileCatSels() {
+	m.sels = make([]*catSel, len(m.factors))
+	for fi, fc := range m.factors {
+		if _, ok := fc.d.fam.(dist.Categorical); !ok || len(fc.d.params) != 1 || fc.width != 1 {
+			continue
+		}
+		if fc.fam != nil && (fc.fam.vector || fc.fam.width != 1) {
+			continue
+		}
+		m.sels[fi] = m.selectionOf(fc.d.params[0], fc.length)
+	}
+}
+
+// selectionOf compiles p, a parameter of n elements, as a selection of a latent
+// plate's elements, or returns nil when p is not one: a latent plate, Index of one,
+// or At of one by data and by discrete latents (or Index of them).
+func (m *Model) selectionOf(p *Node, n int) *catSel {
+	plate := func(a *Node) *family {
+		if a.op != opLatent || a.fam == nil || a.fam.vector || a.width != p.width {
+			return nil
+		}
+		return a.fam
+	}
+	base := make([]int32, n)
+	switch p.op {
+	case opLatent:
+		f := plate(p)
+		if f == nil {
+			return nil
+		}
+		for e := range base {
+			base[e] = int32(elem(p, e))
+		}
+		return &catSel{src: f, k: p.width, base: base}
+	case opIndex:
+		f := plate(p.args[0])
+		if f == nil {
+			return nil
+		}
+		for e := range base {
+			base[e] = int32(p.idx[elem(p, e)])
+		}
+		return &catSel{src: f, k: p.width, base: base}
+	case opAt:
+		src := p.args[0]
+		f := plate(src)
+		if f == nil {
+			return nil
+		}
+		shape := src.shape
+		if shape == nil {
+			shape = []int{src.length}
+		}
+		cs := &catSel{src: f, k: p.width, base: base}
+		stride := 1
+		for d := len(shape) - 1; d >= 0; d-- {
+			if data := p.atData[d]; data != nil {
+				for e := range base {
+					base[e] += int32(stride * data[elem1(len(data), elem(p, e))])
+				}
+			} else {
+				in := p.atNode[d]
+				sd := selDim{site: make([]int32, n), stride: stride, size: shape[d]}
+				for e := range sd.site {
+					ie := elem(in, elem(p, e))
+					switch {
+					case in.op == opLatent && in.fam != nil && !in.fam.vector && in.width == 1:
+						sd.site[e] = int32(in.fam.site(ie))
+					case in.op == opIndex && in.args[0].op == opLatent && in.args[0].fam != nil && !in.args[0].fam.vector && in.width == 1:
+						sd.site[e] = int32(in.args[0].fam.site(in.idx[ie]))
+					default:
+						return nil
+					}
+				}
+				cs.dims = append(cs.dims, sd)
+			}
+			stride *= shape[d]
+		}
+		return cs
+	}
+	return nil
+}
+
+// siteValue returns the value of the scalar site i: fixVal while a summed-out group
+// of site i is scored (margLSE), else its coordinate in the state.
+func (s *scorer) siteValue(i int) float64 {
+	if s.fixSite == i+1 {
+		return s.fixVal
+	}
+	return s.x[s.m.offsets[i]]
+}
+
+// resolve returns the element of sel.src that element e selects at the current
+// state, or false when an index is not an integer in range.
+func (s *scorer) resolve(sel *catSel, e int) (int, bool) {
+	flat := int(sel.base[elem1(len(sel.base), e)])
+	for d := range sel.dims {
+		dm := &sel.dims[d]
+		v := s.siteValue(int(dm.site[e]))
+		if !(v >= 0 && v < float64(dm.size)) || v != math.Trunc(v) {
+			return 0, false
+		}
+		flat += dm.stride * int(v)
+	}
+	return flat, true
+}
+
+// logx returns log x[j] from the per-coordinate log cache, recomputed whenever x[j]
+// differs from the value it was computed from, so it is always math.Log(x[j]).
+func (s *scorer) logx(j int) float64 {
+	if s.logSrc == nil {
+		s.logSrc, s.logVal = make([]float64, s.m.dim), make([]float64, s.m.dim)
+		for i := range s.logSrc {
+			s.logSrc[i] = math.NaN() // never equal: every log is computed on first use
+		}
+	}
+	if v := s.x[j]; v != s.logSrc[j] {
+		s.logSrc[j], s.logVal[j] = v, math.Log(v)
+	}
+	return s.logVal[j]
+}
+
+// catSelElem is factorElem for a factor compiled as a catSel: the same value and the
+// same additions to the gradient and Hessian as the generic evaluation through jets
+// and dist.Categorical (log p_y; ∂ = 1/p_y and ∂² = −1/p_y² in coordinate y of the
+// active site, when the element selects it), with the same skipping of elements
+// that do not read the active site.
+func (s *scorer) catSelElem(sel *catSel, fi, e int, deriv, skipConst bool) float64 {
+	fc := s.m.factors[fi]
+	var y float64
+	if fc.obs != nil {
+		y = fc.obs[e]
+	} else {
+		y = s.siteValue(fc.fam.site(e))
+	}
+	flat, ok := s.resolve(sel, e)
+	if !ok {
+		if skipConst {
+			return 0 // NaN parameters, constant in the active site
+		}
+		return math.Inf(-1)
+	}
+	site := sel.src.site(flat)
+	active := s.active >= 0 && site == s.active
+	if skipConst && !active {
+		return 0
+	}
+	if !(y >= 0 && y < float64(sel.k)) || y != math.Trunc(y) {
+		return math.Inf(-1)
+	}
+	j := sel.src.offset + flat*sel.k + int(y)
+	p := s.x[j]
+	if !(p > 0) || math.IsInf(p, 1) {
+		return math.Inf(-1)
+	}
+	if deriv && active {
+		c := int(y)
+		s.grad[c] += 1 / p
+		s.hess[c*s.k+c] += -1 / (p * p)
+	}
+	return s.logx(j)
+}
