@@ -70,6 +70,27 @@ type margGroup struct {
 	site   int     // the summed-out site
 	values int     // its number of values
 	elems  []entry // factor elements that depend on it (its prior first), in factor order
+	// prod, when every element is a Categorical selection (catSel) that reads the
+	// site once, holds them for margProduct; nil otherwise.
+	prod []prodElem
+}
+
+// prodElem is an element of a summed-out group scored by margProduct: its factor's
+// selection, and how the group's site enters it — as the element's value (own: the
+// site's prior), or as the index of one dimension of stride step.
+type prodElem struct {
+	sel  *catSel
+	fi   int32
+	e    int32
+	own  bool
+	step int32
+	size int32 // the stepped dimension's size
+	// simple: no other dimension is indexed by a latent, so that at value v < lim the
+	// element reads state coordinate j0 + v·jstep, coordinate c0 + v·cstep of site
+	// site0 + v·sstep.
+	simple                  bool
+	lim, j0, jstep          int32
+	site0, sstep, c0, cstep int32
 }
 
 // compileMarginals makes the sites of the summed-out families Marginalised and
@@ -186,12 +207,281 @@ func (m *Model) marginalNeighbors(nb []map[int]struct{}) {
 	}
 }
 
+// compileMarginalProducts fills margGroup.prod for the groups whose elements are
+// all Categorical selections reading the group's site once (after compileCatSels).
+func (m *Model) compileMarginalProducts() {
+	for gi := range m.marg {
+		g := &m.marg[gi]
+		var prod []prodElem
+		for _, en := range g.elems {
+			sel := m.sels[en.f]
+			if sel == nil {
+				prod = nil
+				break
+			}
+			fc := m.factors[en.f]
+			pe := prodElem{sel: sel, fi: en.f, e: en.e, own: fc.obs == nil && fc.fam.site(int(en.e)) == g.site}
+			uses := 0
+			if pe.own {
+				uses++
+			}
+			for _, dm := range sel.dims {
+				if int(dm.site[en.e]) == g.site {
+					uses++
+					pe.step, pe.size = int32(dm.stride), int32(dm.size)
+				}
+			}
+			if uses != 1 {
+				prod = nil
+				break
+			}
+			if len(sel.dims) == btoi(!pe.own) {
+				flat := int(sel.base[elem1(len(sel.base), int(en.e))])
+				pe.simple = true
+				if pe.own {
+					pe.lim = int32(sel.k)
+					pe.j0, pe.jstep = int32(sel.src.offset+flat*sel.k), 1
+					pe.site0, pe.sstep, pe.c0, pe.cstep = int32(sel.src.site(flat)), 0, 0, 1
+				} else {
+					y := int(fc.obs[en.e]) // an integer in [0, k): checked by Build
+					pe.lim = pe.size
+					pe.j0, pe.jstep = int32(sel.src.offset+flat*sel.k+y), pe.step*int32(sel.k)
+					pe.site0, pe.sstep, pe.c0, pe.cstep = int32(sel.src.site(flat)), pe.step, int32(y), 0
+				}
+			}
+			prod = append(prod, pe)
+		}
+		g.prod = prod
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Products of probabilities outside [prodMin, prodMax] are left to the log domain.
+const (
+	prodMin = 1e-250
+	prodMax = 1e250
+)
+
+// margProduct is margLSE for a group of Categorical selections, in the probability
+// domain: P_v = Π_e p_e(v) (the selected probability of each element at value v),
+// log Σ_v P_v, responsibilities P_v / Σ P, and, for the active site, each element's
+// ∂ log p = 1/p and ∂² = −1/p² in the coordinate it selects. Every call computes
+// from the state (nothing is cached), so it cannot be stale. It reports false, having
+// changed nothing, when a product leaves [prodMin, prodMax] (margLSE then works with
+// logs).
+func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
+	nv, k := g.values, s.k
+	if cap(s.margA) < nv {
+		s.margA = make([]float64, nv)
+	}
+	prod := s.margA[:nv]
+	for v := range prod {
+		prod[v] = 1
+	}
+	x := s.x
+	for pi := range g.prod {
+		pe := &g.prod[pi]
+		if pe.simple {
+			j := int(pe.j0)
+			for v := range prod {
+				if v >= int(pe.lim) {
+					prod[v] = 0
+					continue
+				}
+				p := x[j]
+				j += int(pe.jstep)
+				if p > 0 && p <= math.MaxFloat64 {
+					prod[v] *= p
+				} else {
+					prod[v] = 0
+				}
+			}
+			continue
+		}
+		sel, e := pe.sel, int(pe.e)
+		flat := int(sel.base[elem1(len(sel.base), e)])
+		dead := false
+		for d := range sel.dims {
+			dm := &sel.dims[d]
+			if int(dm.site[e]) == g.site {
+				continue
+			}
+			v := s.siteValue(int(dm.site[e]))
+			if !(v >= 0 && v < float64(dm.size)) || v != math.Trunc(v) {
+				dead = true
+				break
+			}
+			flat += dm.stride * int(v)
+		}
+		y := 0
+		if !pe.own {
+			yv := s.m.factors[pe.fi].obs[e]
+			if !(yv >= 0 && yv < float64(sel.k)) || yv != math.Trunc(yv) {
+				dead = true
+			}
+			y = int(yv)
+		}
+		for v := range prod {
+			f, c := flat, y
+			if pe.own {
+				c = v
+				if v >= sel.k {
+					prod[v] = 0
+					continue
+				}
+			} else {
+				if v >= int(pe.size) {
+					prod[v] = 0
+					continue
+				}
+				f += int(pe.step) * v
+			}
+			if dead {
+				prod[v] = 0
+				continue
+			}
+			p := s.x[sel.src.offset+f*sel.k+c]
+			if !(p > 0) || math.IsInf(p, 1) {
+				prod[v] = 0
+				continue
+			}
+			prod[v] *= p
+		}
+	}
+	sum := 0.0
+	for _, p := range prod {
+		if p != 0 && !(p >= prodMin && p <= prodMax) {
+			return 0, false
+		}
+		sum += p
+	}
+	if sum == 0 {
+		return math.Inf(-1), true
+	}
+	if !(sum >= prodMin && sum <= prodMax) {
+		return 0, false
+	}
+	lse := math.Log(sum)
+	if !deriv || s.active < 0 {
+		return lse, true
+	}
+	// Derivatives: per value, the gradient and the diagonal Hessian of log P_v in the
+	// active site's coordinates (only elements selecting the active site add).
+	if len(s.margG) < nv*k {
+		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
+		s.margBar = make([]float64, k)
+	}
+	gs, hd := s.margG[:nv*k], s.margH[:nv*k]
+	clear(gs)
+	clear(hd)
+	touched := false
+	for pi := range g.prod {
+		pe := &g.prod[pi]
+		if pe.simple {
+			// The values at which the element selects the active site: all of them
+			// (its own prior, sstep = 0) or the one v with site0 + v·sstep = active.
+			lo, hi := 0, min(nv, int(pe.lim))
+			if d := s.active - int(pe.site0); pe.sstep == 0 {
+				if d != 0 {
+					continue
+				}
+			} else {
+				if d < 0 || d%int(pe.sstep) != 0 {
+					continue
+				}
+				lo = d / int(pe.sstep)
+				hi = min(hi, lo+1)
+			}
+			for v := lo; v < hi; v++ {
+				if prod[v] == 0 {
+					continue
+				}
+				c := int(pe.c0) + v*int(pe.cstep)
+				p := x[int(pe.j0)+v*int(pe.jstep)]
+				gs[v*k+c] += 1 / p
+				hd[v*k+c] -= 1 / (p * p)
+				touched = true
+			}
+			continue
+		}
+		sel, e := pe.sel, int(pe.e)
+		flat := int(sel.base[elem1(len(sel.base), e)])
+		for d := range sel.dims {
+			dm := &sel.dims[d]
+			if int(dm.site[e]) != g.site {
+				flat += dm.stride * int(s.siteValue(int(dm.site[e])))
+			}
+		}
+		for v := range prod {
+			if prod[v] == 0 {
+				continue
+			}
+			f, c := flat, 0
+			if pe.own {
+				c = v
+			} else {
+				f += int(pe.step) * v
+				c = int(s.m.factors[pe.fi].obs[e])
+			}
+			if sel.src.site(f) != s.active {
+				continue
+			}
+			p := s.x[sel.src.offset+f*sel.k+c]
+			gs[v*k+c] += 1 / p
+			hd[v*k+c] -= 1 / (p * p)
+			touched = true
+		}
+	}
+	if !touched {
+		return lse, true
+	}
+	bar := s.margBar[:k]
+	clear(bar)
+	inv := 1 / sum
+	for v, p := range prod {
+		r := p * inv
+		if r == 0 {
+			continue
+		}
+		gv := gs[v*k : (v+1)*k]
+		for a := 0; a < k; a++ {
+			if gv[a] == 0 && hd[v*k+a] == 0 {
+				continue
+			}
+			s.grad[a] += r * gv[a]
+			bar[a] += r * gv[a]
+			s.hess[a*k+a] += r * hd[v*k+a]
+			ra := r * gv[a]
+			for b := 0; b < k; b++ {
+				s.hess[a*k+b] += ra * gv[b]
+			}
+		}
+	}
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			s.hess[a*k+b] -= bar[a] * bar[b]
+		}
+	}
+	return lse, true
+}
+
 // margLSE returns log Σ_v exp(a_v) for summed-out group gi, a_v the summed log
 // density of its elements with its site at value v, and with deriv adds the
 // derivatives with respect to the active coordinates through the responsibilities
 // to s.grad and s.hess. Row batches must be flushed before it is called.
 func (s *scorer) margLSE(gi int, deriv bool) float64 {
 	g := &s.m.marg[gi]
+	if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
+		if f, ok := s.margProduct(g, deriv); ok {
+			return f
+		}
+	}
 	nv, k := g.values, s.k
 	if cap(s.margA) < nv {
 		s.margA = make([]float64, nv)

@@ -208,6 +208,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	}
 	m.marginalNeighbors(nb)
 	m.compileCatSels()
+	m.compileMarginalProducts()
 	m.orbitBlankets(m.blanket)
 	m.groupBlankets()
 	m.numberMatVecs()

@@ -173,8 +173,22 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, margs []int32, deriv, contin
 			return total
 		}
 	} else {
-		for _, en := range bl {
+		fast := continuous && s.active >= 0 && s.orbit == nil && s.m.sels != nil
+		for n := 0; n < len(bl); {
+			en := bl[n]
+			if fast && s.m.sels[en.f] != nil {
+				var used int
+				var ok bool
+				total, used, ok = s.selRun(s.m.sels[en.f], bl[n:], total, deriv)
+				n += used
+				if !ok {
+					s.resetBatches()
+					return total
+				}
+				continue
+			}
 			total += s.factorElem(int(en.f), int(en.e), deriv, continuous)
+			n++
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				s.resetBatches()
 				return total

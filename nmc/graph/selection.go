@@ -3,6 +3,7 @@ package graph
 import (
 	"math"
 
+	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
 )
 
@@ -190,4 +191,173 @@ func (s *scorer) catSelElem(sel *catSel, fi, e int, deriv, skipConst bool) float
 		s.hess[c*s.k+c] += -1 / (p * p)
 	}
 	return s.logx(j)
+}
+
+var _ nmc.ValuesScorer = (*scorer)(nil)
+
+// ScoreValues writes into dst[v] the Score of the finite discrete site i at value v
+// (nmc.ValuesScorer), for v = 0 … len(dst)−1, leaving x unchanged. Every factor
+// element of the site's blanket is evaluated for all the values in turn, in the
+// order Score sums them, so dst[v] is Score's value bit for bit (or NaN where Score
+// stops at −Inf, which the sampler treats alike); a Categorical selection (catSel)
+// is resolved once for all values, the site's own index dimension stepping through
+// them.
+func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
+	s.x, s.active, s.orbit = x, -1, nil
+	s.epoch++
+	clear(dst)
+	for _, en := range s.m.blanket[i] {
+		fi, e := int(en.f), int(en.e)
+		if s.m.sels != nil {
+			if sel := s.m.sels[fi]; sel != nil && s.selValues(sel, fi, e, i, dst) {
+				continue
+			}
+		}
+		for v := range dst {
+			s.fixSite, s.fixVal = i+1, float64(v)
+			dst[v] += s.factorElem(fi, e, false, false)
+		}
+		s.fixSite = 0
+	}
+	for gi := range s.m.groups[i] {
+		for v := range dst {
+			s.fixSite, s.fixVal = i+1, float64(v)
+			dst[v] += s.factorGroup(&s.m.groups[i][gi], false)
+		}
+		s.fixSite = 0
+	}
+	for _, gi := range s.m.margOf[i] {
+		for v := range dst {
+			s.fixSite, s.fixVal = i+1, float64(v)
+			dst[v] += s.margLSE(int(gi), false)
+		}
+		s.fixSite = 0
+	}
+}
+
+// selValues adds to dst[v] the log density of element e of the catSel factor fi
+// with site i at value v, for every v, and reports true; it reports false (adding
+// nothing) when site i enters the element other than as its value or through one
+// index dimension.
+func (s *scorer) selValues(sel *catSel, fi, e, i int, dst []float64) bool {
+	fc := s.m.factors[fi]
+	own := fc.obs == nil && fc.fam.site(e) == i // the element is site i's own prior
+	flat := int(sel.base[elem1(len(sel.base), e)])
+	step := 0
+	for d := range sel.dims {
+		dm := &sel.dims[d]
+		if int(dm.site[e]) == i {
+			if step != 0 || own {
+				return false
+			}
+			step = dm.stride
+			continue
+		}
+		v := s.x[s.m.offsets[dm.site[e]]]
+		if !(v >= 0 && v < float64(dm.size)) || v != math.Trunc(v) {
+			for w := range dst {
+				dst[w] += math.Inf(-1)
+			}
+			return true
+		}
+		flat += dm.stride * int(v)
+	}
+	if !own && step == 0 {
+		return false // site i does not enter this element: not expected in its blanket
+	}
+	y := 0.0
+	if !own {
+		y = fc.obs[e]
+		if !(y >= 0 && y < float64(sel.k)) || y != math.Trunc(y) {
+			for w := range dst {
+				dst[w] += math.Inf(-1)
+			}
+			return true
+		}
+	}
+	size := 0
+	for d := range sel.dims {
+		if int(sel.dims[d].site[e]) == i {
+			size = sel.dims[d].size
+		}
+	}
+	for v := range dst {
+		f, c := flat, int(y)
+		if own {
+			c = v
+			if v >= sel.k {
+				dst[v] += math.Inf(-1)
+				continue
+			}
+		} else {
+			if v >= size {
+				dst[v] += math.Inf(-1)
+				continue
+			}
+			f += step * v
+		}
+		j := sel.src.offset + f*sel.k + c
+		p := s.x[j]
+		if !(p > 0) || math.IsInf(p, 1) {
+			dst[v] += math.Inf(-1)
+			continue
+		}
+		dst[v] += s.logx(j)
+	}
+	return true
+}
+
+// selRun is sumBlanket's loop over the leading entries of bl that belong to the
+// catSel factor of bl[0], for the continuous active site (elements that do not read
+// it are skipped, as factorElem skips them): it adds each element's log density to
+// total in order, and with deriv its derivatives, as catSelElem does one at a time.
+// It returns the new total, the number of entries consumed, and false when the
+// total became −Inf or NaN (sumBlanket then stops).
+func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (float64, int, bool) {
+	fi := bl[0].f
+	fc := s.m.factors[fi]
+	active, x, k := s.active, s.x, sel.k
+	src := sel.src
+	n := 0
+	for ; n < len(bl) && bl[n].f == fi; n++ {
+		e := int(bl[n].e)
+		flat := int(sel.base[elem1(len(sel.base), e)])
+		ok := true
+		for d := range sel.dims {
+			dm := &sel.dims[d]
+			v := s.siteValue(int(dm.site[e]))
+			if !(v >= 0 && v < float64(dm.size)) || v != math.Trunc(v) {
+				ok = false
+				break
+			}
+			flat += dm.stride * int(v)
+		}
+		if !ok || src.site(flat) != active {
+			continue
+		}
+		var y float64
+		if fc.obs != nil {
+			y = fc.obs[e]
+		} else {
+			y = s.siteValue(fc.fam.site(e))
+		}
+		if !(y >= 0 && y < float64(k)) || y != math.Trunc(y) {
+			return math.Inf(-1), n + 1, false
+		}
+		j := src.offset + flat*k + int(y)
+		p := x[j]
+		if !(p > 0) || math.IsInf(p, 1) {
+			return math.Inf(-1), n + 1, false
+		}
+		if deriv {
+			c := int(y)
+			s.grad[c] += 1 / p
+			s.hess[c*s.k+c] += -1 / (p * p)
+		}
+		total += s.logx(j)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total, n + 1, false
+		}
+	}
+	return total, n, true
 }

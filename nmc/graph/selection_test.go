@@ -10,9 +10,11 @@ import (
 
 // TestCatSelMatchesGeneric checks that the compiled Categorical selections give
 // the generic jet evaluation's scores, gradients, Hessians and log joints bit for
-// bit (the same model built twice, one with its selections switched off), at
+// bit (the same model built twice, one with its selections switched off; the
+// summed-out Dawid-Skene to 1e-12, its products against sums of logs), at
 // random states, with some class indices made invalid, for the Dawid-Skene model
-// (classes explicit and summed out) and Categorical(Index(p, group)).
+// (classes explicit and summed out) and Categorical(Index(p, group)); and that
+// ScoreValues gives Score's value at every value of a discrete site, bit for bit.
 func TestCatSelMatchesGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 1))
 	ds := makeDS(rng, 15, 3, 3, 3)
@@ -44,6 +46,16 @@ func TestCatSelMatchesGeneric(t *testing.T) {
 			t.Fatalf("%s: no factor compiled as a selection", name)
 		}
 		slow.sels = nil
+		for gi := range slow.marg {
+			slow.marg[gi].prod = nil
+		}
+		// The summed-out groups of selections are scored as products of
+		// probabilities (margProduct), the generic ones as sums of logs: equal to
+		// rounding. Everything else is the same bit for bit.
+		same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+		if name == "marginal" {
+			same = func(a, b float64) bool { return a == b || close(a, b, 1e-12) }
+		}
 		sites := fast.Sites()
 		off := nmc.Offsets(sites)
 		x := make([]float64, nmc.Dim(sites))
@@ -60,7 +72,7 @@ func TestCatSelMatchesGeneric(t *testing.T) {
 					}
 				}
 			}
-			if a, b := sf.LogJoint(x), ss.LogJoint(x); math.Float64bits(a) != math.Float64bits(b) {
+			if a, b := sf.LogJoint(x), ss.LogJoint(x); !same(a, b) {
 				t.Errorf("%s point %d: log joint %v, generic %v", name, pt, a, b)
 			}
 			for i, s := range sites {
@@ -69,18 +81,37 @@ func TestCatSelMatchesGeneric(t *testing.T) {
 				if s.Support == nmc.Discrete {
 					ga, ha, gb, hb = nil, nil, nil, nil
 				}
+				if s.Support == nmc.Discrete {
+					// ScoreValues against Score at every value, of both scorers.
+					vals := make([]float64, s.NumValues)
+					old := x[off[i]]
+					for _, sc := range []nmc.Scorer{sf, ss} {
+						sc.(nmc.ValuesScorer).ScoreValues(x, i, vals)
+						for v := range vals {
+							x[off[i]] = float64(v)
+							want := sc.Score(x, i, nil, nil)
+							x[off[i]] = old
+							if math.Float64bits(vals[v]) != math.Float64bits(want) && !(math.IsNaN(vals[v]) && math.IsInf(want, -1)) {
+								t.Errorf("%s point %d site %s: ScoreValues[%d] = %v, Score %v", name, pt, s.Name, v, vals[v], want)
+							}
+						}
+						if x[off[i]] != old {
+							t.Fatalf("ScoreValues changed the state")
+						}
+					}
+				}
 				a, b := sf.Score(x, i, ga, ha), ss.Score(x, i, gb, hb)
-				if math.Float64bits(a) != math.Float64bits(b) {
+				if !same(a, b) {
 					t.Errorf("%s point %d site %s: score %v, generic %v", name, pt, s.Name, a, b)
 				}
 				if a > math.Inf(-1) {
 					for c := range ga {
-						if math.Float64bits(ga[c]) != math.Float64bits(gb[c]) {
+						if !same(ga[c], gb[c]) {
 							t.Errorf("%s point %d site %s: gradient[%d] %v, generic %v", name, pt, s.Name, c, ga[c], gb[c])
 						}
 					}
 					for c := range ha {
-						if math.Float64bits(ha[c]) != math.Float64bits(hb[c]) {
+						if !same(ha[c], hb[c]) {
 							t.Errorf("%s point %d site %s: Hessian[%d] %v, generic %v", name, pt, s.Name, c, ha[c], hb[c])
 						}
 					}
