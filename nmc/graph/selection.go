@@ -26,6 +26,7 @@ type catSel struct {
 // whose value is the index, the dimension's stride in src's elements and its size.
 type selDim struct {
 	site         []int32
+	off          []int32 // per element: the state offset of site[e]
 	stride, size int
 }
 
@@ -92,7 +93,7 @@ func (m *Model) selectionOf(p *Node, n int) *catSel {
 				}
 			} else {
 				in := p.atNode[d]
-				sd := selDim{site: make([]int32, n), stride: stride, size: shape[d]}
+				sd := selDim{site: make([]int32, n), off: make([]int32, n), stride: stride, size: shape[d]}
 				for e := range sd.site {
 					ie := elem(in, elem(p, e))
 					switch {
@@ -103,6 +104,7 @@ func (m *Model) selectionOf(p *Node, n int) *catSel {
 					default:
 						return nil
 					}
+					sd.off[e] = int32(m.offsets[sd.site[e]])
 				}
 				cs.dims = append(cs.dims, sd)
 			}
@@ -319,6 +321,39 @@ func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (flo
 	active, x, k := s.active, s.x, sel.k
 	src := sel.src
 	n := 0
+	if len(sel.dims) == 1 && s.fixSite == 0 && fc.obs != nil && len(sel.base) > 1 {
+		// The common case (one latent index, observed values), in a tight loop:
+		// element e selects src's element base[e] + stride·v, v = x[off[e]].
+		dm := &sel.dims[0]
+		want := active - src.first // the active site's element of src
+		for ; n < len(bl) && bl[n].f == fi; n++ {
+			e := int(bl[n].e)
+			v := x[dm.off[e]]
+			iv := int(v)
+			if float64(iv) != v || iv < 0 || iv >= dm.size || int(sel.base[e])+dm.stride*iv != want {
+				continue
+			}
+			y := fc.obs[e]
+			if !(y >= 0 && y < float64(k)) || y != math.Trunc(y) {
+				return math.Inf(-1), n + 1, false
+			}
+			j := src.offset + want*k + int(y)
+			p := x[j]
+			if !(p > 0) || math.IsInf(p, 1) {
+				return math.Inf(-1), n + 1, false
+			}
+			if deriv {
+				c := int(y)
+				s.grad[c] += 1 / p
+				s.hess[c*s.k+c] += -1 / (p * p)
+			}
+			total += s.logx(j)
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total, n + 1, false
+			}
+		}
+		return total, n, true
+	}
 	for ; n < len(bl) && bl[n].f == fi; n++ {
 		e := int(bl[n].e)
 		flat := int(sel.base[elem1(len(sel.base), e)])
