@@ -205,6 +205,9 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 	if train.NumLabels() > 0 {
 		b.ObserveInts("y", graph.Categorical(graph.At(theta, graph.By(train.Labeler), graph.ByNode(graph.Index(z, train.Item)))), train.Label)
 	}
+	if p.MarginaliseClasses {
+		b.Marginalise(z)
+	}
 	m, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("models: annotation: %w", err)

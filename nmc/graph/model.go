@@ -36,7 +36,8 @@ type Model struct {
 	margOf [][]int32
 	inMarg [][]int32
 
-	sels []*catSel // per factor: its compiled selection (catSel), or nil
+	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
+	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
 }
 
 type entry struct {
@@ -211,6 +212,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	m.compileMarginalProducts()
 	m.orbitBlankets(m.blanket)
 	m.groupBlankets()
+	m.compileValElems()
 	m.numberMatVecs()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {

@@ -208,8 +208,30 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 	s.x, s.active, s.orbit = x, -1, nil
 	s.epoch++
 	clear(dst)
-	for _, en := range s.m.blanket[i] {
+	var simple []valElem
+	if s.m.valElems != nil {
+		simple = s.m.valElems[i]
+	}
+	for n, en := range s.m.blanket[i] {
 		fi, e := int(en.f), int(en.e)
+		if simple != nil && simple[n].lim > 0 {
+			// Value v reads coordinate j0 + v·jstep (v < lim).
+			ve := &simple[n]
+			j := int(ve.j0)
+			for v := range dst {
+				if v >= int(ve.lim) {
+					dst[v] += math.Inf(-1)
+					continue
+				}
+				if p := x[j]; p > 0 && !math.IsInf(p, 1) {
+					dst[v] += s.logx(j)
+				} else {
+					dst[v] += math.Inf(-1)
+				}
+				j += int(ve.jstep)
+			}
+			continue
+		}
 		if s.m.sels != nil {
 			if sel := s.m.sels[fi]; sel != nil && s.selValues(sel, fi, e, i, dst) {
 				continue
@@ -395,4 +417,52 @@ func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (flo
 		}
 	}
 	return total, n, true
+}
+
+// valElem describes a blanket element of a finite discrete site that ScoreValues
+// evaluates directly: a Categorical selection whose probability at value v of the
+// site is state coordinate j0 + v·jstep, for v < lim (lim = 0: not such an element).
+type valElem struct {
+	j0, jstep, lim int32
+}
+
+// compileValElems fills valElems for the finite discrete sites whose blanket holds
+// Categorical selections that read the site once: as its own prior's value (its
+// probabilities a fixed plate element), or as the one latent index of an observed
+// element.
+func (m *Model) compileValElems() {
+	m.valElems = make([][]valElem, len(m.sites))
+	for i, site := range m.sites {
+		if site.Support != nmc.Discrete || site.NumValues <= 0 {
+			continue
+		}
+		ves := make([]valElem, len(m.blanket[i]))
+		any := false
+		for n, en := range m.blanket[i] {
+			sel := m.sels[en.f]
+			if sel == nil {
+				continue
+			}
+			fc := m.factors[en.f]
+			e := int(en.e)
+			base := int(sel.base[elem1(len(sel.base), e)])
+			switch {
+			case fc.obs == nil && fc.fam.site(e) == i && len(sel.dims) == 0:
+				ves[n] = valElem{j0: int32(sel.src.offset + base*sel.k), jstep: 1, lim: int32(sel.k)}
+			case fc.obs != nil && len(sel.dims) == 1 && int(sel.dims[0].site[e]) == i:
+				y := fc.obs[e]
+				if !(y >= 0 && y < float64(sel.k)) || y != math.Trunc(y) {
+					continue
+				}
+				dm := sel.dims[0]
+				ves[n] = valElem{j0: int32(sel.src.offset + base*sel.k + int(y)), jstep: int32(dm.stride * sel.k), lim: int32(dm.size)}
+			default:
+				continue
+			}
+			any = true
+		}
+		if any {
+			m.valElems[i] = ves
+		}
+	}
 }
