@@ -344,35 +344,66 @@ func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (flo
 	src := sel.src
 	n := 0
 	if len(sel.dims) == 1 && s.fixSite == 0 && fc.obs != nil && len(sel.base) > 1 {
-		// The common case (one latent index, observed values), in a tight loop:
-		// element e selects src's element base[e] + stride·v, v = x[off[e]].
+		// The common case (one latent index, observed values): the sufficient
+		// statistics. Element e selects src's element base[e] + stride·v, v =
+		// x[off[e]]; the elements selecting the active site are counted by value y
+		// (without a data-dependent branch for those of the first element's base),
+		// and the run adds Σ_y n_y log p_y with its derivatives n_y/p_y and −n_y/p_y².
 		dm := &sel.dims[0]
 		want := active - src.first // the active site's element of src
+		b0 := int(sel.base[bl[0].e])
+		if cap(s.selCnt) < dm.size*k {
+			s.selCnt = make([]float64, dm.size*k)
+		}
+		cnt := s.selCnt[:dm.size*k]
+		clear(cnt)
+		var other []float64 // counts of elements with another base (rare), lazily
 		for ; n < len(bl) && bl[n].f == fi; n++ {
 			e := int(bl[n].e)
 			v := x[dm.off[e]]
 			iv := int(v)
-			if float64(iv) != v || iv < 0 || iv >= dm.size || int(sel.base[e])+dm.stride*iv != want {
+			if float64(iv) != v || iv < 0 || iv >= dm.size {
+				continue // an invalid index: constant in the active site
+			}
+			if b := int(sel.base[e]); b != b0 {
+				if b+dm.stride*iv == want {
+					if other == nil {
+						other = make([]float64, k)
+					}
+					other[int(fc.obs[e])]++
+				}
 				continue
 			}
-			y := fc.obs[e]
-			if !(y >= 0 && y < float64(k)) || y != math.Trunc(y) {
-				return math.Inf(-1), n + 1, false
+			cnt[iv*k+int(fc.obs[e])]++
+		}
+		var row []float64
+		if d := want - b0; d >= 0 && d%dm.stride == 0 && d/dm.stride < dm.size {
+			row = cnt[(d/dm.stride)*k : (d/dm.stride+1)*k]
+		}
+		for y := 0; y < k; y++ {
+			ny := 0.0
+			if row != nil {
+				ny = row[y]
 			}
-			j := src.offset + want*k + int(y)
+			if other != nil {
+				ny += other[y]
+			}
+			if ny == 0 {
+				continue
+			}
+			j := src.offset + want*k + y
 			p := x[j]
 			if !(p > 0) || math.IsInf(p, 1) {
-				return math.Inf(-1), n + 1, false
+				return math.Inf(-1), n, false
 			}
 			if deriv {
-				c := int(y)
-				s.grad[c] += 1 / p
-				s.hess[c*s.k+c] += -1 / (p * p)
+				s.grad[y] += ny / p
+				s.hess[y*s.k+y] += -ny / (p * p)
 			}
-			total += s.logx(j)
-			if math.IsInf(total, -1) || math.IsNaN(total) {
-				return total, n + 1, false
-			}
+			total += ny * s.logx(j)
+		}
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total, n, false
 		}
 		return total, n, true
 	}
