@@ -73,6 +73,16 @@ type margGroup struct {
 	// prod, when every element is a Categorical selection (catSel) that reads the
 	// site once, holds them for margProduct; nil otherwise.
 	prod []prodElem
+	// simple: every element of prod is simple; they are then also
+	// Model.simpleProd[lo:hi], contiguous, for margSimple.
+	simple bool
+	lo, hi int32
+}
+
+// simpleProd is a simple prodElem in compact form (see prodElem).
+type simpleProd struct {
+	lim, j0, jstep          int32
+	site0, sstep, c0, cstep int32
 }
 
 // prodElem is an element of a summed-out group scored by margProduct: its factor's
@@ -252,7 +262,136 @@ func (m *Model) compileMarginalProducts() {
 			prod = append(prod, pe)
 		}
 		g.prod = prod
+		g.simple = prod != nil && g.values <= 64
+		for _, pe := range prod {
+			g.simple = g.simple && pe.simple
+		}
+		if g.simple {
+			g.lo = int32(len(m.simpleProd))
+			for _, pe := range prod {
+				m.simpleProd = append(m.simpleProd, simpleProd{lim: pe.lim, j0: pe.j0, jstep: pe.jstep, site0: pe.site0, sstep: pe.sstep, c0: pe.c0, cstep: pe.cstep})
+			}
+			g.hi = int32(len(m.simpleProd))
+		}
 	}
+}
+
+// margSimple is margProduct for a group of simple elements (margGroup.simple), with
+// the same arithmetic in the same order: the value and, for the active site, the
+// derivatives through the responsibilities. It reports false, having changed
+// nothing, when a product leaves [prodMin, prodMax].
+func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
+	nv, k := g.values, s.k
+	if cap(s.margA) < nv {
+		s.margA = make([]float64, nv)
+	}
+	prod := s.margA[:nv]
+	for v := range prod {
+		prod[v] = 1
+	}
+	x := s.x
+	elems := s.m.simpleProd[g.lo:g.hi]
+	for i := range elems {
+		pe := &elems[i]
+		j, lim := int(pe.j0), min(nv, int(pe.lim))
+		for v := 0; v < lim; v++ {
+			if p := x[j]; p > 0 && p <= math.MaxFloat64 {
+				prod[v] *= p
+			} else {
+				prod[v] = 0
+			}
+			j += int(pe.jstep)
+		}
+		for v := lim; v < nv; v++ {
+			prod[v] = 0
+		}
+	}
+	sum := 0.0
+	for _, p := range prod {
+		if p != 0 && !(p >= prodMin && p <= prodMax) {
+			return 0, false
+		}
+		sum += p
+	}
+	if sum == 0 {
+		return math.Inf(-1), true
+	}
+	if !(sum >= prodMin && sum <= prodMax) {
+		return 0, false
+	}
+	lse := math.Log(sum)
+	if !deriv || s.active < 0 {
+		return lse, true
+	}
+	if len(s.margG) < nv*k {
+		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
+		s.margBar = make([]float64, k)
+	}
+	gs, hd := s.margG[:nv*k], s.margH[:nv*k]
+	var touched uint64 // values whose gradient is not zero (cleared below)
+	for i := range elems {
+		pe := &elems[i]
+		lo, hi := 0, min(nv, int(pe.lim))
+		if d := s.active - int(pe.site0); pe.sstep == 0 {
+			if d != 0 {
+				continue
+			}
+		} else {
+			if d < 0 || d%int(pe.sstep) != 0 {
+				continue
+			}
+			lo = d / int(pe.sstep)
+			hi = min(hi, lo+1)
+		}
+		for v := lo; v < hi; v++ {
+			if prod[v] == 0 {
+				continue
+			}
+			if touched&(1<<v) == 0 {
+				touched |= 1 << v
+				clear(gs[v*k : (v+1)*k])
+				clear(hd[v*k : (v+1)*k])
+			}
+			c := int(pe.c0) + v*int(pe.cstep)
+			p := x[int(pe.j0)+v*int(pe.jstep)]
+			gs[v*k+c] += 1 / p
+			hd[v*k+c] -= 1 / (p * p)
+		}
+	}
+	if touched == 0 {
+		return lse, true
+	}
+	bar := s.margBar[:k]
+	clear(bar)
+	inv := 1 / sum
+	for v, p := range prod {
+		if touched&(1<<v) == 0 {
+			continue
+		}
+		r := p * inv
+		gv := gs[v*k : (v+1)*k]
+		for a := 0; a < k; a++ {
+			if gv[a] == 0 && hd[v*k+a] == 0 {
+				continue
+			}
+			s.grad[a] += r * gv[a]
+			bar[a] += r * gv[a]
+			s.hess[a*k+a] += r * hd[v*k+a]
+			ra := r * gv[a]
+			for b := 0; b < k; b++ {
+				s.hess[a*k+b] += ra * gv[b]
+			}
+		}
+	}
+	for a := 0; a < k; a++ {
+		if bar[a] == 0 {
+			continue
+		}
+		for b := 0; b < k; b++ {
+			s.hess[a*k+b] -= bar[a] * bar[b]
+		}
+	}
+	return lse, true
 }
 
 func btoi(b bool) int {
@@ -477,7 +616,11 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 // to s.grad and s.hess. Row batches must be flushed before it is called.
 func (s *scorer) margLSE(gi int, deriv bool) float64 {
 	g := &s.m.marg[gi]
-	if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
+	if g.simple && s.orbit == nil && s.fixSite == 0 {
+		if f, ok := s.margSimple(g, deriv); ok {
+			return f
+		}
+	} else if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
 		if f, ok := s.margProduct(g, deriv); ok {
 			return f
 		}

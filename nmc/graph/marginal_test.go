@@ -94,6 +94,31 @@ func buildMixture(t testing.TB, y []float64, marg bool) *Model {
 
 var mixtureData = []float64{-2.1, -1.4, 0.3, 2.2, 2.9}
 
+// buildTwoIndex declares categorical data read through two discrete indices, an
+// explicit w (per group) and z (per item, summed out when marg): y_j ~
+// Categorical(theta[w[group_j], z[item_j]]), so that the summed-out groups hold
+// selections with another latent index (margProduct's general path).
+func buildTwoIndex(t testing.TB, marg bool) *Model {
+	t.Helper()
+	group := []int{0, 1, 0, 1, 1, 0, 0}
+	item := []int{0, 0, 1, 2, 3, 3, 2}
+	y := []int{0, 2, 1, 1, 0, 2, 2}
+	b := New()
+	theta := b.Latent("theta", Dirichlet(Vec(1, 1, 1)), 2, 2)
+	w := b.Latent("w", Categorical(Vec(0.5, 0.5)), 2)
+	pi := b.Latent("pi", Dirichlet(Vec(2, 2)))
+	z := b.Latent("z", Categorical(pi), 4)
+	b.ObserveInts("y", Categorical(At(theta, ByNode(Index(w, group)), ByNode(Index(z, item)))), y)
+	if marg {
+		b.Marginalise(z)
+	}
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // zRange returns the state offset and count of the z sites.
 func zRange(t testing.TB, m *Model) (off, n int) {
 	t.Helper()
@@ -144,6 +169,7 @@ func TestMarginaliseLogJointEnumeration(t *testing.T) {
 	pairs := map[string][2]*Model{
 		"dawid-skene": {buildDS(t, ds, false), buildDS(t, ds, true)},
 		"mixture":     {buildMixture(t, mixtureData, false), buildMixture(t, mixtureData, true)},
+		"two indices": {buildTwoIndex(t, false), buildTwoIndex(t, true)},
 	}
 	for name, p := range pairs {
 		expl, marg := p[0], p[1]
@@ -182,6 +208,7 @@ func TestMarginaliseDerivatives(t *testing.T) {
 	models := map[string]*Model{
 		"dawid-skene": buildDS(t, ds, true),
 		"mixture":     buildMixture(t, mixtureData, true),
+		"two indices": buildTwoIndex(t, true),
 	}
 	for name, m := range models {
 		sites := m.Sites()

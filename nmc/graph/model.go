@@ -38,6 +38,8 @@ type Model struct {
 
 	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
+	// simpleProd holds the elements of the simple summed-out groups, contiguous.
+	simpleProd []simpleProd
 }
 
 type entry struct {

@@ -47,7 +47,7 @@ func TestCatSelMatchesGeneric(t *testing.T) {
 		}
 		slow.sels = nil
 		for gi := range slow.marg {
-			slow.marg[gi].prod = nil
+			slow.marg[gi].prod, slow.marg[gi].simple = nil, false
 		}
 		// The summed-out groups of selections are scored as products of
 		// probabilities (margProduct), the observed selections of a continuous site
