@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/nmc-go/nmc/internal/simplexfit"
 	"github.com/nmc-go/nmc/nmc"
@@ -77,6 +78,7 @@ type margGroup struct {
 	// Model.simpleProd[lo:hi], contiguous, for margSimple.
 	simple bool
 	lo, hi int32
+	pOff   int32 // its values' entries in the scorer's product cache (margCache)
 }
 
 // simpleProd is a simple prodElem in compact form (see prodElem).
@@ -274,6 +276,117 @@ func (m *Model) compileMarginalProducts() {
 			g.hi = int32(len(m.simpleProd))
 		}
 	}
+	m.compileMarginalCache()
+}
+
+// compileMarginalCache lays out the scorers' product cache (margCache): one entry
+// per value of every simple group, and per state coordinate the entries whose
+// product reads it.
+func (m *Model) compileMarginalCache() {
+	var byCoord [][]int32
+	n := int32(0)
+	for gi := range m.marg {
+		g := &m.marg[gi]
+		if !g.simple {
+			continue
+		}
+		g.pOff = n
+		for _, pe := range m.simpleProd[g.lo:g.hi] {
+			for v := 0; v < g.values && v < int(pe.lim); v++ {
+				j := int(pe.j0) + v*int(pe.jstep)
+				if byCoord == nil {
+					byCoord = make([][]int32, m.dim)
+				}
+				if l := byCoord[j]; len(l) == 0 || l[len(l)-1] != n+int32(v) {
+					byCoord[j] = append(byCoord[j], n+int32(v))
+				}
+			}
+		}
+		for v := 0; v < g.values; v++ {
+			m.pGroup = append(m.pGroup, int32(gi))
+		}
+		n += int32(g.values)
+	}
+	for j, l := range byCoord {
+		if len(l) == 0 {
+			continue
+		}
+		m.readCoord = append(m.readCoord, int32(j))
+		m.readStart = append(m.readStart, int32(len(m.readEntry)))
+		m.readEntry = append(m.readEntry, l...)
+	}
+	m.readStart = append(m.readStart, int32(len(m.readEntry)))
+}
+
+// margCache is one scorer's cache of the products P_gv of the simple summed-out
+// groups: p[i] for entry i = pOff + v of group g, recomputed from scratch (the same
+// product in the same order as margSimple without a cache) when dirty. Before the
+// groups of a Score, LogJoint or ScoreValues call are read, margSync compares every
+// coordinate the products read with seen (the values they were computed from) and
+// marks the entries reading a changed one dirty; so a read entry is always what a
+// computation from nothing at the current state gives, bit for bit, whatever the
+// order of the calls (NaN, never equal to itself, is always redone).
+type margCache struct {
+	p     []float64
+	dirty []bool
+	seen  []float64 // per readCoord
+	epoch uint64    // the scorer call of the last margSync
+}
+
+// margSync brings the dirty flags of the product cache up to date with s.x, once per
+// scorer call.
+func (s *scorer) margSync() {
+	c := &s.mc
+	if c.p != nil && c.epoch == s.epoch {
+		return
+	}
+	m := s.m
+	if c.p == nil {
+		c.p = make([]float64, len(m.pGroup))
+		c.dirty = make([]bool, len(m.pGroup))
+		c.seen = make([]float64, len(m.readCoord))
+		for i := range c.dirty {
+			c.dirty[i] = true
+		}
+		for i := range c.seen {
+			c.seen[i] = math.NaN()
+		}
+	}
+	c.epoch = s.epoch
+	x := s.x
+	for r, j := range m.readCoord {
+		if v := x[j]; v != c.seen[r] {
+			c.seen[r] = v
+			for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
+				c.dirty[e] = true
+			}
+		}
+	}
+}
+
+// margEntry returns the product P_gv of simple group g at value v from the cache,
+// recomputing it when dirty.
+func (s *scorer) margEntry(g *margGroup, v int) float64 {
+	c := &s.mc
+	i := int(g.pOff) + v
+	if !c.dirty[i] {
+		return c.p[i]
+	}
+	prod := 1.0
+	for _, pe := range s.m.simpleProd[g.lo:g.hi] {
+		if v >= int(pe.lim) {
+			prod = 0
+			break
+		}
+		if p := s.x[int(pe.j0)+v*int(pe.jstep)]; p > 0 && p <= math.MaxFloat64 {
+			prod *= p
+		} else {
+			prod = 0
+			break
+		}
+	}
+	c.p[i], c.dirty[i] = prod, false
+	return prod
 }
 
 // margSimple is margProduct for a group of simple elements (margGroup.simple), with
@@ -286,26 +399,12 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 		s.margA = make([]float64, nv)
 	}
 	prod := s.margA[:nv]
+	s.margSync()
 	for v := range prod {
-		prod[v] = 1
+		prod[v] = s.margEntry(g, v)
 	}
 	x := s.x
 	elems := s.m.simpleProd[g.lo:g.hi]
-	for i := range elems {
-		pe := &elems[i]
-		j, lim := int(pe.j0), min(nv, int(pe.lim))
-		for v := 0; v < lim; v++ {
-			if p := x[j]; p > 0 && p <= math.MaxFloat64 {
-				prod[v] *= p
-			} else {
-				prod[v] = 0
-			}
-			j += int(pe.jstep)
-		}
-		for v := lim; v < nv; v++ {
-			prod[v] = 0
-		}
-	}
 	sum := 0.0
 	for _, p := range prod {
 		if p != 0 && !(p >= prodMin && p <= prodMax) {
@@ -361,9 +460,34 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 	if touched == 0 {
 		return lse, true
 	}
+	inv := 1 / sum
+	if touched&(touched-1) == 0 {
+		// One value v reads the active site (a confusion row seen from an item): with
+		// r = r_v and g = ∇log P_v, the gradient is r·g and the Hessian
+		// r·∇²log P_v + r(1 − r)·g gᵀ, over the non-zero entries of g only.
+		v := bits.TrailingZeros64(touched)
+		r := prod[v] * inv
+		w := r * (1 - r)
+		gv, hv := gs[v*k:(v+1)*k], hd[v*k:(v+1)*k]
+		for a, ga := range gv {
+			if ga == 0 && hv[a] == 0 {
+				continue
+			}
+			s.grad[a] += r * ga
+			s.hess[a*k+a] += r * hv[a]
+			if ga == 0 {
+				continue
+			}
+			for b, gb := range gv {
+				if gb != 0 {
+					s.hess[a*k+b] += w * ga * gb
+				}
+			}
+		}
+		return lse, true
+	}
 	bar := s.margBar[:k]
 	clear(bar)
-	inv := 1 / sum
 	for v, p := range prod {
 		if touched&(1<<v) == 0 {
 			continue

@@ -40,6 +40,12 @@ type Model struct {
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
 	// simpleProd holds the elements of the simple summed-out groups, contiguous.
 	simpleProd []simpleProd
+	// The scorers' product cache (margCache): per entry its group; the state
+	// coordinates the products read and, for readCoord[r], the entries
+	// readEntry[readStart[r]:readStart[r+1]] that read it.
+	pGroup               []int32
+	readCoord, readStart []int32
+	readEntry            []int32
 }
 
 type entry struct {

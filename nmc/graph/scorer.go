@@ -59,6 +59,7 @@ type scorer struct {
 	// logx's cache: per state coordinate, the value whose log logVal holds (NaN: none).
 	logSrc, logVal []float64
 	selCnt         []float64 // selRun's counts by (index value, category)
+	mc             margCache // products of the simple summed-out groups
 }
 
 const (
