@@ -400,18 +400,21 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 	}
 	prod := s.margA[:nv]
 	s.margSync()
-	for v := range prod {
-		prod[v] = s.margEntry(g, v)
-	}
-	x := s.x
-	elems := s.m.simpleProd[g.lo:g.hi]
+	cp, dirty := s.mc.p[g.pOff:int(g.pOff)+nv], s.mc.dirty[g.pOff:int(g.pOff)+nv]
 	sum := 0.0
-	for _, p := range prod {
+	for v := range prod {
+		p := cp[v]
+		if dirty[v] {
+			p = s.margEntry(g, v)
+		}
 		if p != 0 && !(p >= prodMin && p <= prodMax) {
 			return 0, false
 		}
+		prod[v] = p
 		sum += p
 	}
+	x := s.x
+	elems := s.m.simpleProd[g.lo:g.hi]
 	if sum == 0 {
 		return math.Inf(-1), true
 	}
@@ -436,10 +439,17 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 				continue
 			}
 		} else {
-			if d < 0 || d%int(pe.sstep) != 0 {
+			if d < 0 {
 				continue
 			}
-			lo = d / int(pe.sstep)
+			if st := int(pe.sstep); st == 1 {
+				lo = d
+			} else {
+				if d%st != 0 {
+					continue
+				}
+				lo = d / st
+			}
 			hi = min(hi, lo+1)
 		}
 		for v := lo; v < hi; v++ {
@@ -448,8 +458,9 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 			}
 			if touched&(1<<v) == 0 {
 				touched |= 1 << v
-				clear(gs[v*k : (v+1)*k])
-				clear(hd[v*k : (v+1)*k])
+				for a := v * k; a < (v+1)*k; a++ {
+					gs[a], hd[a] = 0, 0
+				}
 			}
 			c := int(pe.c0) + v*int(pe.cstep)
 			p := x[int(pe.j0)+v*int(pe.jstep)]
