@@ -41,7 +41,7 @@ func userDawidSkene(train AnnotationData, marginalise bool) (*graph.Model, error
 // classes drawn) of the Dawid-Skene model at 5,000 train items, 100 labelers and 3
 // classes (Generate("annotation", 10000, 100, 1)), for the hand-written model
 // (Annotation's Built.Model) and a user's graph declaration, with the classes
-// explicit and summed out. One chain, 20 sweeps per iteration from the same
+// explicit and summed out. One chain, 50 sweeps per iteration from the same
 // majority-vote start; reports ns/sweep. Compare the forms with benchstat:
 //
 //	go test -run '^$' -bench AnnotationSweep -count 5 ./models/
@@ -72,7 +72,7 @@ func BenchmarkAnnotationSweep(b *testing.B) {
 			m    nmc.Model
 		}{{"hand", built.Model}, {"graph", user}} {
 			b.Run(impl.name+"/"+form.name, func(b *testing.B) {
-				const sweeps = 20
+				const sweeps = 50
 				opts := &nmc.Options{Chains: 1, Draws: sweeps, Seed: 3, Init: [][]float64{start}}
 				b.ResetTimer()
 				t0 := time.Now()

@@ -56,10 +56,10 @@ type scorer struct {
 	margBar             []float64
 	steerScratch        []float64
 
-	// logx's cache: per state coordinate, the value whose log logVal holds (NaN: none).
-	logSrc, logVal []float64
-	selCnt         []float64 // selRun's counts by (index value, category)
-	mc             margCache // products of the simple summed-out groups
+	// logx's cache: per state coordinate, a value (NaN: none) and its log.
+	logs   []cachedLog
+	selCnt []float64 // selRun's counts by (index value, category)
+	mc     margCache // products of the simple summed-out groups
 }
 
 const (

@@ -142,17 +142,21 @@ func (s *scorer) resolve(sel *catSel, e int) (int, bool) {
 // logx returns log x[j] from the per-coordinate log cache, recomputed whenever x[j]
 // differs from the value it was computed from, so it is always math.Log(x[j]).
 func (s *scorer) logx(j int) float64 {
-	if s.logSrc == nil {
-		s.logSrc, s.logVal = make([]float64, s.m.dim), make([]float64, s.m.dim)
-		for i := range s.logSrc {
-			s.logSrc[i] = math.NaN() // never equal: every log is computed on first use
+	if s.logs == nil {
+		s.logs = make([]cachedLog, s.m.dim)
+		for i := range s.logs {
+			s.logs[i].src = math.NaN() // never equal: every log is computed on first use
 		}
 	}
-	if v := s.x[j]; v != s.logSrc[j] {
-		s.logSrc[j], s.logVal[j] = v, math.Log(v)
+	c := &s.logs[j]
+	if v := s.x[j]; v != c.src {
+		c.src, c.lg = v, math.Log(v)
 	}
-	return s.logVal[j]
+	return c.lg
 }
+
+// cachedLog is a value and its log, side by side (one cache line).
+type cachedLog struct{ src, lg float64 }
 
 // catSelElem is factorElem for a factor compiled as a catSel: the same value and the
 // same additions to the gradient and Hessian as the generic evaluation through jets
