@@ -35,6 +35,10 @@ const maxMarginalValues = 1 << 12
 // therefore reported steered (internal/simplexfit): equal along the simplex, with the
 // gradient and the tangent Hessian exact.
 //
+// LogJoint is the summed-out log joint; the pointwise log-likelihoods (LogLik,
+// PointwiseLogLik) stay those of each observed element at the recorded state, the
+// drawn latent included.
+//
 // Build refuses a node that is not a latent family, a family with a continuous or an
 // unbounded discrete prior (more than 4096 values included), a family summed out
 // twice, and two summed-out sites that share a factor element (their sums would not
