@@ -202,13 +202,26 @@ func (s *scorer) catSelElem(sel *catSel, fi, e int, deriv, skipConst bool) float
 var _ nmc.ValuesScorer = (*scorer)(nil)
 
 // ScoreValues writes into dst[v] the Score of the finite discrete site i at value v
-// (nmc.ValuesScorer), for v = 0 … len(dst)−1, leaving x unchanged. Every factor
+// (nmc.ValuesScorer), for v = 0 … len(dst)−1, leaving x unchanged (a blanket large
+// enough for Score's chunked sum is scored by Score at each value). Every factor
 // element of the site's blanket is evaluated for all the values in turn, in the
 // order Score sums them, so dst[v] is Score's value bit for bit (or NaN where Score
 // stops at −Inf, which the sampler treats alike); a Categorical selection (catSel)
 // is resolved once for all values, the site's own index dimension stepping through
 // them.
 func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
+	if len(s.m.blanket[i]) >= chunkedMinElems {
+		// Score sums so large a blanket in chunks, in another order: score each
+		// value as Score does, restoring x.
+		off := s.m.offsets[i]
+		old := x[off]
+		for v := range dst {
+			x[off] = float64(v)
+			dst[v] = s.Score(x, i, nil, nil)
+		}
+		x[off] = old
+		return
+	}
 	s.x, s.active, s.orbit = x, -1, nil
 	s.epoch++
 	clear(dst)

@@ -121,3 +121,43 @@ func TestCatSelMatchesGeneric(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreValuesLargeBlanket checks ScoreValues against Score at every value, bit
+// for bit, for a discrete site whose blanket Score sums in chunks: a changepoint
+// among 20,000 observations.
+func TestScoreValuesLargeBlanket(t *testing.T) {
+	const n = 20000
+	rng := rand.New(rand.NewPCG(31, 1))
+	y := make([]float64, n)
+	side := make([]int, n)
+	for i := range y {
+		side[i] = i * 4 / n // four segments; the latent picks which mean each uses
+		y[i] = rng.NormFloat64() + float64(side[i]%2)
+	}
+	b := New()
+	mu := b.Latent("mu", Normal(C(0), C(5)), 2)
+	k := b.Latent("k", Categorical(Vec(0.5, 0.5)))
+	b.Observe("y", Normal(At(mu, ByNode(k)), C(1)), y)
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.blanket[2]) < chunkedMinElems {
+		t.Fatalf("blanket of k has %d elements, want at least %d", len(m.blanket[2]), chunkedMinElems)
+	}
+	x := make([]float64, nmc.Dim(m.Sites()))
+	if err := m.Init(rng, x); err != nil {
+		t.Fatal(err)
+	}
+	sc := m.NewScorer()
+	vals := make([]float64, 2)
+	sc.(nmc.ValuesScorer).ScoreValues(x, 2, vals)
+	old := x[2]
+	for v := range vals {
+		x[2] = float64(v)
+		if want := sc.Score(x, 2, nil, nil); math.Float64bits(vals[v]) != math.Float64bits(want) {
+			t.Errorf("ScoreValues[%d] = %v, Score %v", v, vals[v], want)
+		}
+	}
+	x[2] = old
+}
