@@ -63,9 +63,10 @@ func closeRel(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*max(1, math.Abs(a), math.Abs(b))
 }
 
-// TestAnnotationFastMatchesGraph compares the hand-written model in its explicit
-// form (AnnotationPrior.MarginaliseClasses, the graph model's form) with the graph
-// model at many states: sites, every site's score (values and
+// TestAnnotationFastMatchesGraph compares the hand-written model with the graph
+// model, in both forms (classes explicit, and summed out by graph.Marginalise:
+// AnnotationPrior.MarginaliseClasses, steered simplex Hessians included), at many
+// states: sites, every site's score (values and
 // differences over every value of a class, over random points of a simplex), the
 // gradients and Hessians of the simplex sites, and the log joint. It does so at the
 // default prior and at random ones (fixed seed), so that a prior one implementation
@@ -73,14 +74,17 @@ func closeRel(a, b, tol float64) bool {
 func TestAnnotationFastMatchesGraph(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2020, 6))
 	u := func(lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
-	priors := []*AnnotationPrior{{}}
-	for range 4 {
-		priors = append(priors, &AnnotationPrior{PiConcentration: u(0.05, 5), Gamma: u(0.5, 40), Rho: u(0.05, 0.95)})
+	priors := []*AnnotationPrior{{}, {MarginaliseClasses: true}}
+	for i := range 4 {
+		priors = append(priors, &AnnotationPrior{PiConcentration: u(0.05, 5), Gamma: u(0.5, 40), Rho: u(0.05, 0.95), MarginaliseClasses: i%2 == 1})
 	}
 	for i, prior := range priors {
 		name := "default prior"
-		if i > 0 {
-			name = fmt.Sprintf("random prior %d", i)
+		if i > 1 {
+			name = fmt.Sprintf("random prior %d", i-1)
+		}
+		if prior.MarginaliseClasses {
+			name += ", classes summed out"
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Logf("prior %+v", *prior)

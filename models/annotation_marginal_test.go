@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/nmc-go/nmc/internal/simplexfit"
 	"github.com/nmc-go/nmc/internal/special"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
@@ -286,7 +287,7 @@ func proposerAlpha(x, h []float64) []float64 {
 	return a
 }
 
-// TestSteerSimplexHessian checks steerSimplexHessian: for a Dirichlet score in the
+// TestSteerSimplexHessian checks simplexfit.SteerHessian: for a Dirichlet score in the
 // homogeneous form it changes nothing; for the marginalised scores of pi and theta
 // (2 to 5 classes) it keeps the Hessian along the simplex and, when it steers,
 // makes the proposer's fit a Dirichlet with the score's gradient along the simplex:
@@ -307,7 +308,7 @@ func TestSteerSimplexHessian(t *testing.T) {
 			h[n*k+n] = -(alpha[n] - 1) / (x[n] * x[n])
 		}
 		want := append([]float64(nil), h...)
-		steerSimplexHessian(h, g, x, k, make([]float64, 2*k+2*k*k))
+		simplexfit.SteerHessian(h, g, x, k, make([]float64, simplexfit.ScratchLen(k)))
 		for n := range h {
 			if math.Abs(h[n]-want[n]) > 1e-9*max(1, math.Abs(want[n])) {
 				t.Errorf("k = %d: Dirichlet score: Hessian[%d] %v after steering, %v before", k, n, h[n], want[n])

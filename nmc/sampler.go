@@ -180,14 +180,21 @@ func checkSites(sites []Site) error {
 }
 
 // neighborhoods returns, when m is a Neighborer, dependents[j] = the sites whose score
-// reads site j; nil otherwise.
+// reads site j and is cached; nil otherwise. A finite Discrete site is scored afresh
+// at every step (by enumeration) and keeps no cache, so it is nobody's dependent: in
+// a model where every label reads its item's class, a labeler's confusion row would
+// otherwise invalidate hundreds of classes at each change.
 func neighborhoods(m Model, n int) ([][]int, error) {
 	nb, ok := m.(Neighborer)
 	if !ok {
 		return nil, nil
 	}
+	sites := m.Sites()
 	dep := make([][]int, n)
 	for i := 0; i < n; i++ {
+		if i < len(sites) && sites[i].Support == Discrete && sites[i].NumValues > 0 {
+			continue
+		}
 		for _, j := range nb.Neighbors(i) {
 			if j < 0 || j >= n {
 				return nil, fmt.Errorf("nmc: Neighbors(%d) lists site %d, want 0 … %d", i, j, n-1)

@@ -93,6 +93,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	warmup := &warmupFlag{auto: true}
 	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: each chain warms up until its log joint stops trending (200 to 1000 sweeps)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
+	margClasses := fs.Bool("marginalise-classes", false, "annotation only: sum the classes z out of the scores of pi and theta (z still recorded, drawn exactly after each sweep); default: z explicit, as in the paper")
 	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
 	logLik := fs.Bool("loglik", false, "add to the -out draws the training data's pointwise log-likelihood, one column log_lik[i] per observation (the input of nmc loo)")
 	yRep := fs.Bool("yrep", false, "add to the -out draws replicated data drawn at every draw, one column y_rep[i] per observed value (posterior predictive draws)")
@@ -130,6 +131,12 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		if err != nil {
 			return err
+		}
+		if *margClasses {
+			if d.Model != "annotation" {
+				return usagef("-marginalise-classes: model %s has no discrete classes to sum out (annotation only)", d.Model)
+			}
+			d.MarginaliseClasses = true
 		}
 		if spec, _ := models.Lookup(d.Model); *pll != "" && !spec.HeldOut {
 			return usagef("-pll: model %s has no held-out data", d.Model)

@@ -182,6 +182,42 @@ func TestSampleSiteTable(t *testing.T) {
 	}
 }
 
+// TestSampleMarginaliseClasses: with -marginalise-classes the annotation model's
+// classes are drawn after each sweep (proposer marginal-draw, one draw per sweep),
+// still recorded in the draws as classes.
+func TestSampleMarginaliseClasses(t *testing.T) {
+	dir := t.TempDir()
+	out := mustRun(t, "sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "40", "-warmup", "5", "-chains", "2",
+		"-marginalise-classes", "-out", filepath.Join(dir, "d.csv"))
+	found := false
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 6 && f[0] == "z" {
+			found = true
+			if f[1] != "marginal-draw" || f[2] != "20" || f[3] != strconv.Itoa(20*2*45) {
+				t.Errorf("z row %q, want the marginal-draw proposer, 20 sites, %d draws", f, 20*2*45)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no z row in\n%s", out)
+	}
+	d, err := frames.ReadDrawsFiles(filepath.Join(dir, "d.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := slices.Index(d.Names, "z[0]")
+	if j < 0 {
+		t.Fatalf("no z[0] in the draws: %v", d.Names)
+	}
+	for c, ch := range d.Chains {
+		for n := j; n < len(ch); n += len(d.Names) {
+			if v := ch[n]; v != 0 && v != 1 && v != 2 {
+				t.Fatalf("chain %d: z[0] = %v, not a class", c, v)
+			}
+		}
+	}
+}
+
 // TestSampleFirstChain: a run split into two tasks with -first-chain writes the
 // chains of the whole run, bit for bit, and nmc summary of the tasks' files prints
 // the whole run's table.
@@ -464,6 +500,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"sample", "-model", "annotation", "-train", filepath.Join(dir, "annotation_train.csv")}, exitFailure, "nmc sample: ", []string{"annotation_meta.csv"}},
 		{[]string{"sample", "-model", "blr", "-vars", "nu"}, exitUsage, "nmc sample: ", []string{`"nu"`, "alpha, beta"}},
 		{[]string{"sample", "-model", "funnel", "-pll", filepath.Join(dir, "p.csv")}, exitUsage, "nmc sample: ", []string{"-pll", "funnel"}},
+		{[]string{"sample", "-model", "blr", "-marginalise-classes"}, exitUsage, "nmc sample: ", []string{"-marginalise-classes", "blr", "annotation only"}},
 		{[]string{"sample", "-model", "funnel", "extra"}, exitUsage, "nmc sample: ", []string{`"extra"`}},
 		{[]string{"gen", "-model", "blr"}, exitUsage, "nmc gen: ", []string{"-out"}},
 		{[]string{"gen", "-model", "funnel", "-out", dir}, exitUsage, "nmc gen: ", []string{"funnel has no data"}},

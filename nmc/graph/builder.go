@@ -111,6 +111,7 @@ type Builder struct {
 	factors []*factor
 	derived []namedNode
 	groups  []groupDecl
+	margs   []*family // summed out (Marginalise)
 	names   map[string]bool
 	err     error
 	// noLinear (tests) scores every factor element by element: no linear factors
@@ -292,7 +293,7 @@ func (b *Builder) Build() (*Model, error) {
 		return nil, errors.New("graph: the model has no latent variables")
 	}
 	m := &Model{fams: b.fams, factors: b.factors, derived: b.derived, noLinear: b.noLinear}
-	if err := m.compile(b.groups); err != nil {
+	if err := m.compile(b.groups, b.margs); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -68,6 +68,19 @@
 // the orbit, computed by the same jets with the orbit parameter t as the single
 // active coordinate.
 //
+// # Summed-out discrete latents
+//
+// Marginalise sums a finite discrete latent out of its Markov blanket: the other
+// sites' scores and the log joint see log Σ_v exp(a_v) of each of its sites'
+// blanket factors, with exact gradients and Hessians through the responsibilities,
+// and the sampler draws the latent from its exact conditional after every sweep
+// (nmc.Site.Marginalised), so it is still recorded. The Dawid-Skene classes:
+//
+//	b.Marginalise(z)
+//
+// Build refuses latents that cannot be summed out this way (continuous or
+// unbounded, or two summed-out sites sharing a factor element).
+//
 // # Conventions
 //
 // Indices are 0-based everywhere: in Index, By, observed categories and site names.

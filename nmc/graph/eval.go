@@ -45,6 +45,13 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 	case opLatent:
 		f := n.fam
 		base := f.offset + e*f.width
+		if s.fixSite != 0 && f.site(e) == s.fixSite-1 {
+			// A summed-out site, at the value being scored (margLSE).
+			for c := range out {
+				out[c] = jet{v: s.fixVal}
+			}
+			return
+		}
 		if s.active >= 0 && f.site(e) == s.active {
 			for c := range out {
 				out[c] = jet{v: s.x[base+c], kind: jUnit, i: f.coord(e, c), gc: 1}

@@ -176,7 +176,7 @@ func (s *fuzzBuilder) step() {
 		s.nodes = append(s.nodes, n)
 		s.trace = append(s.trace, call)
 	}
-	switch p.byte() % 16 {
+	switch p.byte() % 17 {
 	case 0:
 		v := p.float()
 		push(graph.C(v), fmt.Sprintf("C(%v)", v))
@@ -256,12 +256,16 @@ func (s *fuzzBuilder) step() {
 		s.trace = append(s.trace, fmt.Sprintf("Deterministic(%q)", name))
 	case 15:
 		push(graph.MatVec(nil, s.node()), "MatVec(nil)")
+	case 16:
+		s.b.Marginalise(s.node())
+		s.trace = append(s.trace, "Marginalise")
 	}
 }
 
 // FuzzBuild decodes fuzzer bytes into a small builder program (constants and
 // data with NaN, ±Inf and negative values, every distribution and op, plates,
-// indices in and out of range, repeated and invalid names) and runs it. Build
+// indices in and out of range, repeated and invalid names, summed-out latents) and
+// runs it. Build
 // must return a model or an error, never panic; a built model's Init, Score on
 // every site (at the initial state and at a decoded one), LogJoint, Derive and
 // Neighbors must not panic either.
@@ -317,6 +321,9 @@ func FuzzBuild(f *testing.F) {
 				}
 				sc.Score(x, i, grad, hess)
 				sc.Score(x, i, nil, nil)
+				if vs, ok := sc.(nmc.ValuesScorer); ok && st.Support == nmc.Discrete && st.NumValues > 0 {
+					vs.ScoreValues(x, i, make([]float64, st.NumValues))
+				}
 				_ = m.Neighbors(i)
 				_ = m.Blanket(i)
 			}

@@ -75,6 +75,7 @@ type orbit struct {
 	blanket []entry
 	groups  []group
 	lin     []int32 // linear factors scored as a whole (linear.go)
+	marg    []int32 // summed-out groups read by any member site
 }
 
 // Groups returns the declared groups (nmc.Grouper), with state indices from the
@@ -260,6 +261,7 @@ func (m *Model) orbitBlankets(blankets [][]entry) {
 			}
 			for s := f.first; s < f.first+len(m.sitesOf(f)); s++ {
 				all = append(all, blankets[s]...)
+				o.marg = append(o.marg, m.margOf[s]...)
 			}
 		}
 		slices.SortFunc(all, func(a, b entry) int {
@@ -269,6 +271,8 @@ func (m *Model) orbitBlankets(blankets [][]entry) {
 			return int(a.e) - int(b.e)
 		})
 		all = slices.Compact(all)
+		slices.Sort(o.marg)
+		o.marg = slices.Compact(o.marg)
 		for lo := 0; lo < len(all); {
 			hi := lo
 			for hi < len(all) && all[hi].f == all[lo].f {

@@ -160,6 +160,9 @@ func (m *Model) linearBlankets() {
 	m.linOf = byFactor
 	for fi := range m.factors {
 		byFactor[fi] = -1
+		if m.inMarg != nil && m.inMarg[fi] != nil {
+			continue // scored in its summed-out groups
+		}
 		if lf, ok := m.linearFactor(fi); ok && !m.noLinear {
 			byFactor[fi] = int32(len(m.linear))
 			m.linear = append(m.linear, lf)

@@ -32,6 +32,24 @@ type Model struct {
 	linSites  [][]int32   // per site: its linear factors (indices into linear)
 	linOf     []int32     // per factor: its index in linear, or −1
 	noLinear  bool        // see Builder.noLinear
+
+	// Summed-out discrete sites (Builder.Marginalise): one group per site, the groups
+	// each site's score reads, and per factor element its group (−1: none; a nil
+	// slice for a factor without any).
+	marg   []margGroup
+	margOf [][]int32
+	inMarg [][]int32
+
+	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
+	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
+	// simpleProd holds the elements of the simple summed-out groups, contiguous.
+	simpleProd []simpleProd
+	// The scorers' product cache (margCache): per entry its group; the state
+	// coordinates the products read and, for readCoord[r], the entries
+	// readEntry[readStart[r]:readStart[r+1]] that read it.
+	pGroup               []int32
+	readCoord, readStart []int32
+	readEntry            []int32
 }
 
 type entry struct {
@@ -71,6 +89,9 @@ func (m *Model) Blanket(i int) int {
 			n += m.factors[m.linear[li].f].length
 		}
 	}
+	for _, gi := range m.margOf[i] {
+		n += len(m.marg[gi].elems)
+	}
 	return n
 }
 
@@ -85,7 +106,7 @@ func (m *Model) Offset(name string) (offset, size int, err error) {
 	return 0, 0, fmt.Errorf("graph: unknown latent %q", name)
 }
 
-func (m *Model) compile(groups []groupDecl) error {
+func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	// Sites and supports.
 	off := 0
 	for _, f := range m.fams {
@@ -200,8 +221,15 @@ func (m *Model) compile(groups []groupDecl) error {
 			}
 		}
 	}
+	if err := m.compileMarginals(margs); err != nil {
+		return err
+	}
+	m.marginalNeighbors(nb)
+	m.compileCatSels()
+	m.compileMarginalProducts()
 	m.orbitBlankets(m.blanket)
 	m.groupBlankets()
+	m.compileValElems()
 	m.numberMatVecs()
 	m.linearBlankets()
 	m.neighbors = make([][]int, len(m.sites))

@@ -47,6 +47,20 @@ type scorer struct {
 	orbit   *orbit
 	ou, ow  []float64
 	orbitGH [2]float64
+
+	// Summed-out groups (margLSE): 1 + the site whose value is fixed at fixVal while
+	// its group is scored (0: none), and scratch: per value the summed log density,
+	// gradient (k) and Hessian (k×k), the mean gradient, and steerSimplex's.
+	fixSite             int
+	fixVal              float64
+	margA, margG, margH []float64
+	margBar             []float64
+	steerScratch        []float64
+
+	// logx's cache: per state coordinate, a value (NaN: none) and its log.
+	logs   []cachedLog
+	selCnt []float64 // selRun's counts by (index value, category)
+	mc     margCache // products of the simple summed-out groups
 }
 
 const (
@@ -103,11 +117,24 @@ func (s *scorer) LogJoint(x []float64) float64 {
 			}
 			continue
 		}
+		var own []int32
+		if s.m.inMarg != nil {
+			own = s.m.inMarg[fi]
+		}
 		for e := 0; e < fc.length; e++ {
+			if own != nil && own[e] >= 0 {
+				continue // in a summed-out group, added below
+			}
 			total += s.factorElem(fi, e, false, false)
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				return total
 			}
+		}
+	}
+	for gi := range s.m.marg {
+		total += s.margLSE(gi, false)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
 		}
 	}
 	return total
@@ -141,14 +168,18 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	if s.m.linSites != nil {
 		lin = s.m.linSites[i]
 	}
-	return s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, deriv, continuous)
+	f := s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, s.m.margOf[i], deriv, continuous)
+	if deriv && len(s.m.margOf[i]) > 0 && s.m.sites[i].Support == nmc.Simplex {
+		s.steerSimplex(x, i)
+	}
+	return f
 }
 
 // sumBlanket returns the summed log density of the blanket elements bl, the
-// tallied runs gs and the linear factors lin and, with deriv, their derivatives with
-// respect to the active coordinates (a site's, or a group's orbit parameter) in
-// s.grad and s.hess.
-func (s *scorer) sumBlanket(bl []entry, gs []group, lin []int32, deriv, continuous bool) float64 {
+// tallied runs gs, the linear factors lin and the summed-out groups margs and, with
+// deriv, their derivatives with respect to the active coordinates (a site's, or a
+// group's orbit parameter) in s.grad and s.hess.
+func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, deriv, continuous bool) float64 {
 	total := 0.0
 	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
 		total = s.scoreChunked(bl, nch, deriv, continuous)
@@ -156,8 +187,22 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, lin []int32, deriv, continuo
 			return total
 		}
 	} else {
-		for _, en := range bl {
+		fast := continuous && s.active >= 0 && s.orbit == nil && s.m.sels != nil
+		for n := 0; n < len(bl); {
+			en := bl[n]
+			if fast && s.m.sels[en.f] != nil {
+				var used int
+				var ok bool
+				total, used, ok = s.selRun(s.m.sels[en.f], bl[n:], total, deriv)
+				n += used
+				if !ok {
+					s.resetBatches()
+					return total
+				}
+				continue
+			}
 			total += s.factorElem(int(en.f), int(en.e), deriv, continuous)
+			n++
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				s.resetBatches()
 				return total
@@ -176,6 +221,17 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, lin []int32, deriv, continuo
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			s.resetBatches()
 			return total
+		}
+	}
+	if len(margs) > 0 {
+		if deriv {
+			s.flushBatches() // margLSE scores into buffers of its own
+		}
+		for _, gi := range margs {
+			total += s.margLSE(int(gi), deriv)
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
 		}
 	}
 	if deriv {
@@ -276,6 +332,11 @@ func (s *scorer) symmetrize() {
 // skipConst, an element none of whose arguments depends on the active site
 // contributes 0.
 func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
+	if s.m.sels != nil && s.orbit == nil {
+		if sel := s.m.sels[fi]; sel != nil {
+			return s.catSelElem(sel, fi, e, deriv, skipConst)
+		}
+	}
 	fc := s.m.factors[fi]
 	d := fc.d
 	s.top = 0

@@ -1,0 +1,858 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/nmc-go/nmc/internal/simplexfit"
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// maxMarginalValues bounds the number of values of a site that can be summed out:
+// every score through it evaluates its blanket once per value.
+const maxMarginalValues = 1 << 12
+
+// Marginalise sums the finite discrete latent n (a family declared with Latent, such
+// as the classes of a mixture) out of the model. For each of its sites z_i, the
+// factor elements that depend on z_i — its own prior and everything it is a parent
+// of, its Markov blanket's factors — are replaced, in the scores of every other site
+// and in the log joint, by
+//
+//	log Σ_v exp(a_iv),  a_iv = the summed log density of those elements at z_i = v,
+//
+// with exact gradients and Hessians through the responsibilities r_iv =
+// softmax(a_i)_v: ∇ = Σ_v r_iv ∇a_iv and ∇² = Σ_v r_iv (∇²a_iv + ∇a_iv ∇a_ivᵀ) − ḡḡᵀ,
+// ḡ the gradient. The sites are nmc.Site.Marginalised: the sampler takes them out of
+// the sweep and draws each from its exact conditional after every sweep, so they are
+// still recorded in every draw. Summing out removes the slow direction between the
+// latent and its parents (a mixture's weights against its classes) at the cost of
+// evaluating each blanket once per value.
+//
+// The Dirichlet proposer of a simplex site fits its concentration from the Hessian
+// alone, which is exact for a Dirichlet conditional but not for a marginal
+// likelihood; the Hessian of a simplex site whose score reads a summed-out latent is
+// therefore reported steered (internal/simplexfit): equal along the simplex, with the
+// gradient and the tangent Hessian exact.
+//
+// LogJoint is the summed-out log joint; the pointwise log-likelihoods (LogLik,
+// PointwiseLogLik) stay those of each observed element at the recorded state, the
+// drawn latent included.
+//
+// Build refuses a node that is not a latent family, a family with a continuous or an
+// unbounded discrete prior (more than 4096 values included), a family summed out
+// twice, and two summed-out sites that share a factor element (their sums would not
+// be independent), naming the latent and the element.
+func (b *Builder) Marginalise(n *Node) {
+	if n == nil {
+		b.fail(fmt.Errorf("graph: Marginalise: nil node"))
+		return
+	}
+	if n.err != nil {
+		b.fail(fmt.Errorf("graph: Marginalise: %w", n.err))
+		return
+	}
+	if n.op != opLatent || n.fam == nil {
+		b.fail(fmt.Errorf("graph: Marginalise: %s is not a latent variable; give the node Latent returned", n))
+		return
+	}
+	if n.fam.vector {
+		b.fail(fmt.Errorf("graph: Marginalise %q: a Vector site is continuous; only a finite discrete latent can be summed out", n.fam.name))
+		return
+	}
+	for _, f := range b.margs {
+		if f == n.fam {
+			b.fail(fmt.Errorf("graph: Marginalise %q: the latent is summed out twice", f.name))
+			return
+		}
+	}
+	b.margs = append(b.margs, n.fam)
+}
+
+// margGroup is the Markov blanket of one summed-out site: the factor elements that
+// depend on it, scored together for each of its values.
+type margGroup struct {
+	site   int     // the summed-out site
+	values int     // its number of values
+	elems  []entry // factor elements that depend on it (its prior first), in factor order
+	// prod, when every element is a Categorical selection (catSel) that reads the
+	// site once, holds them for margProduct; nil otherwise.
+	prod []prodElem
+	// simple: every element of prod is simple; they are then also
+	// Model.simpleProd[lo:hi], contiguous, for margSimple.
+	simple bool
+	lo, hi int32
+	pOff   int32 // its values' entries in the scorer's product cache (margCache)
+}
+
+// simpleProd is a simple prodElem in compact form (see prodElem).
+type simpleProd struct {
+	lim, j0, jstep          int32
+	site0, sstep, c0, cstep int32
+}
+
+// prodElem is an element of a summed-out group scored by margProduct: its factor's
+// selection, and how the group's site enters it — as the element's value (own: the
+// site's prior), or as the index of one dimension of stride step.
+type prodElem struct {
+	sel  *catSel
+	fi   int32
+	e    int32
+	own  bool
+	step int32
+	size int32 // the stepped dimension's size
+	// simple: no other dimension is indexed by a latent, so that at value v < lim the
+	// element reads state coordinate j0 + v·jstep, coordinate c0 + v·cstep of site
+	// site0 + v·sstep.
+	simple                  bool
+	lim, j0, jstep          int32
+	site0, sstep, c0, cstep int32
+}
+
+// compileMarginals makes the sites of the summed-out families Marginalised and
+// moves the elements of their blankets out of every other site's blanket into one
+// margGroup per site, listed in margOf of every site whose score reads them. It runs
+// after the blankets are built and before they are split by value (groupBlankets)
+// and joined into orbits.
+func (m *Model) compileMarginals(fams []*family) error {
+	m.margOf = make([][]int32, len(m.sites))
+	if len(fams) == 0 {
+		return nil
+	}
+	owner := make([][]int32, len(m.factors)) // per factor element: its group, or −1
+	for _, f := range fams {
+		for s := f.first; s < f.first+f.length; s++ {
+			site := &m.sites[s]
+			switch {
+			case site.Support != nmc.Discrete:
+				return fmt.Errorf("graph: Marginalise %q: its %s prior is not discrete; only a finite discrete latent can be summed out", f.name, f.d.fam.Name())
+			case site.NumValues <= 0:
+				return fmt.Errorf("graph: Marginalise %q: site %s has an unbounded support (%s prior); only a finite discrete latent can be summed out", f.name, site.Name, f.d.fam.Name())
+			case site.NumValues > maxMarginalValues:
+				return fmt.Errorf("graph: Marginalise %q: site %s has %d values, more than the %d that can be summed out", f.name, site.Name, site.NumValues, maxMarginalValues)
+			}
+			gi := int32(len(m.marg))
+			g := margGroup{site: s, values: site.NumValues, elems: append([]entry(nil), m.blanket[s]...)}
+			for _, en := range g.elems {
+				if owner[en.f] == nil {
+					owner[en.f] = make([]int32, m.factors[en.f].length)
+					for e := range owner[en.f] {
+						owner[en.f][e] = -1
+					}
+				}
+				if o := owner[en.f][en.e]; o >= 0 {
+					return fmt.Errorf("graph: Marginalise %q: %s element %d depends on both %s and %s; summed-out sites must not share a factor element", f.name, m.factorName(int(en.f)), en.e, m.sites[m.marg[o].site].Name, site.Name)
+				}
+				owner[en.f][en.e] = gi
+			}
+			site.Marginalised = true
+			m.marg = append(m.marg, g)
+		}
+	}
+	m.inMarg = owner
+	last := make([]int, len(m.marg)) // 1 + the last site that listed the group
+	for s := range m.sites {
+		if m.sites[s].Marginalised {
+			continue // its own score is the explicit conditional it is drawn from
+		}
+		var keep []entry
+		for _, en := range m.blanket[s] {
+			if o := m.owner(en); o >= 0 {
+				if last[o] != s+1 {
+					last[o] = s + 1
+					m.margOf[s] = append(m.margOf[s], int32(o))
+				}
+				continue
+			}
+			keep = append(keep, en)
+		}
+		m.blanket[s] = keep
+	}
+	return nil
+}
+
+// owner returns the summed-out group of factor element en, or −1.
+func (m *Model) owner(en entry) int {
+	if m.inMarg == nil || m.inMarg[en.f] == nil {
+		return -1
+	}
+	return int(m.inMarg[en.f][en.e])
+}
+
+// factorName describes factor fi for messages: "the prior of z" or "observed y".
+func (m *Model) factorName(fi int) string {
+	fc := m.factors[fi]
+	if fc.fam != nil {
+		return fmt.Sprintf("the prior of %q", fc.name)
+	}
+	return fmt.Sprintf("observed %q", fc.name)
+}
+
+// marginalNeighbors adds to nb what the summed-out groups make every site's score
+// read: every site that an element of a group read by site s depends on (the
+// summed-out site itself excepted).
+func (m *Model) marginalNeighbors(nb []map[int]struct{}) {
+	if len(m.marg) == 0 {
+		return
+	}
+	deps := make([][]int, len(m.marg))
+	for gi, g := range m.marg {
+		var d []int
+		for _, en := range g.elems {
+			fc := m.factors[en.f]
+			if fc.fam != nil {
+				d = addDep(d, fc.fam.site(int(en.e)))
+			}
+			for _, p := range fc.d.params {
+				d = collectDeps(p, elem(p, int(en.e)), d)
+			}
+		}
+		deps[gi] = d
+	}
+	for s, gs := range m.margOf {
+		for _, gi := range gs {
+			if nb[s] == nil {
+				nb[s] = map[int]struct{}{}
+			}
+			for _, t := range deps[gi] {
+				if t != m.marg[gi].site {
+					nb[s][t] = struct{}{}
+				}
+			}
+		}
+	}
+}
+
+// compileMarginalProducts fills margGroup.prod for the groups whose elements are
+// all Categorical selections reading the group's site once (after compileCatSels).
+func (m *Model) compileMarginalProducts() {
+	for gi := range m.marg {
+		g := &m.marg[gi]
+		var prod []prodElem
+		for _, en := range g.elems {
+			sel := m.sels[en.f]
+			if sel == nil {
+				prod = nil
+				break
+			}
+			fc := m.factors[en.f]
+			pe := prodElem{sel: sel, fi: en.f, e: en.e, own: fc.obs == nil && fc.fam.site(int(en.e)) == g.site}
+			uses := 0
+			if pe.own {
+				uses++
+			}
+			for _, dm := range sel.dims {
+				if int(dm.site[en.e]) == g.site {
+					uses++
+					pe.step, pe.size = int32(dm.stride), int32(dm.size)
+				}
+			}
+			if uses != 1 {
+				prod = nil
+				break
+			}
+			if len(sel.dims) == btoi(!pe.own) {
+				flat := int(sel.base[elem1(len(sel.base), int(en.e))])
+				pe.simple = true
+				if pe.own {
+					pe.lim = int32(sel.k)
+					pe.j0, pe.jstep = int32(sel.src.offset+flat*sel.k), 1
+					pe.site0, pe.sstep, pe.c0, pe.cstep = int32(sel.src.site(flat)), 0, 0, 1
+				} else {
+					y := int(fc.obs[en.e]) // an integer in [0, k): checked by Build
+					pe.lim = pe.size
+					pe.j0, pe.jstep = int32(sel.src.offset+flat*sel.k+y), pe.step*int32(sel.k)
+					pe.site0, pe.sstep, pe.c0, pe.cstep = int32(sel.src.site(flat)), pe.step, int32(y), 0
+				}
+			}
+			prod = append(prod, pe)
+		}
+		g.prod = prod
+		g.simple = prod != nil && g.values <= 64
+		for _, pe := range prod {
+			g.simple = g.simple && pe.simple
+		}
+		if g.simple {
+			g.lo = int32(len(m.simpleProd))
+			for _, pe := range prod {
+				m.simpleProd = append(m.simpleProd, simpleProd{lim: pe.lim, j0: pe.j0, jstep: pe.jstep, site0: pe.site0, sstep: pe.sstep, c0: pe.c0, cstep: pe.cstep})
+			}
+			g.hi = int32(len(m.simpleProd))
+		}
+	}
+	m.compileMarginalCache()
+}
+
+// compileMarginalCache lays out the scorers' product cache (margCache): one entry
+// per value of every simple group, and per state coordinate the entries whose
+// product reads it.
+func (m *Model) compileMarginalCache() {
+	var byCoord [][]int32
+	n := int32(0)
+	for gi := range m.marg {
+		g := &m.marg[gi]
+		if !g.simple {
+			continue
+		}
+		g.pOff = n
+		for _, pe := range m.simpleProd[g.lo:g.hi] {
+			for v := 0; v < g.values && v < int(pe.lim); v++ {
+				j := int(pe.j0) + v*int(pe.jstep)
+				if byCoord == nil {
+					byCoord = make([][]int32, m.dim)
+				}
+				if l := byCoord[j]; len(l) == 0 || l[len(l)-1] != n+int32(v) {
+					byCoord[j] = append(byCoord[j], n+int32(v))
+				}
+			}
+		}
+		for v := 0; v < g.values; v++ {
+			m.pGroup = append(m.pGroup, int32(gi))
+		}
+		n += int32(g.values)
+	}
+	for j, l := range byCoord {
+		if len(l) == 0 {
+			continue
+		}
+		m.readCoord = append(m.readCoord, int32(j))
+		m.readStart = append(m.readStart, int32(len(m.readEntry)))
+		m.readEntry = append(m.readEntry, l...)
+	}
+	m.readStart = append(m.readStart, int32(len(m.readEntry)))
+}
+
+// margCache is one scorer's cache of the products P_gv of the simple summed-out
+// groups: p[i] for entry i = pOff + v of group g, recomputed from scratch (the same
+// product in the same order as margSimple without a cache) when dirty. Before the
+// groups of a Score, LogJoint or ScoreValues call are read, margSync compares every
+// coordinate the products read with seen (the values they were computed from) and
+// marks the entries reading a changed one dirty; so a read entry is always what a
+// computation from nothing at the current state gives, bit for bit, whatever the
+// order of the calls (NaN, never equal to itself, is always redone).
+type margCache struct {
+	p     []float64
+	dirty []bool
+	seen  []float64 // per readCoord
+	epoch uint64    // the scorer call of the last margSync
+}
+
+// margSync brings the dirty flags of the product cache up to date with s.x, once per
+// scorer call.
+func (s *scorer) margSync() {
+	c := &s.mc
+	if c.p != nil && c.epoch == s.epoch {
+		return
+	}
+	m := s.m
+	if c.p == nil {
+		c.p = make([]float64, len(m.pGroup))
+		c.dirty = make([]bool, len(m.pGroup))
+		c.seen = make([]float64, len(m.readCoord))
+		for i := range c.dirty {
+			c.dirty[i] = true
+		}
+		for i := range c.seen {
+			c.seen[i] = math.NaN()
+		}
+	}
+	c.epoch = s.epoch
+	x := s.x
+	for r, j := range m.readCoord {
+		if v := x[j]; v != c.seen[r] {
+			c.seen[r] = v
+			for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
+				c.dirty[e] = true
+			}
+		}
+	}
+}
+
+// margEntry returns the product P_gv of simple group g at value v from the cache,
+// recomputing it when dirty.
+func (s *scorer) margEntry(g *margGroup, v int) float64 {
+	c := &s.mc
+	i := int(g.pOff) + v
+	if !c.dirty[i] {
+		return c.p[i]
+	}
+	prod := 1.0
+	for _, pe := range s.m.simpleProd[g.lo:g.hi] {
+		if v >= int(pe.lim) {
+			prod = 0
+			break
+		}
+		if p := s.x[int(pe.j0)+v*int(pe.jstep)]; p > 0 && p <= math.MaxFloat64 {
+			prod *= p
+		} else {
+			prod = 0
+			break
+		}
+	}
+	c.p[i], c.dirty[i] = prod, false
+	return prod
+}
+
+// margSimple is margProduct for a group of simple elements (margGroup.simple), with
+// the same arithmetic in the same order: the value and, for the active site, the
+// derivatives through the responsibilities. It reports false, having changed
+// nothing, when a product leaves [prodMin, prodMax].
+func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
+	nv, k := g.values, s.k
+	if cap(s.margA) < nv {
+		s.margA = make([]float64, nv)
+	}
+	prod := s.margA[:nv]
+	s.margSync()
+	cp, dirty := s.mc.p[g.pOff:int(g.pOff)+nv], s.mc.dirty[g.pOff:int(g.pOff)+nv]
+	sum := 0.0
+	for v := range prod {
+		p := cp[v]
+		if dirty[v] {
+			p = s.margEntry(g, v)
+		}
+		if p != 0 && !(p >= prodMin && p <= prodMax) {
+			return 0, false
+		}
+		prod[v] = p
+		sum += p
+	}
+	x := s.x
+	elems := s.m.simpleProd[g.lo:g.hi]
+	if sum == 0 {
+		return math.Inf(-1), true
+	}
+	if !(sum >= prodMin && sum <= prodMax) {
+		return 0, false
+	}
+	lse := math.Log(sum)
+	if !deriv || s.active < 0 {
+		return lse, true
+	}
+	if len(s.margG) < nv*k {
+		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
+		s.margBar = make([]float64, k)
+	}
+	gs, hd := s.margG[:nv*k], s.margH[:nv*k]
+	var touched uint64 // values whose gradient is not zero (cleared below)
+	for i := range elems {
+		pe := &elems[i]
+		lo, hi := 0, min(nv, int(pe.lim))
+		if d := s.active - int(pe.site0); pe.sstep == 0 {
+			if d != 0 {
+				continue
+			}
+		} else {
+			if d < 0 {
+				continue
+			}
+			if st := int(pe.sstep); st == 1 {
+				lo = d
+			} else {
+				if d%st != 0 {
+					continue
+				}
+				lo = d / st
+			}
+			hi = min(hi, lo+1)
+		}
+		for v := lo; v < hi; v++ {
+			if prod[v] == 0 {
+				continue
+			}
+			if touched&(1<<v) == 0 {
+				touched |= 1 << v
+				for a := v * k; a < (v+1)*k; a++ {
+					gs[a], hd[a] = 0, 0
+				}
+			}
+			c := int(pe.c0) + v*int(pe.cstep)
+			p := x[int(pe.j0)+v*int(pe.jstep)]
+			gs[v*k+c] += 1 / p
+			hd[v*k+c] -= 1 / (p * p)
+		}
+	}
+	if touched == 0 {
+		return lse, true
+	}
+	inv := 1 / sum
+	if touched&(touched-1) == 0 {
+		// One value v reads the active site (a confusion row seen from an item): with
+		// r = r_v and g = ∇log P_v, the gradient is r·g and the Hessian
+		// r·∇²log P_v + r(1 − r)·g gᵀ, over the non-zero entries of g only.
+		v := bits.TrailingZeros64(touched)
+		r := prod[v] * inv
+		w := r * (1 - r)
+		gv, hv := gs[v*k:(v+1)*k], hd[v*k:(v+1)*k]
+		for a, ga := range gv {
+			if ga == 0 && hv[a] == 0 {
+				continue
+			}
+			s.grad[a] += r * ga
+			s.hess[a*k+a] += r * hv[a]
+			if ga == 0 {
+				continue
+			}
+			for b, gb := range gv {
+				if gb != 0 {
+					s.hess[a*k+b] += w * ga * gb
+				}
+			}
+		}
+		return lse, true
+	}
+	bar := s.margBar[:k]
+	clear(bar)
+	for v, p := range prod {
+		if touched&(1<<v) == 0 {
+			continue
+		}
+		r := p * inv
+		gv := gs[v*k : (v+1)*k]
+		for a := 0; a < k; a++ {
+			if gv[a] == 0 && hd[v*k+a] == 0 {
+				continue
+			}
+			s.grad[a] += r * gv[a]
+			bar[a] += r * gv[a]
+			s.hess[a*k+a] += r * hd[v*k+a]
+			ra := r * gv[a]
+			for b := 0; b < k; b++ {
+				s.hess[a*k+b] += ra * gv[b]
+			}
+		}
+	}
+	for a := 0; a < k; a++ {
+		if bar[a] == 0 {
+			continue
+		}
+		for b := 0; b < k; b++ {
+			s.hess[a*k+b] -= bar[a] * bar[b]
+		}
+	}
+	return lse, true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Products of probabilities outside [prodMin, prodMax] are left to the log domain.
+const (
+	prodMin = 1e-250
+	prodMax = 1e250
+)
+
+// margProduct is margLSE for a group of Categorical selections, in the probability
+// domain: P_v = Π_e p_e(v) (the selected probability of each element at value v),
+// log Σ_v P_v, responsibilities P_v / Σ P, and, for the active site, each element's
+// ∂ log p = 1/p and ∂² = −1/p² in the coordinate it selects. Every call computes
+// from the state (nothing is cached), so it cannot be stale. It reports false, having
+// changed nothing, when a product leaves [prodMin, prodMax] (margLSE then works with
+// logs).
+func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
+	nv, k := g.values, s.k
+	if cap(s.margA) < nv {
+		s.margA = make([]float64, nv)
+	}
+	prod := s.margA[:nv]
+	for v := range prod {
+		prod[v] = 1
+	}
+	x := s.x
+	for pi := range g.prod {
+		pe := &g.prod[pi]
+		if pe.simple {
+			j := int(pe.j0)
+			for v := range prod {
+				if v >= int(pe.lim) {
+					prod[v] = 0
+					continue
+				}
+				p := x[j]
+				j += int(pe.jstep)
+				if p > 0 && p <= math.MaxFloat64 {
+					prod[v] *= p
+				} else {
+					prod[v] = 0
+				}
+			}
+			continue
+		}
+		sel, e := pe.sel, int(pe.e)
+		flat := int(sel.base[elem1(len(sel.base), e)])
+		dead := false
+		for d := range sel.dims {
+			dm := &sel.dims[d]
+			if int(dm.site[e]) == g.site {
+				continue
+			}
+			v := s.siteValue(int(dm.site[e]))
+			if !(v >= 0 && v < float64(dm.size)) || v != math.Trunc(v) {
+				dead = true
+				break
+			}
+			flat += dm.stride * int(v)
+		}
+		y := 0
+		if !pe.own {
+			yv := s.m.factors[pe.fi].obs[e]
+			if !(yv >= 0 && yv < float64(sel.k)) || yv != math.Trunc(yv) {
+				dead = true
+			}
+			y = int(yv)
+		}
+		for v := range prod {
+			f, c := flat, y
+			if pe.own {
+				c = v
+				if v >= sel.k {
+					prod[v] = 0
+					continue
+				}
+			} else {
+				if v >= int(pe.size) {
+					prod[v] = 0
+					continue
+				}
+				f += int(pe.step) * v
+			}
+			if dead {
+				prod[v] = 0
+				continue
+			}
+			p := s.x[sel.src.offset+f*sel.k+c]
+			if !(p > 0) || math.IsInf(p, 1) {
+				prod[v] = 0
+				continue
+			}
+			prod[v] *= p
+		}
+	}
+	sum := 0.0
+	for _, p := range prod {
+		if p != 0 && !(p >= prodMin && p <= prodMax) {
+			return 0, false
+		}
+		sum += p
+	}
+	if sum == 0 {
+		return math.Inf(-1), true
+	}
+	if !(sum >= prodMin && sum <= prodMax) {
+		return 0, false
+	}
+	lse := math.Log(sum)
+	if !deriv || s.active < 0 {
+		return lse, true
+	}
+	// Derivatives: per value, the gradient and the diagonal Hessian of log P_v in the
+	// active site's coordinates (only elements selecting the active site add).
+	if len(s.margG) < nv*k {
+		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
+		s.margBar = make([]float64, k)
+	}
+	gs, hd := s.margG[:nv*k], s.margH[:nv*k]
+	clear(gs)
+	clear(hd)
+	touched := false
+	for pi := range g.prod {
+		pe := &g.prod[pi]
+		if pe.simple {
+			// The values at which the element selects the active site: all of them
+			// (its own prior, sstep = 0) or the one v with site0 + v·sstep = active.
+			lo, hi := 0, min(nv, int(pe.lim))
+			if d := s.active - int(pe.site0); pe.sstep == 0 {
+				if d != 0 {
+					continue
+				}
+			} else {
+				if d < 0 || d%int(pe.sstep) != 0 {
+					continue
+				}
+				lo = d / int(pe.sstep)
+				hi = min(hi, lo+1)
+			}
+			for v := lo; v < hi; v++ {
+				if prod[v] == 0 {
+					continue
+				}
+				c := int(pe.c0) + v*int(pe.cstep)
+				p := x[int(pe.j0)+v*int(pe.jstep)]
+				gs[v*k+c] += 1 / p
+				hd[v*k+c] -= 1 / (p * p)
+				touched = true
+			}
+			continue
+		}
+		sel, e := pe.sel, int(pe.e)
+		flat := int(sel.base[elem1(len(sel.base), e)])
+		for d := range sel.dims {
+			dm := &sel.dims[d]
+			if int(dm.site[e]) != g.site {
+				flat += dm.stride * int(s.siteValue(int(dm.site[e])))
+			}
+		}
+		for v := range prod {
+			if prod[v] == 0 {
+				continue
+			}
+			f, c := flat, 0
+			if pe.own {
+				c = v
+			} else {
+				f += int(pe.step) * v
+				c = int(s.m.factors[pe.fi].obs[e])
+			}
+			if sel.src.site(f) != s.active {
+				continue
+			}
+			p := s.x[sel.src.offset+f*sel.k+c]
+			gs[v*k+c] += 1 / p
+			hd[v*k+c] -= 1 / (p * p)
+			touched = true
+		}
+	}
+	if !touched {
+		return lse, true
+	}
+	bar := s.margBar[:k]
+	clear(bar)
+	inv := 1 / sum
+	for v, p := range prod {
+		r := p * inv
+		if r == 0 {
+			continue
+		}
+		gv := gs[v*k : (v+1)*k]
+		for a := 0; a < k; a++ {
+			if gv[a] == 0 && hd[v*k+a] == 0 {
+				continue
+			}
+			s.grad[a] += r * gv[a]
+			bar[a] += r * gv[a]
+			s.hess[a*k+a] += r * hd[v*k+a]
+			ra := r * gv[a]
+			for b := 0; b < k; b++ {
+				s.hess[a*k+b] += ra * gv[b]
+			}
+		}
+	}
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			s.hess[a*k+b] -= bar[a] * bar[b]
+		}
+	}
+	return lse, true
+}
+
+// margLSE returns log Σ_v exp(a_v) for summed-out group gi, a_v the summed log
+// density of its elements with its site at value v, and with deriv adds the
+// derivatives with respect to the active coordinates through the responsibilities
+// to s.grad and s.hess. Row batches must be flushed before it is called.
+func (s *scorer) margLSE(gi int, deriv bool) float64 {
+	g := &s.m.marg[gi]
+	if g.simple && s.orbit == nil && s.fixSite == 0 {
+		if f, ok := s.margSimple(g, deriv); ok {
+			return f
+		}
+	} else if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
+		if f, ok := s.margProduct(g, deriv); ok {
+			return f
+		}
+	}
+	nv, k := g.values, s.k
+	if cap(s.margA) < nv {
+		s.margA = make([]float64, nv)
+	}
+	a := s.margA[:nv]
+	if deriv && len(s.margG) < nv*k {
+		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
+		s.margBar = make([]float64, k)
+	}
+	grad, hess := s.grad, s.hess
+	s.fixSite = g.site + 1
+	top := math.Inf(-1)
+	for v := range a {
+		s.fixVal = float64(v)
+		if deriv {
+			s.grad, s.hess = s.margG[v*k:(v+1)*k], s.margH[v*k*k:(v+1)*k*k]
+			clear(s.grad)
+			clear(s.hess)
+		}
+		t := 0.0
+		for _, en := range g.elems {
+			t += s.factorElem(int(en.f), int(en.e), deriv, false)
+			if math.IsInf(t, -1) || math.IsNaN(t) {
+				break
+			}
+		}
+		if deriv {
+			if math.IsInf(t, -1) || math.IsNaN(t) {
+				s.resetBatches()
+			} else {
+				s.flushBatches()
+			}
+		}
+		a[v] = t
+		if math.IsNaN(t) {
+			top = t
+		} else if !math.IsNaN(top) {
+			top = max(top, t)
+		}
+	}
+	s.fixSite = 0
+	s.grad, s.hess = grad, hess
+	if math.IsNaN(top) || math.IsInf(top, -1) {
+		return top
+	}
+	sum := 0.0
+	for v, t := range a {
+		a[v] = math.Exp(t - top)
+		sum += a[v]
+	}
+	lse := top + math.Log(sum)
+	if !deriv {
+		return lse
+	}
+	// a now holds the unnormalised responsibilities.
+	bar := s.margBar[:k]
+	clear(bar)
+	inv := 1 / sum
+	for v, w := range a {
+		r := w * inv
+		if r == 0 {
+			continue
+		}
+		gv, hv := s.margG[v*k:(v+1)*k], s.margH[v*k*k:(v+1)*k*k]
+		for p := 0; p < k; p++ {
+			s.grad[p] += r * gv[p]
+			bar[p] += r * gv[p]
+			c := r * gv[p]
+			hp, vp := s.hess[p*k:(p+1)*k], hv[p*k:(p+1)*k]
+			for q := 0; q < k; q++ {
+				hp[q] += r*vp[q] + c*gv[q]
+			}
+		}
+	}
+	for p := 0; p < k; p++ {
+		hp := s.hess[p*k : (p+1)*k]
+		for q := 0; q < k; q++ {
+			hp[q] -= bar[p] * bar[q]
+		}
+	}
+	return lse
+}
+
+// steerSimplex steers the Hessian of simplex site i, whose score reads summed-out
+// groups, for the Dirichlet proposer (see Builder.Marginalise).
+func (s *scorer) steerSimplex(x []float64, i int) {
+	k := s.k
+	if len(s.steerScratch) < simplexfit.ScratchLen(k) {
+		s.steerScratch = make([]float64, simplexfit.ScratchLen(k))
+	}
+	simplexfit.SteerHessian(s.hess, s.grad, x[s.base:s.base+k], k, s.steerScratch)
+}

@@ -1,0 +1,516 @@
+package graph
+
+import (
+	"math"
+
+	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/nmc/dist"
+)
+
+// catSel is the compiled form of a Categorical factor whose probability vector is
+// one element of a latent plate selected by data and by discrete latents — the
+// Dawid-Skene likelihood y_j ~ Categorical(theta[labeler_j, z[item_j]]), a mixture's
+// classes z_i ~ Categorical(pi), Categorical(Index(p, group)). Element e reads
+// src's element base[e] + Σ_d stride_d·(value of site idx_d[e]) directly from the
+// state instead of evaluating the parameter's expression by jets, and takes its log
+// probability from the scorer's per-coordinate log cache; the result is the same as
+// the generic evaluation's, bit for bit (see scorer.catSelElem).
+type catSel struct {
+	src  *family // the selected plate (not a Vector)
+	k    int     // categories: src's width
+	base []int32 // per element (one entry when the parameter has length 1)
+	dims []selDim
+}
+
+// selDim is a plate dimension indexed by a discrete latent: per element the site
+// whose value is the index, the dimension's stride in src's elements and its size.
+type selDim struct {
+	site         []int32
+	off          []int32 // per element: the state offset of site[e]
+	stride, size int
+}
+
+// compileCatSels finds the factors that catSel can evaluate.
+func (m *Model) compileCatSels() {
+	m.sels = make([]*catSel, len(m.factors))
+	for fi, fc := range m.factors {
+		if _, ok := fc.d.fam.(dist.Categorical); !ok || len(fc.d.params) != 1 || fc.width != 1 {
+			continue
+		}
+		if fc.fam != nil && (fc.fam.vector || fc.fam.width != 1) {
+			continue
+		}
+		m.sels[fi] = m.selectionOf(fc.d.params[0], fc.length)
+	}
+}
+
+// selectionOf compiles p, a parameter of n elements, as a selection of a latent
+// plate's elements, or returns nil when p is not one: a latent plate, Index of one,
+// or At of one by data and by discrete latents (or Index of them).
+func (m *Model) selectionOf(p *Node, n int) *catSel {
+	plate := func(a *Node) *family {
+		if a.op != opLatent || a.fam == nil || a.fam.vector || a.width != p.width {
+			return nil
+		}
+		return a.fam
+	}
+	base := make([]int32, n)
+	switch p.op {
+	case opLatent:
+		f := plate(p)
+		if f == nil {
+			return nil
+		}
+		for e := range base {
+			base[e] = int32(elem(p, e))
+		}
+		return &catSel{src: f, k: p.width, base: base}
+	case opIndex:
+		f := plate(p.args[0])
+		if f == nil {
+			return nil
+		}
+		for e := range base {
+			base[e] = int32(p.idx[elem(p, e)])
+		}
+		return &catSel{src: f, k: p.width, base: base}
+	case opAt:
+		src := p.args[0]
+		f := plate(src)
+		if f == nil {
+			return nil
+		}
+		shape := src.shape
+		if shape == nil {
+			shape = []int{src.length}
+		}
+		cs := &catSel{src: f, k: p.width, base: base}
+		stride := 1
+		for d := len(shape) - 1; d >= 0; d-- {
+			if data := p.atData[d]; data != nil {
+				for e := range base {
+					base[e] += int32(stride * data[elem1(len(data), elem(p, e))])
+				}
+			} else {
+				in := p.atNode[d]
+				sd := selDim{site: make([]int32, n), off: make([]int32, n), stride: stride, size: shape[d]}
+				for e := range sd.site {
+					ie := elem(in, elem(p, e))
+					switch {
+					case in.op == opLatent && in.fam != nil && !in.fam.vector && in.width == 1:
+						sd.site[e] = int32(in.fam.site(ie))
+					case in.op == opIndex && in.args[0].op == opLatent && in.args[0].fam != nil && !in.args[0].fam.vector && in.width == 1:
+						sd.site[e] = int32(in.args[0].fam.site(in.idx[ie]))
+					default:
+						return nil
+					}
+					sd.off[e] = int32(m.offsets[sd.site[e]])
+				}
+				cs.dims = append(cs.dims, sd)
+			}
+			stride *= shape[d]
+		}
+		return cs
+	}
+	return nil
+}
+
+// siteValue returns the value of the scalar site i: fixVal while a summed-out group
+// of site i is scored (margLSE), else its coordinate in the state.
+func (s *scorer) siteValue(i int) float64 {
+	if s.fixSite == i+1 {
+		return s.fixVal
+	}
+	return s.x[s.m.offsets[i]]
+}
+
+// resolve returns the element of sel.src that element e selects at the current
+// state, or false when an index is not an integer in range.
+func (s *scorer) resolve(sel *catSel, e int) (int, bool) {
+	flat := int(sel.base[elem1(len(sel.base), e)])
+	for d := range sel.dims {
+		dm := &sel.dims[d]
+		v := s.siteValue(int(dm.site[e]))
+		if !(v >= 0 && v < float64(dm.size)) || v != math.Trunc(v) {
+			return 0, false
+		}
+		flat += dm.stride * int(v)
+	}
+	return flat, true
+}
+
+// logx returns log x[j] from the per-coordinate log cache, recomputed whenever x[j]
+// differs from the value it was computed from, so it is always math.Log(x[j]).
+func (s *scorer) logx(j int) float64 {
+	if s.logs == nil {
+		s.logs = make([]cachedLog, s.m.dim)
+		for i := range s.logs {
+			s.logs[i].src = math.NaN() // never equal: every log is computed on first use
+		}
+	}
+	c := &s.logs[j]
+	if v := s.x[j]; v != c.src {
+		c.src, c.lg = v, math.Log(v)
+	}
+	return c.lg
+}
+
+// cachedLog is a value and its log, side by side (one cache line).
+type cachedLog struct{ src, lg float64 }
+
+// catSelElem is factorElem for a factor compiled as a catSel: the same value and the
+// same additions to the gradient and Hessian as the generic evaluation through jets
+// and dist.Categorical (log p_y; ∂ = 1/p_y and ∂² = −1/p_y² in coordinate y of the
+// active site, when the element selects it), with the same skipping of elements
+// that do not read the active site.
+func (s *scorer) catSelElem(sel *catSel, fi, e int, deriv, skipConst bool) float64 {
+	fc := s.m.factors[fi]
+	var y float64
+	if fc.obs != nil {
+		y = fc.obs[e]
+	} else {
+		y = s.siteValue(fc.fam.site(e))
+	}
+	flat, ok := s.resolve(sel, e)
+	if !ok {
+		if skipConst {
+			return 0 // NaN parameters, constant in the active site
+		}
+		return math.Inf(-1)
+	}
+	site := sel.src.site(flat)
+	active := s.active >= 0 && site == s.active
+	if skipConst && !active {
+		return 0
+	}
+	if !(y >= 0 && y < float64(sel.k)) || y != math.Trunc(y) {
+		return math.Inf(-1)
+	}
+	j := sel.src.offset + flat*sel.k + int(y)
+	p := s.x[j]
+	if !(p > 0) || math.IsInf(p, 1) {
+		return math.Inf(-1)
+	}
+	if deriv && active {
+		c := int(y)
+		s.grad[c] += 1 / p
+		s.hess[c*s.k+c] += -1 / (p * p)
+	}
+	return s.logx(j)
+}
+
+var _ nmc.ValuesScorer = (*scorer)(nil)
+
+// ScoreValues writes into dst[v] the Score of the finite discrete site i at value v
+// (nmc.ValuesScorer), for v = 0 … len(dst)−1, leaving x unchanged (a blanket large
+// enough for Score's chunked sum is scored by Score at each value). Every factor
+// element of the site's blanket is evaluated for all the values in turn, in the
+// order Score sums them, so dst[v] is Score's value bit for bit (or NaN where Score
+// stops at −Inf, which the sampler treats alike); a Categorical selection (catSel)
+// is resolved once for all values, the site's own index dimension stepping through
+// them.
+func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
+	if len(s.m.blanket[i]) >= chunkedMinElems {
+		// Score sums so large a blanket in chunks, in another order: score each
+		// value as Score does, restoring x.
+		off := s.m.offsets[i]
+		old := x[off]
+		for v := range dst {
+			x[off] = float64(v)
+			dst[v] = s.Score(x, i, nil, nil)
+		}
+		x[off] = old
+		return
+	}
+	s.x, s.active, s.orbit = x, -1, nil
+	s.epoch++
+	clear(dst)
+	var simple []valElem
+	if s.m.valElems != nil {
+		simple = s.m.valElems[i]
+	}
+	for n, en := range s.m.blanket[i] {
+		fi, e := int(en.f), int(en.e)
+		if simple != nil && simple[n].lim > 0 {
+			// Value v reads coordinate j0 + v·jstep (v < lim).
+			ve := &simple[n]
+			j := int(ve.j0)
+			for v := range dst {
+				if v >= int(ve.lim) {
+					dst[v] += math.Inf(-1)
+					continue
+				}
+				if p := x[j]; p > 0 && !math.IsInf(p, 1) {
+					dst[v] += s.logx(j)
+				} else {
+					dst[v] += math.Inf(-1)
+				}
+				j += int(ve.jstep)
+			}
+			continue
+		}
+		if s.m.sels != nil {
+			if sel := s.m.sels[fi]; sel != nil && s.selValues(sel, fi, e, i, dst) {
+				continue
+			}
+		}
+		for v := range dst {
+			s.fixSite, s.fixVal = i+1, float64(v)
+			dst[v] += s.factorElem(fi, e, false, false)
+		}
+		s.fixSite = 0
+	}
+	for gi := range s.m.groups[i] {
+		for v := range dst {
+			s.fixSite, s.fixVal = i+1, float64(v)
+			dst[v] += s.factorGroup(&s.m.groups[i][gi], false)
+		}
+		s.fixSite = 0
+	}
+	for _, gi := range s.m.margOf[i] {
+		for v := range dst {
+			s.fixSite, s.fixVal = i+1, float64(v)
+			dst[v] += s.margLSE(int(gi), false)
+		}
+		s.fixSite = 0
+	}
+}
+
+// selValues adds to dst[v] the log density of element e of the catSel factor fi
+// with site i at value v, for every v, and reports true; it reports false (adding
+// nothing) when site i enters the element other than as its value or through one
+// index dimension.
+func (s *scorer) selValues(sel *catSel, fi, e, i int, dst []float64) bool {
+	fc := s.m.factors[fi]
+	own := fc.obs == nil && fc.fam.site(e) == i // the element is site i's own prior
+	flat := int(sel.base[elem1(len(sel.base), e)])
+	step := 0
+	for d := range sel.dims {
+		dm := &sel.dims[d]
+		if int(dm.site[e]) == i {
+			if step != 0 || own {
+				return false
+			}
+			step = dm.stride
+			continue
+		}
+		v := s.x[s.m.offsets[dm.site[e]]]
+		if !(v >= 0 && v < float64(dm.size)) || v != math.Trunc(v) {
+			for w := range dst {
+				dst[w] += math.Inf(-1)
+			}
+			return true
+		}
+		flat += dm.stride * int(v)
+	}
+	if !own && step == 0 {
+		return false // site i does not enter this element: not expected in its blanket
+	}
+	y := 0.0
+	if !own {
+		y = fc.obs[e]
+		if !(y >= 0 && y < float64(sel.k)) || y != math.Trunc(y) {
+			for w := range dst {
+				dst[w] += math.Inf(-1)
+			}
+			return true
+		}
+	}
+	size := 0
+	for d := range sel.dims {
+		if int(sel.dims[d].site[e]) == i {
+			size = sel.dims[d].size
+		}
+	}
+	for v := range dst {
+		f, c := flat, int(y)
+		if own {
+			c = v
+			if v >= sel.k {
+				dst[v] += math.Inf(-1)
+				continue
+			}
+		} else {
+			if v >= size {
+				dst[v] += math.Inf(-1)
+				continue
+			}
+			f += step * v
+		}
+		j := sel.src.offset + f*sel.k + c
+		p := s.x[j]
+		if !(p > 0) || math.IsInf(p, 1) {
+			dst[v] += math.Inf(-1)
+			continue
+		}
+		dst[v] += s.logx(j)
+	}
+	return true
+}
+
+// selRun is sumBlanket's loop over the leading entries of bl that belong to the
+// catSel factor of bl[0], for the continuous active site (elements that do not read
+// it are skipped, as factorElem skips them): it adds each element's log density to
+// total in order, and with deriv its derivatives, as catSelElem does one at a time.
+// It returns the new total, the number of entries consumed, and false when the
+// total became −Inf or NaN (sumBlanket then stops).
+func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (float64, int, bool) {
+	fi := bl[0].f
+	fc := s.m.factors[fi]
+	active, x, k := s.active, s.x, sel.k
+	src := sel.src
+	n := 0
+	if len(sel.dims) == 1 && s.fixSite == 0 && fc.obs != nil && len(sel.base) > 1 {
+		// The common case (one latent index, observed values): the sufficient
+		// statistics. Element e selects src's element base[e] + stride·v, v =
+		// x[off[e]]; the elements selecting the active site are counted by value y
+		// (without a data-dependent branch for those of the first element's base),
+		// and the run adds Σ_y n_y log p_y with its derivatives n_y/p_y and −n_y/p_y².
+		dm := &sel.dims[0]
+		want := active - src.first // the active site's element of src
+		b0 := int(sel.base[bl[0].e])
+		if cap(s.selCnt) < dm.size*k {
+			s.selCnt = make([]float64, dm.size*k)
+		}
+		cnt := s.selCnt[:dm.size*k]
+		clear(cnt)
+		var other []float64 // counts of elements with another base (rare), lazily
+		for ; n < len(bl) && bl[n].f == fi; n++ {
+			e := int(bl[n].e)
+			v := x[dm.off[e]]
+			iv := int(v)
+			if float64(iv) != v || iv < 0 || iv >= dm.size {
+				continue // an invalid index: constant in the active site
+			}
+			if b := int(sel.base[e]); b != b0 {
+				if b+dm.stride*iv == want {
+					if other == nil {
+						other = make([]float64, k)
+					}
+					other[int(fc.obs[e])]++
+				}
+				continue
+			}
+			cnt[iv*k+int(fc.obs[e])]++
+		}
+		var row []float64
+		if d := want - b0; d >= 0 && d%dm.stride == 0 && d/dm.stride < dm.size {
+			row = cnt[(d/dm.stride)*k : (d/dm.stride+1)*k]
+		}
+		for y := 0; y < k; y++ {
+			ny := 0.0
+			if row != nil {
+				ny = row[y]
+			}
+			if other != nil {
+				ny += other[y]
+			}
+			if ny == 0 {
+				continue
+			}
+			j := src.offset + want*k + y
+			p := x[j]
+			if !(p > 0) || math.IsInf(p, 1) {
+				return math.Inf(-1), n, false
+			}
+			if deriv {
+				s.grad[y] += ny / p
+				s.hess[y*s.k+y] += -ny / (p * p)
+			}
+			total += ny * s.logx(j)
+		}
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total, n, false
+		}
+		return total, n, true
+	}
+	for ; n < len(bl) && bl[n].f == fi; n++ {
+		e := int(bl[n].e)
+		flat := int(sel.base[elem1(len(sel.base), e)])
+		ok := true
+		for d := range sel.dims {
+			dm := &sel.dims[d]
+			v := s.siteValue(int(dm.site[e]))
+			if !(v >= 0 && v < float64(dm.size)) || v != math.Trunc(v) {
+				ok = false
+				break
+			}
+			flat += dm.stride * int(v)
+		}
+		if !ok || src.site(flat) != active {
+			continue
+		}
+		var y float64
+		if fc.obs != nil {
+			y = fc.obs[e]
+		} else {
+			y = s.siteValue(fc.fam.site(e))
+		}
+		if !(y >= 0 && y < float64(k)) || y != math.Trunc(y) {
+			return math.Inf(-1), n + 1, false
+		}
+		j := src.offset + flat*k + int(y)
+		p := x[j]
+		if !(p > 0) || math.IsInf(p, 1) {
+			return math.Inf(-1), n + 1, false
+		}
+		if deriv {
+			c := int(y)
+			s.grad[c] += 1 / p
+			s.hess[c*s.k+c] += -1 / (p * p)
+		}
+		total += s.logx(j)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total, n + 1, false
+		}
+	}
+	return total, n, true
+}
+
+// valElem describes a blanket element of a finite discrete site that ScoreValues
+// evaluates directly: a Categorical selection whose probability at value v of the
+// site is state coordinate j0 + v·jstep, for v < lim (lim = 0: not such an element).
+type valElem struct {
+	j0, jstep, lim int32
+}
+
+// compileValElems fills valElems for the finite discrete sites whose blanket holds
+// Categorical selections that read the site once: as its own prior's value (its
+// probabilities a fixed plate element), or as the one latent index of an observed
+// element.
+func (m *Model) compileValElems() {
+	m.valElems = make([][]valElem, len(m.sites))
+	for i, site := range m.sites {
+		if site.Support != nmc.Discrete || site.NumValues <= 0 {
+			continue
+		}
+		ves := make([]valElem, len(m.blanket[i]))
+		any := false
+		for n, en := range m.blanket[i] {
+			sel := m.sels[en.f]
+			if sel == nil {
+				continue
+			}
+			fc := m.factors[en.f]
+			e := int(en.e)
+			base := int(sel.base[elem1(len(sel.base), e)])
+			switch {
+			case fc.obs == nil && fc.fam.site(e) == i && len(sel.dims) == 0:
+				ves[n] = valElem{j0: int32(sel.src.offset + base*sel.k), jstep: 1, lim: int32(sel.k)}
+			case fc.obs != nil && len(sel.dims) == 1 && int(sel.dims[0].site[e]) == i:
+				y := fc.obs[e]
+				if !(y >= 0 && y < float64(sel.k)) || y != math.Trunc(y) {
+					continue
+				}
+				dm := sel.dims[0]
+				ves[n] = valElem{j0: int32(sel.src.offset + base*sel.k + int(y)), jstep: int32(dm.stride * sel.k), lim: int32(dm.size)}
+			default:
+				continue
+			}
+			any = true
+		}
+		if any {
+			m.valElems[i] = ves
+		}
+	}
+}
