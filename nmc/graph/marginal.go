@@ -91,6 +91,70 @@ type simpleProd struct {
 	site0, sstep, c0, cstep int32
 }
 
+// margPick is an element of a simple summed-out group that, at the group's value v,
+// selects coordinate c of the site whose score lists it (state coordinate j).
+type margPick struct {
+	v, c, j int32
+}
+
+// sitePicks lists, for one site, the picks of each summed-out group its score reads:
+// picks[at[n]:at[n+1]] for the group margOf[site][n], in the order margSimple would
+// meet them scanning the group's elements (element order, then value), so that the
+// derivative sums are added in the same order.
+type sitePicks struct {
+	at    []int32
+	picks []margPick
+}
+
+// of returns the picks of the n-th group of the site.
+func (sp *sitePicks) of(n int) []margPick {
+	return sp.picks[sp.at[n]:sp.at[n+1]]
+}
+
+// compileMarginalPicks fills Model.margPicks: for every continuous site and every
+// simple group its score reads, the elements that select the site, at which value
+// and coordinate. margSimple's derivative pass then visits only those instead of
+// scanning every element of the group for each score.
+func (m *Model) compileMarginalPicks() {
+	if len(m.simpleProd) == 0 {
+		return
+	}
+	m.margPicks = make([]sitePicks, len(m.sites))
+	for s := range m.sites {
+		gs := m.margOf[s]
+		if len(gs) == 0 || m.sites[s].Support == nmc.Discrete {
+			continue
+		}
+		sp := &m.margPicks[s]
+		sp.at = make([]int32, 0, len(gs)+1)
+		for _, gi := range gs {
+			sp.at = append(sp.at, int32(len(sp.picks)))
+			g := &m.marg[gi]
+			if !g.simple {
+				continue
+			}
+			for _, pe := range m.simpleProd[g.lo:g.hi] {
+				lo, hi := 0, min(g.values, int(pe.lim))
+				if d := s - int(pe.site0); pe.sstep == 0 {
+					if d != 0 {
+						continue
+					}
+				} else {
+					if d < 0 || d%int(pe.sstep) != 0 {
+						continue
+					}
+					lo = d / int(pe.sstep)
+					hi = min(hi, lo+1)
+				}
+				for v := lo; v < hi; v++ {
+					sp.picks = append(sp.picks, margPick{v: int32(v), c: pe.c0 + int32(v)*pe.cstep, j: pe.j0 + int32(v)*pe.jstep})
+				}
+			}
+		}
+		sp.at = append(sp.at, int32(len(sp.picks)))
+	}
+}
+
 // prodElem is an element of a summed-out group scored by margProduct: its factor's
 // selection, and how the group's site enters it — as the element's value (own: the
 // site's prior), or as the index of one dimension of stride step.
@@ -281,6 +345,7 @@ func (m *Model) compileMarginalProducts() {
 		}
 	}
 	m.compileMarginalCache()
+	m.compileMarginalPicks()
 }
 
 // compileMarginalCache lays out the scorers' product cache (margCache): one entry
@@ -395,9 +460,10 @@ func (s *scorer) margEntry(g *margGroup, v int) float64 {
 
 // margSimple is margProduct for a group of simple elements (margGroup.simple), with
 // the same arithmetic in the same order: the value and, for the active site, the
-// derivatives through the responsibilities. It reports false, having changed
-// nothing, when a product leaves [prodMin, prodMax].
-func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
+// derivatives through the responsibilities, from picks, the group's elements that
+// select the active site (sitePicks). It reports false, having changed nothing, when
+// a product leaves [prodMin, prodMax].
+func (s *scorer) margSimple(g *margGroup, deriv bool, picks []margPick) (float64, bool) {
 	nv, k := g.values, s.k
 	if cap(s.margA) < nv {
 		s.margA = make([]float64, nv)
@@ -418,7 +484,6 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 		sum += p
 	}
 	x := s.x
-	elems := s.m.simpleProd[g.lo:g.hi]
 	if sum == 0 {
 		return math.Inf(-1), true
 	}
@@ -426,7 +491,7 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 		return 0, false
 	}
 	lse := math.Log(sum)
-	if !deriv || s.active < 0 {
+	if !deriv || s.active < 0 || len(picks) == 0 {
 		return lse, true
 	}
 	if len(s.margG) < nv*k {
@@ -435,42 +500,20 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 	}
 	gs, hd := s.margG[:nv*k], s.margH[:nv*k]
 	var touched uint64 // values whose gradient is not zero (cleared below)
-	for i := range elems {
-		pe := &elems[i]
-		lo, hi := 0, min(nv, int(pe.lim))
-		if d := s.active - int(pe.site0); pe.sstep == 0 {
-			if d != 0 {
-				continue
-			}
-		} else {
-			if d < 0 {
-				continue
-			}
-			if st := int(pe.sstep); st == 1 {
-				lo = d
-			} else {
-				if d%st != 0 {
-					continue
-				}
-				lo = d / st
-			}
-			hi = min(hi, lo+1)
+	for _, pk := range picks {
+		v := int(pk.v)
+		if prod[v] == 0 {
+			continue
 		}
-		for v := lo; v < hi; v++ {
-			if prod[v] == 0 {
-				continue
+		if touched&(1<<v) == 0 {
+			touched |= 1 << v
+			for a := v * k; a < (v+1)*k; a++ {
+				gs[a], hd[a] = 0, 0
 			}
-			if touched&(1<<v) == 0 {
-				touched |= 1 << v
-				for a := v * k; a < (v+1)*k; a++ {
-					gs[a], hd[a] = 0, 0
-				}
-			}
-			c := int(pe.c0) + v*int(pe.cstep)
-			p := x[int(pe.j0)+v*int(pe.jstep)]
-			gs[v*k+c] += 1 / p
-			hd[v*k+c] -= 1 / (p * p)
 		}
+		p := x[pk.j]
+		gs[v*k+int(pk.c)] += 1 / p
+		hd[v*k+int(pk.c)] -= 1 / (p * p)
 	}
 	if touched == 0 {
 		return lse, true
@@ -752,11 +795,13 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 // margLSE returns log Σ_v exp(a_v) for summed-out group gi, a_v the summed log
 // density of its elements with its site at value v, and with deriv adds the
 // derivatives with respect to the active coordinates through the responsibilities
-// to s.grad and s.hess. Row batches must be flushed before it is called.
-func (s *scorer) margLSE(gi int, deriv bool) float64 {
+// to s.grad and s.hess; picks are the group's elements that select the active site
+// (sitePicks; read only by a simple group's derivatives). Row batches must be
+// flushed before it is called.
+func (s *scorer) margLSE(gi int, deriv bool, picks []margPick) float64 {
 	g := &s.m.marg[gi]
 	if g.simple && s.orbit == nil && s.fixSite == 0 {
-		if f, ok := s.margSimple(g, deriv); ok {
+		if f, ok := s.margSimple(g, deriv, picks); ok {
 			return f
 		}
 	} else if g.prod != nil && s.orbit == nil && s.fixSite == 0 {

@@ -44,6 +44,9 @@ type Model struct {
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
 	// simpleProd holds the elements of the simple summed-out groups, contiguous.
 	simpleProd []simpleProd
+	// margPicks: per site, the elements of the simple groups of margOf that select
+	// it (nil without simple groups).
+	margPicks []sitePicks
 	// The scorers' product cache (margCache): per entry its group; the state
 	// coordinates the products read and, for readCoord[r], the entries
 	// readEntry[readStart[r]:readStart[r+1]] that read it.

@@ -132,7 +132,7 @@ func (s *scorer) LogJoint(x []float64) float64 {
 		}
 	}
 	for gi := range s.m.marg {
-		total += s.margLSE(gi, false)
+		total += s.margLSE(gi, false, nil)
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			return total
 		}
@@ -168,7 +168,11 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	if s.m.linSites != nil {
 		lin = s.m.linSites[i]
 	}
-	f := s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, s.m.margOf[i], deriv, continuous)
+	var picks *sitePicks
+	if deriv && s.m.margPicks != nil {
+		picks = &s.m.margPicks[i]
+	}
+	f := s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, s.m.margOf[i], picks, deriv, continuous)
 	if deriv && len(s.m.margOf[i]) > 0 && s.m.sites[i].Support == nmc.Simplex {
 		s.steerSimplex(x, i)
 	}
@@ -178,8 +182,9 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 // sumBlanket returns the summed log density of the blanket elements bl, the
 // tallied runs gs, the linear factors lin and the summed-out groups margs and, with
 // deriv, their derivatives with respect to the active coordinates (a site's, or a
-// group's orbit parameter) in s.grad and s.hess.
-func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, deriv, continuous bool) float64 {
+// group's orbit parameter) in s.grad and s.hess. picks, when not nil, are the
+// active site's picks of the groups margs (margSimple's derivatives).
+func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, picks *sitePicks, deriv, continuous bool) float64 {
 	total := 0.0
 	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
 		total = s.scoreChunked(bl, nch, deriv, continuous)
@@ -227,8 +232,12 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, deriv, c
 		if deriv {
 			s.flushBatches() // margLSE scores into buffers of its own
 		}
-		for _, gi := range margs {
-			total += s.margLSE(int(gi), deriv)
+		for n, gi := range margs {
+			var pk []margPick
+			if picks != nil {
+				pk = picks.of(n)
+			}
+			total += s.margLSE(int(gi), deriv, pk)
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				return total
 			}
