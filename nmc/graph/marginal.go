@@ -210,6 +210,7 @@ func (m *Model) compileMarginals(fams []*family) error {
 				owner[en.f][en.e] = gi
 			}
 			site.Marginalised = true
+			m.margAll = append(m.margAll, gi)
 			m.marg = append(m.marg, g)
 		}
 	}
@@ -459,10 +460,12 @@ func (s *scorer) margEntry(g *margGroup, v int) float64 {
 }
 
 // margSimple is margProduct for a group of simple elements (margGroup.simple), with
-// the same arithmetic in the same order: the value and, for the active site, the
-// derivatives through the responsibilities, from picks, the group's elements that
-// select the active site (sitePicks). It reports false, having changed nothing, when
-// a product leaves [prodMin, prodMax].
+// the same arithmetic in the same order, except that it returns Σ_v P_v, not its
+// log (margSum multiplies the sums of many groups before taking one log); and, for
+// the active site, it adds the derivatives through the responsibilities, from picks,
+// the group's elements that select the active site (sitePicks). The sum is 0 or in
+// [prodMin, prodMax]; it reports false, having changed nothing, when a product or
+// the sum leaves that range.
 func (s *scorer) margSimple(g *margGroup, deriv bool, picks []margPick) (float64, bool) {
 	nv, k := g.values, s.k
 	if cap(s.margA) < nv {
@@ -485,14 +488,13 @@ func (s *scorer) margSimple(g *margGroup, deriv bool, picks []margPick) (float64
 	}
 	x := s.x
 	if sum == 0 {
-		return math.Inf(-1), true
+		return 0, true
 	}
 	if !(sum >= prodMin && sum <= prodMax) {
 		return 0, false
 	}
-	lse := math.Log(sum)
 	if !deriv || s.active < 0 || len(picks) == 0 {
-		return lse, true
+		return sum, true
 	}
 	if len(s.margG) < nv*k {
 		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
@@ -516,7 +518,7 @@ func (s *scorer) margSimple(g *margGroup, deriv bool, picks []margPick) (float64
 		hd[v*k+int(pk.c)] -= 1 / (p * p)
 	}
 	if touched == 0 {
-		return lse, true
+		return sum, true
 	}
 	inv := 1 / sum
 	if touched&(touched-1) == 0 {
@@ -542,7 +544,7 @@ func (s *scorer) margSimple(g *margGroup, deriv bool, picks []margPick) (float64
 				}
 			}
 		}
-		return lse, true
+		return sum, true
 	}
 	bar := s.margBar[:k]
 	clear(bar)
@@ -573,7 +575,7 @@ func (s *scorer) margSimple(g *margGroup, deriv bool, picks []margPick) (float64
 			s.hess[a*k+b] -= bar[a] * bar[b]
 		}
 	}
-	return lse, true
+	return sum, true
 }
 
 func btoi(b bool) int {
@@ -801,8 +803,8 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 func (s *scorer) margLSE(gi int, deriv bool, picks []margPick) float64 {
 	g := &s.m.marg[gi]
 	if g.simple && s.orbit == nil && s.fixSite == 0 {
-		if f, ok := s.margSimple(g, deriv, picks); ok {
-			return f
+		if sum, ok := s.margSimple(g, deriv, picks); ok {
+			return math.Log(sum)
 		}
 	} else if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
 		if f, ok := s.margProduct(g, deriv); ok {
@@ -890,6 +892,62 @@ func (s *scorer) margLSE(gi int, deriv bool, picks []margPick) float64 {
 		}
 	}
 	return lse
+}
+
+// Renormalisation bounds of margSum's running product: with a factor in [prodMin,
+// prodMax] = [1e-250, 1e250] and the product in [1e-50, 1e50] before it, the new
+// product stays a normal float.
+const (
+	accMin = 1e-50
+	accMax = 1e50
+)
+
+// ln2 in two parts (as in package math's Log): e·ln2Hi is exact for |e| < 2^20.
+const (
+	ln2Hi = 6.93147180369123816490e-01
+	ln2Lo = 1.90821492927058770002e-10
+)
+
+// margSum returns total plus log Σ_v exp(a_v) of every summed-out group in margs
+// (margLSE), with deriv their derivatives, picks the active site's (nil: none). The
+// sums of simple groups (margSimple) are multiplied together, as a fraction times a
+// power of two (renormalised by math.Frexp when the product leaves [accMin,
+// accMax]), and added with one log at the end, instead of one log per group: the
+// same quantity to rounding, at a fraction of the cost (the log was a third of a
+// Dawid-Skene sweep). The other groups go through margLSE. It returns early with the
+// first non-finite running total (−Inf or NaN), as the per-group sum did.
+func (s *scorer) margSum(margs []int32, picks *sitePicks, deriv bool, total float64) float64 {
+	fast := s.orbit == nil && s.fixSite == 0
+	acc, expo := 1.0, 0
+	for n, gi := range margs {
+		g := &s.m.marg[gi]
+		var pk []margPick
+		if picks != nil {
+			pk = picks.of(n)
+		}
+		if fast && g.simple {
+			if sum, ok := s.margSimple(g, deriv, pk); ok {
+				if sum == 0 {
+					return math.Inf(-1)
+				}
+				acc *= sum
+				if !(acc >= accMin && acc <= accMax) {
+					frac, e := math.Frexp(acc)
+					acc, expo = frac, expo+e
+				}
+				continue
+			}
+		}
+		total += s.margLSE(int(gi), deriv, pk)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
 }
 
 // steerSimplex steers the Hessian of simplex site i, whose score reads summed-out

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -8,13 +9,16 @@ import (
 )
 
 // TestMarginalSimpleMatchesProduct checks the fast path of simple summed-out groups
-// (margSimple: cached products, derivatives from the active site's picks) against
-// the general product path (margProduct, everything from the state at each call) on
-// a Dawid-Skene model: scores, gradients and Hessians of every continuous site at
-// random states, with and without the cache having seen earlier states.
+// (margSimple: cached products, derivatives from the active site's picks, the sums
+// of all groups multiplied before one log: margSum) against the general product
+// path (margProduct, everything from the state at each call, one log per group) on
+// a Dawid-Skene model: scores, gradients and Hessians of every continuous site and
+// the log joint at random states, with and without the cache having seen earlier
+// states. The product of the groups' sums leaves [accMin, accMax] many times over,
+// so margSum's renormalisation is exercised.
 func TestMarginalSimpleMatchesProduct(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 2))
-	ds := makeDS(rng, 40, 5, 3, 3)
+	ds := makeDS(rng, 200, 5, 3, 3)
 	fast := buildDS(t, ds, true)
 	slow := buildDS(t, ds, true)
 	nSimple := 0
@@ -51,6 +55,18 @@ func TestMarginalSimpleMatchesProduct(t *testing.T) {
 		a, b := fs.Score(x, i, ga, ha), ss.Score(x, i, gb, hb)
 		if !close(a, b, 1e-12) {
 			t.Fatalf("step %d site %s: score %v, general path %v", step, s.Name, a, b)
+		}
+		if a, b := fs.LogJoint(x), ss.LogJoint(x); !close(a, b, 1e-12) {
+			t.Fatalf("step %d: log joint %v, general path %v", step, a, b)
+		}
+		if step == 0 {
+			logs := 0.0
+			for gi := range slow.marg {
+				logs += ss.(*scorer).margLSE(gi, false, nil)
+			}
+			if logs > 5*math.Log(accMin) {
+				t.Fatalf("the groups' log sums add up to %g: margSum would not renormalise", logs)
+			}
 		}
 		for c := range ga {
 			if !close(ga[c], gb[c], 1e-12) {

@@ -36,9 +36,10 @@ type Model struct {
 	// Summed-out discrete sites (Builder.Marginalise): one group per site, the groups
 	// each site's score reads, and per factor element its group (−1: none; a nil
 	// slice for a factor without any).
-	marg   []margGroup
-	margOf [][]int32
-	inMarg [][]int32
+	marg    []margGroup
+	margAll []int32 // 0 … len(marg)−1 (LogJoint)
+	margOf  [][]int32
+	inMarg  [][]int32
 
 	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil

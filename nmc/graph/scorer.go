@@ -131,13 +131,7 @@ func (s *scorer) LogJoint(x []float64) float64 {
 			}
 		}
 	}
-	for gi := range s.m.marg {
-		total += s.margLSE(gi, false, nil)
-		if math.IsInf(total, -1) || math.IsNaN(total) {
-			return total
-		}
-	}
-	return total
+	return s.margSum(s.m.margAll, nil, false, total)
 }
 
 // Score returns the Markov-blanket score of site i, with its gradient and Hessian
@@ -232,15 +226,9 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, picks *s
 		if deriv {
 			s.flushBatches() // margLSE scores into buffers of its own
 		}
-		for n, gi := range margs {
-			var pk []margPick
-			if picks != nil {
-				pk = picks.of(n)
-			}
-			total += s.margLSE(int(gi), deriv, pk)
-			if math.IsInf(total, -1) || math.IsNaN(total) {
-				return total
-			}
+		total = s.margSum(margs, picks, deriv, total)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
 		}
 	}
 	if deriv {
