@@ -83,6 +83,11 @@ type margGroup struct {
 	simple bool
 	lo, hi int32
 	pOff   int32 // its values' entries in the scorer's product cache (margCache)
+	// liveLo, liveHi: its elements that read the same site at every value (sstep = 0:
+	// its own prior, the mixture weights), Model.liveProd[liveLo:liveHi]. They are
+	// left out of the cached products and multiplied in at each read, so that a
+	// change of the weights does not make every cached product stale.
+	liveLo, liveHi int32
 }
 
 // simpleProd is a simple prodElem in compact form (see prodElem).
@@ -98,17 +103,31 @@ type margPick struct {
 }
 
 // sitePicks lists, for one site, the picks of each summed-out group its score reads:
-// picks[at[n]:at[n+1]] for the group margOf[site][n], in the order margSimple would
-// meet them scanning the group's elements (element order, then value), so that the
-// derivative sums are added in the same order.
+// picks[refs[n].at:refs[n+1].at] for the group margOf[site][n], in the order
+// margSimple would meet them scanning the group's elements (element order, then
+// value), so that the derivative sums are added in the same order.
 type sitePicks struct {
-	at    []int32
+	refs  []margRef // one per group of margOf[site], and one past the end
 	picks []margPick
+}
+
+// margRef is what the score of a site needs of a summed-out group it reads, side by
+// side in memory: the group, its first entry in the product cache (−1: not a simple
+// group) and its number of values, and where its picks start.
+type margRef struct {
+	gi, pOff, values, at int32
+	liveLo, liveHi       int32 // the group's live elements (Model.liveProd)
+}
+
+// ref returns the margRef of simple group gi (at unset).
+func (m *Model) ref(gi int) margRef {
+	g := &m.marg[gi]
+	return margRef{gi: int32(gi), pOff: g.pOff, values: int32(g.values), liveLo: g.liveLo, liveHi: g.liveHi}
 }
 
 // of returns the picks of the n-th group of the site.
 func (sp *sitePicks) of(n int) []margPick {
-	return sp.picks[sp.at[n]:sp.at[n+1]]
+	return sp.picks[sp.refs[n].at:sp.refs[n+1].at]
 }
 
 // compileMarginalPicks fills Model.margPicks: for every continuous site and every
@@ -126,10 +145,15 @@ func (m *Model) compileMarginalPicks() {
 			continue
 		}
 		sp := &m.margPicks[s]
-		sp.at = make([]int32, 0, len(gs)+1)
+		sp.refs = make([]margRef, 0, len(gs)+1)
 		for _, gi := range gs {
-			sp.at = append(sp.at, int32(len(sp.picks)))
 			g := &m.marg[gi]
+			ref := margRef{gi: gi, pOff: -1, values: int32(g.values), at: int32(len(sp.picks))}
+			if g.simple {
+				ref = m.ref(int(gi))
+				ref.at = int32(len(sp.picks))
+			}
+			sp.refs = append(sp.refs, ref)
 			if !g.simple {
 				continue
 			}
@@ -151,7 +175,7 @@ func (m *Model) compileMarginalPicks() {
 				}
 			}
 		}
-		sp.at = append(sp.at, int32(len(sp.picks)))
+		sp.refs = append(sp.refs, margRef{gi: -1, pOff: -1, at: int32(len(sp.picks))})
 	}
 }
 
@@ -339,10 +363,16 @@ func (m *Model) compileMarginalProducts() {
 		}
 		if g.simple {
 			g.lo = int32(len(m.simpleProd))
+			g.liveLo = int32(len(m.liveProd))
 			for _, pe := range prod {
-				m.simpleProd = append(m.simpleProd, simpleProd{lim: pe.lim, j0: pe.j0, jstep: pe.jstep, site0: pe.site0, sstep: pe.sstep, c0: pe.c0, cstep: pe.cstep})
+				sp := simpleProd{lim: pe.lim, j0: pe.j0, jstep: pe.jstep, site0: pe.site0, sstep: pe.sstep, c0: pe.c0, cstep: pe.cstep}
+				m.simpleProd = append(m.simpleProd, sp)
+				if sp.sstep == 0 {
+					m.liveProd = append(m.liveProd, sp)
+				}
 			}
 			g.hi = int32(len(m.simpleProd))
+			g.liveHi = int32(len(m.liveProd))
 		}
 	}
 	m.compileMarginalCache()
@@ -362,6 +392,9 @@ func (m *Model) compileMarginalCache() {
 		}
 		g.pOff = n
 		for _, pe := range m.simpleProd[g.lo:g.hi] {
+			if pe.sstep == 0 {
+				continue // live: not in the cached product
+			}
 			for v := 0; v < g.values && v < int(pe.lim); v++ {
 				j := int(pe.j0) + v*int(pe.jstep)
 				if byCoord == nil {
@@ -374,6 +407,16 @@ func (m *Model) compileMarginalCache() {
 		}
 		for v := 0; v < g.values; v++ {
 			m.pGroup = append(m.pGroup, int32(gi))
+			m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
+			for _, pe := range m.simpleProd[g.lo:g.hi] {
+				switch {
+				case pe.sstep == 0:
+				case v >= int(pe.lim):
+					m.entryCoord = append(m.entryCoord, -1) // the product is 0
+				default:
+					m.entryCoord = append(m.entryCoord, pe.j0+int32(v)*pe.jstep)
+				}
+			}
 		}
 		n += int32(g.values)
 	}
@@ -386,6 +429,7 @@ func (m *Model) compileMarginalCache() {
 		m.readEntry = append(m.readEntry, l...)
 	}
 	m.readStart = append(m.readStart, int32(len(m.readEntry)))
+	m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
 }
 
 // margCache is one scorer's cache of the products P_gv of the simple summed-out
@@ -434,21 +478,18 @@ func (s *scorer) margSync() {
 	}
 }
 
-// margEntry returns the product P_gv of simple group g at value v from the cache,
-// recomputing it when dirty.
-func (s *scorer) margEntry(g *margGroup, v int) float64 {
+// margEntry recomputes entry i of the product cache: the product of its group's
+// elements at its value without the live ones (Model.entryCoord), in element order.
+func (s *scorer) margEntry(i int) float64 {
 	c := &s.mc
-	i := int(g.pOff) + v
-	if !c.dirty[i] {
-		return c.p[i]
-	}
 	prod := 1.0
-	for _, pe := range s.m.simpleProd[g.lo:g.hi] {
-		if v >= int(pe.lim) {
+	x := s.x
+	for _, j := range s.m.entryCoord[s.m.entryStart[i]:s.m.entryStart[i+1]] {
+		if j < 0 {
 			prod = 0
 			break
 		}
-		if p := s.x[int(pe.j0)+v*int(pe.jstep)]; p > 0 && p <= math.MaxFloat64 {
+		if p := x[j]; p > 0 && p <= math.MaxFloat64 {
 			prod *= p
 		} else {
 			prod = 0
@@ -466,19 +507,36 @@ func (s *scorer) margEntry(g *margGroup, v int) float64 {
 // the group's elements that select the active site (sitePicks). The sum is 0 or in
 // [prodMin, prodMax]; it reports false, having changed nothing, when a product or
 // the sum leaves that range.
-func (s *scorer) margSimple(g *margGroup, deriv bool, picks []margPick) (float64, bool) {
-	nv, k := g.values, s.k
+func (s *scorer) margSimple(r *margRef, deriv bool, picks []margPick) (float64, bool) {
+	k, nv, pOff := s.k, int(r.values), int(r.pOff)
 	if cap(s.margA) < nv {
 		s.margA = make([]float64, nv)
 	}
 	prod := s.margA[:nv]
 	s.margSync()
-	cp, dirty := s.mc.p[g.pOff:int(g.pOff)+nv], s.mc.dirty[g.pOff:int(g.pOff)+nv]
+	cp, dirty := s.mc.p[pOff:pOff+nv], s.mc.dirty[pOff:pOff+nv]
+	live := s.m.liveProd[r.liveLo:r.liveHi]
+	x := s.x
 	sum := 0.0
 	for v := range prod {
 		p := cp[v]
 		if dirty[v] {
-			p = s.margEntry(g, v)
+			p = s.margEntry(pOff + v)
+		}
+		if p != 0 && !(p >= prodMin && p <= prodMax) {
+			return 0, false
+		}
+		for _, pe := range live {
+			if v >= int(pe.lim) {
+				p = 0
+				break
+			}
+			if q := x[int(pe.j0)+v*int(pe.jstep)]; q > 0 && q <= math.MaxFloat64 {
+				p *= q
+			} else {
+				p = 0
+				break
+			}
 		}
 		if p != 0 && !(p >= prodMin && p <= prodMax) {
 			return 0, false
@@ -486,7 +544,6 @@ func (s *scorer) margSimple(g *margGroup, deriv bool, picks []margPick) (float64
 		prod[v] = p
 		sum += p
 	}
-	x := s.x
 	if sum == 0 {
 		return 0, true
 	}
@@ -803,7 +860,8 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 func (s *scorer) margLSE(gi int, deriv bool, picks []margPick) float64 {
 	g := &s.m.marg[gi]
 	if g.simple && s.orbit == nil && s.fixSite == 0 {
-		if sum, ok := s.margSimple(g, deriv, picks); ok {
+		r := s.m.ref(gi)
+		if sum, ok := s.margSimple(&r, deriv, picks); ok {
 			return math.Log(sum)
 		}
 	} else if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
@@ -919,6 +977,32 @@ const (
 func (s *scorer) margSum(margs []int32, picks *sitePicks, deriv bool, total float64) float64 {
 	fast := s.orbit == nil && s.fixSite == 0
 	acc, expo := 1.0, 0
+	if fast && picks != nil {
+		// The groups of margOf[active]: what they need from picks.refs alone.
+		refs := picks.refs
+		for n := 0; n+1 < len(refs); n++ {
+			r := &refs[n]
+			pk := picks.picks[r.at:refs[n+1].at]
+			if r.pOff >= 0 {
+				if sum, ok := s.margSimple(r, deriv, pk); ok {
+					if sum == 0 {
+						return math.Inf(-1)
+					}
+					acc *= sum
+					if !(acc >= accMin && acc <= accMax) {
+						frac, e := math.Frexp(acc)
+						acc, expo = frac, expo+e
+					}
+					continue
+				}
+			}
+			total += s.margLSE(int(r.gi), deriv, pk)
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+		}
+		margs = nil
+	}
 	for n, gi := range margs {
 		g := &s.m.marg[gi]
 		var pk []margPick
@@ -926,7 +1010,8 @@ func (s *scorer) margSum(margs []int32, picks *sitePicks, deriv bool, total floa
 			pk = picks.of(n)
 		}
 		if fast && g.simple {
-			if sum, ok := s.margSimple(g, deriv, pk); ok {
+			r := s.m.ref(int(gi))
+			if sum, ok := s.margSimple(&r, deriv, pk); ok {
 				if sum == 0 {
 					return math.Inf(-1)
 				}

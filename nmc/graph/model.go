@@ -45,15 +45,19 @@ type Model struct {
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
 	// simpleProd holds the elements of the simple summed-out groups, contiguous.
 	simpleProd []simpleProd
+	liveProd   []simpleProd // the simple groups' live elements (margGroup.liveLo)
 	// margPicks: per site, the elements of the simple groups of margOf that select
 	// it (nil without simple groups).
 	margPicks []sitePicks
 	// The scorers' product cache (margCache): per entry its group; the state
 	// coordinates the products read and, for readCoord[r], the entries
 	// readEntry[readStart[r]:readStart[r+1]] that read it.
-	pGroup               []int32
-	readCoord, readStart []int32
-	readEntry            []int32
+	pGroup []int32
+	// entryCoord[entryStart[i]:entryStart[i+1]]: the state coordinates whose product
+	// is entry i, in element order (−1: an element that makes it 0).
+	entryStart, entryCoord []int32
+	readCoord, readStart   []int32
+	readEntry              []int32
 }
 
 type entry struct {
