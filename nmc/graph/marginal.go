@@ -135,15 +135,25 @@ func (sp *sitePicks) of(n int) []margPick {
 // and coordinate. margSimple's derivative pass then visits only those instead of
 // scanning every element of the group for each score.
 func (m *Model) compileMarginalPicks() {
-	if len(m.simpleProd) == 0 {
+	if len(m.marg) == 0 {
 		return
 	}
+	m.allRefs.refs = make([]margRef, 0, len(m.marg)+1)
+	for gi := range m.marg {
+		r := margRef{gi: int32(gi), pOff: -1, values: int32(m.marg[gi].values)}
+		if m.marg[gi].simple {
+			r = m.ref(gi)
+		}
+		m.allRefs.refs = append(m.allRefs.refs, r)
+	}
+	m.allRefs.refs = append(m.allRefs.refs, margRef{gi: -1, pOff: -1})
 	m.margPicks = make([]sitePicks, len(m.sites))
 	for s := range m.sites {
 		gs := m.margOf[s]
-		if len(gs) == 0 || m.sites[s].Support == nmc.Discrete {
+		if len(gs) == 0 {
 			continue
 		}
+		discrete := m.sites[s].Support == nmc.Discrete
 		sp := &m.margPicks[s]
 		sp.refs = make([]margRef, 0, len(gs)+1)
 		for _, gi := range gs {
@@ -154,7 +164,7 @@ func (m *Model) compileMarginalPicks() {
 				ref.at = int32(len(sp.picks))
 			}
 			sp.refs = append(sp.refs, ref)
-			if !g.simple {
+			if !g.simple || discrete {
 				continue
 			}
 			for _, pe := range m.simpleProd[g.lo:g.hi] {
@@ -357,7 +367,7 @@ func (m *Model) compileMarginalProducts() {
 			prod = append(prod, pe)
 		}
 		g.prod = prod
-		g.simple = prod != nil && g.values <= 64
+		g.simple = prod != nil && g.values <= maxSimpleValues
 		for _, pe := range prod {
 			g.simple = g.simple && pe.simple
 		}
@@ -500,58 +510,30 @@ func (s *scorer) margEntry(i int) float64 {
 	return prod
 }
 
-// margSimple is margProduct for a group of simple elements (margGroup.simple), with
-// the same arithmetic in the same order, except that it returns Σ_v P_v, not its
-// log (margSum multiplies the sums of many groups before taking one log); and, for
-// the active site, it adds the derivatives through the responsibilities, from picks,
-// the group's elements that select the active site (sitePicks). The sum is 0 or in
-// [prodMin, prodMax]; it reports false, having changed nothing, when a product or
-// the sum leaves that range.
-func (s *scorer) margSimple(r *margRef, deriv bool, picks []margPick) (float64, bool) {
-	k, nv, pOff := s.k, int(r.values), int(r.pOff)
-	if cap(s.margA) < nv {
-		s.margA = make([]float64, nv)
-	}
-	prod := s.margA[:nv]
-	s.margSync()
-	cp, dirty := s.mc.p[pOff:pOff+nv], s.mc.dirty[pOff:pOff+nv]
-	live := s.m.liveProd[r.liveLo:r.liveHi]
-	x := s.x
-	sum := 0.0
-	for v := range prod {
-		p := cp[v]
-		if dirty[v] {
-			p = s.margEntry(pOff + v)
+// margDerivs adds to s.grad and s.hess the derivatives of log Σ_v P_v of a simple
+// summed-out group (margSum) through the responsibilities P_v / sum, from its
+// products prod (P_v) and picks, the group's elements that select the active site
+// (sitePicks), with the arithmetic of margProduct in the same order.
+func (s *scorer) margDerivs(prod []float64, sum float64, picks []margPick) {
+	nv, k, x := len(prod), s.k, s.x
+	if len(picks) == 1 {
+		// One element selects the active site, at one value and coordinate (a label
+		// seen from its labeler's confusion row): the one-value case below with one
+		// non-zero entry, the same arithmetic.
+		pk := picks[0]
+		v, c := int(pk.v), int(pk.c)
+		if prod[v] == 0 {
+			return
 		}
-		if p != 0 && !(p >= prodMin && p <= prodMax) {
-			return 0, false
-		}
-		for _, pe := range live {
-			if v >= int(pe.lim) {
-				p = 0
-				break
-			}
-			if q := x[int(pe.j0)+v*int(pe.jstep)]; q > 0 && q <= math.MaxFloat64 {
-				p *= q
-			} else {
-				p = 0
-				break
-			}
-		}
-		if p != 0 && !(p >= prodMin && p <= prodMax) {
-			return 0, false
-		}
-		prod[v] = p
-		sum += p
-	}
-	if sum == 0 {
-		return 0, true
-	}
-	if !(sum >= prodMin && sum <= prodMax) {
-		return 0, false
-	}
-	if !deriv || s.active < 0 || len(picks) == 0 {
-		return sum, true
+		p := x[pk.j]
+		ga, ha := 1/p, -(1 / (p * p))
+		inv := 1 / sum
+		r := prod[v] * inv
+		w := r * (1 - r)
+		s.grad[c] += r * ga
+		s.hess[c*k+c] += r * ha
+		s.hess[c*k+c] += w * ga * ga
+		return
 	}
 	if len(s.margG) < nv*k {
 		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
@@ -575,7 +557,7 @@ func (s *scorer) margSimple(r *margRef, deriv bool, picks []margPick) (float64, 
 		hd[v*k+int(pk.c)] -= 1 / (p * p)
 	}
 	if touched == 0 {
-		return sum, true
+		return
 	}
 	inv := 1 / sum
 	if touched&(touched-1) == 0 {
@@ -601,7 +583,7 @@ func (s *scorer) margSimple(r *margRef, deriv bool, picks []margPick) (float64, 
 				}
 			}
 		}
-		return sum, true
+		return
 	}
 	bar := s.margBar[:k]
 	clear(bar)
@@ -632,7 +614,7 @@ func (s *scorer) margSimple(r *margRef, deriv bool, picks []margPick) (float64, 
 			s.hess[a*k+b] -= bar[a] * bar[b]
 		}
 	}
-	return sum, true
+	return
 }
 
 func btoi(b bool) int {
@@ -641,6 +623,10 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// maxSimpleValues bounds the values of a simple group (margDerivs keeps them in a
+// bit set).
+const maxSimpleValues = 64
 
 // Products of probabilities outside [prodMin, prodMax] are left to the log domain.
 const (
@@ -859,12 +845,7 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 // flushed before it is called.
 func (s *scorer) margLSE(gi int, deriv bool, picks []margPick) float64 {
 	g := &s.m.marg[gi]
-	if g.simple && s.orbit == nil && s.fixSite == 0 {
-		r := s.m.ref(gi)
-		if sum, ok := s.margSimple(&r, deriv, picks); ok {
-			return math.Log(sum)
-		}
-	} else if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
+	if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
 		if f, ok := s.margProduct(g, deriv); ok {
 			return f
 		}
@@ -967,53 +948,75 @@ const (
 )
 
 // margSum returns total plus log Σ_v exp(a_v) of every summed-out group in margs
-// (margLSE), with deriv their derivatives, picks the active site's (nil: none). The
-// sums of simple groups (margSimple) are multiplied together, as a fraction times a
-// power of two (renormalised by math.Frexp when the product leaves [accMin,
-// accMax]), and added with one log at the end, instead of one log per group: the
-// same quantity to rounding, at a fraction of the cost (the log was a third of a
-// Dawid-Skene sweep). The other groups go through margLSE. It returns early with the
-// first non-finite running total (−Inf or NaN), as the per-group sum did.
-func (s *scorer) margSum(margs []int32, picks *sitePicks, deriv bool, total float64) float64 {
-	fast := s.orbit == nil && s.fixSite == 0
-	acc, expo := 1.0, 0
-	if fast && picks != nil {
-		// The groups of margOf[active]: what they need from picks.refs alone.
-		refs := picks.refs
-		for n := 0; n+1 < len(refs); n++ {
-			r := &refs[n]
-			pk := picks.picks[r.at:refs[n+1].at]
-			if r.pOff >= 0 {
-				if sum, ok := s.margSimple(r, deriv, pk); ok {
-					if sum == 0 {
-						return math.Inf(-1)
-					}
-					acc *= sum
-					if !(acc >= accMin && acc <= accMax) {
-						frac, e := math.Frexp(acc)
-						acc, expo = frac, expo+e
-					}
-					continue
-				}
-			}
-			total += s.margLSE(int(r.gi), deriv, pk)
+// (margLSE), with deriv their derivatives; sp lists the groups of margs with the
+// active site's picks (Model.margPicks, Model.allRefs), or is nil.
+// Simple groups are scored here from the product cache, all in one loop: P_v is the
+// cached product of the group at v (margEntry when stale) times its live elements,
+// with the arithmetic of margProduct; the sums Σ_v P_v of all groups are multiplied
+// together, as a fraction times a power of two (renormalised by math.Frexp when the
+// product leaves [accMin, accMax]), and added with one log at the end, instead of
+// one log per group: the same quantity to rounding, at a fraction of the cost (the
+// log was a third of a Dawid-Skene sweep). A group with a product or a sum outside
+// [prodMin, prodMax], and every group of an orbit score or of a score at a fixed
+// value, goes through margLSE. It returns early with the first non-finite running
+// total (−Inf or NaN), as a per-group sum would.
+func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64) float64 {
+	if s.orbit != nil || s.fixSite != 0 || sp == nil {
+		for _, gi := range margs {
+			total += s.margLSE(int(gi), deriv, nil)
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				return total
 			}
 		}
-		margs = nil
+		return total
 	}
-	for n, gi := range margs {
-		g := &s.m.marg[gi]
-		var pk []margPick
-		if picks != nil {
-			pk = picks.of(n)
-		}
-		if fast && g.simple {
-			r := s.m.ref(int(gi))
-			if sum, ok := s.margSimple(&r, deriv, pk); ok {
+	refs, all := sp.refs, sp.picks
+	s.margSync()
+	x, cp, dirty, liveProd := s.x, s.mc.p, s.mc.dirty, s.m.liveProd
+	var buf [maxSimpleValues]float64
+	acc, expo := 1.0, 0
+	for n := 0; n+1 < len(refs); n++ {
+		r := &refs[n]
+		pk := all[r.at:refs[n+1].at]
+		if r.pOff >= 0 {
+			nv, pOff := int(r.values), int(r.pOff)
+			prod := buf[:nv]
+			live := liveProd[r.liveLo:r.liveHi]
+			sum, ok := 0.0, true
+			for v := range prod {
+				p := cp[pOff+v]
+				if dirty[pOff+v] {
+					p = s.margEntry(pOff + v)
+				}
+				if p != 0 && !(p >= prodMin && p <= prodMax) {
+					ok = false
+					break
+				}
+				for _, pe := range live {
+					if v >= int(pe.lim) {
+						p = 0
+						break
+					}
+					if q := x[int(pe.j0)+v*int(pe.jstep)]; q > 0 && q <= math.MaxFloat64 {
+						p *= q
+					} else {
+						p = 0
+						break
+					}
+				}
+				if p != 0 && !(p >= prodMin && p <= prodMax) {
+					ok = false
+					break
+				}
+				prod[v] = p
+				sum += p
+			}
+			if ok && (sum == 0 || sum >= prodMin && sum <= prodMax) {
 				if sum == 0 {
 					return math.Inf(-1)
+				}
+				if deriv && s.active >= 0 && len(pk) > 0 {
+					s.margDerivs(prod, sum, pk)
 				}
 				acc *= sum
 				if !(acc >= accMin && acc <= accMax) {
@@ -1023,7 +1026,7 @@ func (s *scorer) margSum(margs []int32, picks *sitePicks, deriv bool, total floa
 				continue
 			}
 		}
-		total += s.margLSE(int(gi), deriv, pk)
+		total += s.margLSE(int(r.gi), deriv, pk)
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			return total
 		}

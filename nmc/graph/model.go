@@ -46,9 +46,11 @@ type Model struct {
 	// simpleProd holds the elements of the simple summed-out groups, contiguous.
 	simpleProd []simpleProd
 	liveProd   []simpleProd // the simple groups' live elements (margGroup.liveLo)
-	// margPicks: per site, the elements of the simple groups of margOf that select
-	// it (nil without simple groups).
+	// margPicks: per site, its groups margOf and the elements of the simple ones
+	// that select it (nil without summed-out groups).
 	margPicks []sitePicks
+	// allRefs: every summed-out group, without picks (LogJoint).
+	allRefs sitePicks
 	// The scorers' product cache (margCache): per entry its group; the state
 	// coordinates the products read and, for readCoord[r], the entries
 	// readEntry[readStart[r]:readStart[r+1]] that read it.

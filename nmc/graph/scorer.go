@@ -131,7 +131,7 @@ func (s *scorer) LogJoint(x []float64) float64 {
 			}
 		}
 	}
-	return s.margSum(s.m.margAll, nil, false, total)
+	return s.margSum(s.m.margAll, &s.m.allRefs, false, total)
 }
 
 // Score returns the Markov-blanket score of site i, with its gradient and Hessian
@@ -163,7 +163,7 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 		lin = s.m.linSites[i]
 	}
 	var picks *sitePicks
-	if deriv && s.m.margPicks != nil {
+	if s.m.margPicks != nil {
 		picks = &s.m.margPicks[i]
 	}
 	f := s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, s.m.margOf[i], picks, deriv, continuous)
@@ -176,8 +176,8 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 // sumBlanket returns the summed log density of the blanket elements bl, the
 // tallied runs gs, the linear factors lin and the summed-out groups margs and, with
 // deriv, their derivatives with respect to the active coordinates (a site's, or a
-// group's orbit parameter) in s.grad and s.hess. picks, when not nil, are the
-// active site's picks of the groups margs (margSimple's derivatives).
+// group's orbit parameter) in s.grad and s.hess. picks, when not nil, lists the
+// groups margs with the active site's picks (margSum).
 func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, picks *sitePicks, deriv, continuous bool) float64 {
 	total := 0.0
 	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
