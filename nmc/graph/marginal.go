@@ -440,6 +440,13 @@ func (m *Model) compileMarginalCache() {
 	}
 	m.readStart = append(m.readStart, int32(len(m.readEntry)))
 	m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
+	for r, j := range m.readCoord {
+		if n := len(m.readRuns); n > 0 && m.readRuns[n-1].j+m.readRuns[n-1].n == j {
+			m.readRuns[n-1].n++
+			continue
+		}
+		m.readRuns = append(m.readRuns, readRun{r: int32(r), j: j, n: 1})
+	}
 }
 
 // margCache is one scorer's cache of the products P_gv of the simple summed-out
@@ -478,14 +485,25 @@ func (s *scorer) margSync() {
 	}
 	c.epoch = s.epoch
 	x := s.x
-	for r, j := range m.readCoord {
-		if v := x[j]; v != c.seen[r] {
-			c.seen[r] = v
-			for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
-				c.dirty[e] = true
+	for _, run := range m.readRuns {
+		xs := x[run.j : int(run.j)+int(run.n)]
+		seen := c.seen[run.r : int(run.r)+len(xs)]
+		for t, v := range xs {
+			if v != seen[t] {
+				seen[t] = v
+				r := int(run.r) + t
+				for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
+					c.dirty[e] = true
+				}
 			}
 		}
 	}
+}
+
+// readRun is a run of consecutive state coordinates j … j+n−1 read by the product
+// cache, readCoord[r : r+n].
+type readRun struct {
+	r, j, n int32
 }
 
 // margEntry recomputes entry i of the product cache: the product of its group's
@@ -516,25 +534,6 @@ func (s *scorer) margEntry(i int) float64 {
 // (sitePicks), with the arithmetic of margProduct in the same order.
 func (s *scorer) margDerivs(prod []float64, sum float64, picks []margPick) {
 	nv, k, x := len(prod), s.k, s.x
-	if len(picks) == 1 {
-		// One element selects the active site, at one value and coordinate (a label
-		// seen from its labeler's confusion row): the one-value case below with one
-		// non-zero entry, the same arithmetic.
-		pk := picks[0]
-		v, c := int(pk.v), int(pk.c)
-		if prod[v] == 0 {
-			return
-		}
-		p := x[pk.j]
-		ga, ha := 1/p, -(1 / (p * p))
-		inv := 1 / sum
-		r := prod[v] * inv
-		w := r * (1 - r)
-		s.grad[c] += r * ga
-		s.hess[c*k+c] += r * ha
-		s.hess[c*k+c] += w * ga * ga
-		return
-	}
 	if len(s.margG) < nv*k {
 		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
 		s.margBar = make([]float64, k)
@@ -1015,7 +1014,23 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 				if sum == 0 {
 					return math.Inf(-1)
 				}
-				if deriv && s.active >= 0 && len(pk) > 0 {
+				switch {
+				case !deriv || s.active < 0 || len(pk) == 0:
+				case len(pk) == 1 && prod[pk[0].v] != 0:
+					// One element selects the active site, at one value v and
+					// coordinate c (a label seen from its labeler's confusion row):
+					// margDerivs's one-value case with one non-zero entry, the same
+					// arithmetic.
+					v, c, k := int(pk[0].v), int(pk[0].c), s.k
+					p := x[pk[0].j]
+					ga, ha := 1/p, -(1 / (p * p))
+					inv := 1 / sum
+					r := prod[v] * inv
+					w := r * (1 - r)
+					s.grad[c] += r * ga
+					s.hess[c*k+c] += r * ha
+					s.hess[c*k+c] += w * ga * ga
+				default:
 					s.margDerivs(prod, sum, pk)
 				}
 				acc *= sum

@@ -60,6 +60,7 @@ type Model struct {
 	entryStart, entryCoord []int32
 	readCoord, readStart   []int32
 	readEntry              []int32
+	readRuns               []readRun // readCoord as runs of consecutive coordinates
 }
 
 type entry struct {
