@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/nmc-go/nmc/internal/simplexfit"
 	"github.com/nmc-go/nmc/nmc"
@@ -387,6 +388,30 @@ func (m *Model) compileMarginalProducts() {
 	}
 	m.compileMarginalCache()
 	m.compileMarginalPicks()
+	m.compileSharedLive()
+}
+
+// compileSharedLive sets Model.sharedLive when every simple group has the same live
+// elements (the mixture weights every item's class reads): margSum then reads their
+// values once per call instead of once per group.
+func (m *Model) compileSharedLive() {
+	var first []simpleProd
+	maxValues := 0
+	for gi := range m.marg {
+		g := &m.marg[gi]
+		if !g.simple {
+			continue
+		}
+		live := m.liveProd[g.liveLo:g.liveHi]
+		switch {
+		case first == nil && len(live) > 0:
+			first = live
+		case len(live) == 0 || !slices.Equal(live, first):
+			return
+		}
+		maxValues = max(maxValues, g.values)
+	}
+	m.sharedLive, m.sharedValues = first, maxValues
 }
 
 // compileMarginalCache lays out the scorers' product cache (margCache): one entry
@@ -973,6 +998,28 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 	s.margSync()
 	x, cp, dirty, liveProd := s.x, s.mc.p, s.mc.dirty, s.m.liveProd
 	var buf [maxSimpleValues]float64
+	// With live elements shared by every simple group, tab[e·nv + v] holds the value
+	// of live element e at v, or 0 where the per-group loop below would set P_v to 0
+	// (the same products: p·0 = 0 for the finite p ≥ 0 that reach it).
+	shared, tn := s.m.sharedLive, s.m.sharedValues
+	var tab []float64
+	if shared != nil {
+		if cap(s.liveTab) < len(shared)*tn {
+			s.liveTab = make([]float64, len(shared)*tn)
+		}
+		tab = s.liveTab[:len(shared)*tn]
+		for e, pe := range shared {
+			for v := range tn {
+				q := 0.0
+				if v < int(pe.lim) {
+					if q = x[int(pe.j0)+v*int(pe.jstep)]; !(q > 0 && q <= math.MaxFloat64) {
+						q = 0
+					}
+				}
+				tab[e*tn+v] = q
+			}
+		}
+	}
 	acc, expo := 1.0, 0
 	for n := 0; n+1 < len(refs); n++ {
 		r := &refs[n]
@@ -990,6 +1037,12 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 				if p != 0 && !(p >= prodMin && p <= prodMax) {
 					ok = false
 					break
+				}
+				if tab != nil {
+					for e := range shared {
+						p *= tab[e*tn+v]
+					}
+					live = nil
 				}
 				for _, pe := range live {
 					if v >= int(pe.lim) {

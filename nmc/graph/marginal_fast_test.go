@@ -28,6 +28,15 @@ func TestMarginalSimpleMatchesProduct(t *testing.T) {
 		}
 		slow.marg[gi].simple = false // margLSE takes margProduct
 	}
+	slow.compileMarginalPicks() // margSum's references without the simple groups
+	for _, r := range slow.allRefs.refs {
+		if r.pOff >= 0 {
+			t.Fatalf("group %d still scored as simple", r.gi)
+		}
+	}
+	if fast.sharedLive == nil {
+		t.Fatal("the groups' live elements (pi) are not shared")
+	}
 	if nSimple != ds.items {
 		t.Fatalf("%d simple groups, want one per item (%d)", nSimple, ds.items)
 	}

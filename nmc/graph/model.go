@@ -46,6 +46,10 @@ type Model struct {
 	// simpleProd holds the elements of the simple summed-out groups, contiguous.
 	simpleProd []simpleProd
 	liveProd   []simpleProd // the simple groups' live elements (margGroup.liveLo)
+	// sharedLive: the live elements of every simple group when they are all the
+	// same (nil otherwise), sharedValues the most values of a simple group.
+	sharedLive   []simpleProd
+	sharedValues int
 	// margPicks: per site, its groups margOf and the elements of the simple ones
 	// that select it (nil without summed-out groups).
 	margPicks []sitePicks

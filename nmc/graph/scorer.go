@@ -61,6 +61,8 @@ type scorer struct {
 	logs   []cachedLog
 	selCnt []float64 // selRun's counts by (index value, category)
 	mc     margCache // products of the simple summed-out groups
+	// liveTab: margSum's values of the shared live elements (Model.sharedLive).
+	liveTab []float64
 }
 
 const (
