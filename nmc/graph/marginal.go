@@ -532,7 +532,9 @@ type readRun struct {
 }
 
 // margEntry recomputes entry i of the product cache: the product of its group's
-// elements at its value without the live ones (Model.entryCoord), in element order.
+// elements at its value without the live ones (Model.entryCoord), in element order;
+// NaN when it is neither 0 nor in [prodMin, prodMax], so that margSum's check of
+// the full product sends the group to margLSE.
 func (s *scorer) margEntry(i int) float64 {
 	c := &s.mc
 	prod := 1.0
@@ -549,6 +551,9 @@ func (s *scorer) margEntry(i int) float64 {
 			break
 		}
 	}
+	if prod != 0 && !(prod >= prodMin && prod <= prodMax) {
+		prod = math.NaN()
+	}
 	c.p[i], c.dirty[i] = prod, false
 	return prod
 }
@@ -562,6 +567,9 @@ func (s *scorer) margDerivs(prod []float64, sum float64, picks []margPick) {
 	if len(s.margG) < nv*k {
 		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
 		s.margBar = make([]float64, k)
+	}
+	if s.margDiag(prod, sum, picks) {
+		return
 	}
 	gs, hd := s.margG[:nv*k], s.margH[:nv*k]
 	var touched uint64 // values whose gradient is not zero (cleared below)
@@ -957,6 +965,53 @@ func (s *scorer) margLSE(gi int, deriv bool, picks []margPick) float64 {
 	return lse
 }
 
+// margDiag is margDerivs when the picks are at increasing values (one per value: the
+// group's own prior seen from the weights) and at least two of those values have
+// P_v > 0: each ∇log P_v then has one non-zero entry, and the general case below is
+// done without its k×k loops over zeros, in the same order. It reports false,
+// having done nothing, otherwise.
+func (s *scorer) margDiag(prod []float64, sum float64, picks []margPick) bool {
+	live := 0
+	for i, pk := range picks {
+		if i > 0 && pk.v <= picks[i-1].v {
+			return false
+		}
+		if prod[pk.v] != 0 {
+			live++
+		}
+	}
+	if live < 2 {
+		return false
+	}
+	k, x := s.k, s.x
+	bar := s.margBar[:k]
+	clear(bar)
+	inv := 1 / sum
+	for _, pk := range picks {
+		v, c := int(pk.v), int(pk.c)
+		if prod[v] == 0 {
+			continue
+		}
+		p := x[pk.j]
+		g, h := 1/p, -(1 / (p * p))
+		r := prod[v] * inv
+		s.grad[c] += r * g
+		bar[c] += r * g
+		s.hess[c*k+c] += r * h
+		ra := r * g
+		s.hess[c*k+c] += ra * g
+	}
+	for a := 0; a < k; a++ {
+		if bar[a] == 0 {
+			continue
+		}
+		for b := 0; b < k; b++ {
+			s.hess[a*k+b] -= bar[a] * bar[b]
+		}
+	}
+	return true
+}
+
 // Renormalisation bounds of margSum's running product: with a factor in [prodMin,
 // prodMax] = [1e-250, 1e250] and the product in [1e-50, 1e50] before it, the new
 // product stays a normal float.
@@ -1032,11 +1087,7 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 			for v := range prod {
 				p := cp[pOff+v]
 				if dirty[pOff+v] {
-					p = s.margEntry(pOff + v)
-				}
-				if p != 0 && !(p >= prodMin && p <= prodMax) {
-					ok = false
-					break
+					p = s.margEntry(pOff + v) // NaN when out of range
 				}
 				if tab != nil {
 					for e := range shared {

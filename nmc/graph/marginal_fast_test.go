@@ -15,7 +15,8 @@ import (
 // a Dawid-Skene model: scores, gradients and Hessians of every continuous site and
 // the log joint at random states, with and without the cache having seen earlier
 // states. The product of the groups' sums leaves [accMin, accMax] many times over,
-// so margSum's renormalisation is exercised.
+// so margSum's renormalisation is exercised; some confusion entries are set so small
+// that products leave [prodMin, prodMax] (the log-domain fallback).
 func TestMarginalSimpleMatchesProduct(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 2))
 	ds := makeDS(rng, 200, 5, 3, 3)
@@ -59,6 +60,12 @@ func TestMarginalSimpleMatchesProduct(t *testing.T) {
 		xi := x[off[i] : off[i]+s.Size]
 		saved := append([]float64(nil), xi...)
 		perturb(rng, s, xi, 0.5)
+		tiny := step%10 == 0 && s.Name != "pi"
+		if tiny {
+			// A confusion entry so small that the products of the items that read
+			// it twice leave [prodMin, prodMax]: those groups go through margLSE.
+			xi[rng.IntN(len(xi))] = 1e-140
+		}
 		k := s.Size
 		ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
 		a, b := fs.Score(x, i, ga, ha), ss.Score(x, i, gb, hb)
@@ -83,11 +90,17 @@ func TestMarginalSimpleMatchesProduct(t *testing.T) {
 			}
 		}
 		for c := range ha {
+			if tiny {
+				// Terms of order 1/p² = 1e280 cancel in the Hessian, whose two
+				// algebraically equal forms (one value: r(1 − r)·g gᵀ; general:
+				// r·g gᵀ − ḡḡᵀ) then round differently; score and gradient are compared.
+				break
+			}
 			if !close(ha[c], hb[c], 1e-10) {
 				t.Fatalf("step %d site %s: Hessian[%d] %v, general path %v", step, s.Name, c, ha[c], hb[c])
 			}
 		}
-		if rng.IntN(2) == 0 {
+		if tiny || rng.IntN(2) == 0 {
 			copy(xi, saved) // rejected
 		}
 	}
