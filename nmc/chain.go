@@ -416,8 +416,9 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 	if !warmup {
 		for _, j := range c.joint {
 			c.site = j.lead
+			lp := math.NaN()
 			for range c.opts.Joint.Steps {
-				c.stepJoint(j, &c.jstats[j.lead])
+				lp = c.stepJoint(j, &c.jstats[j.lead], lp)
 			}
 		}
 		c.site = -1

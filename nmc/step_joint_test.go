@@ -86,7 +86,7 @@ func dirichletSD(a []float64, n int) float64 {
 // lead alone (a Beta posterior on (−2, 3)).
 func TestJointMovesAlone(t *testing.T) {
 	t.Parallel()
-	o := &Options{Chains: 4, Draws: 4000, Warmup: 300, Seed: 501, jointOnly: true, Joint: JointMoves{MinShift: -1, Steps: 2}}
+	o := &Options{Chains: 4, Draws: 4000, Warmup: 300, Seed: 501, jointOnly: true, Joint: JointMoves{Follow: -1, Steps: 2}}
 	r := sample(t, dirichletGamma{}, o)
 	if len(r.Joint) != 1 || r.Joint[0].Name != "lead-follow(pi)" || r.Joint[0].Proposer != jointProposer || r.Joint[0].Proposals != 4*4000*2 {
 		t.Fatalf("Joint %+v", r.Joint)
@@ -166,7 +166,7 @@ func TestJointMovesBadOptions(t *testing.T) {
 		{&mixtureModel{}, JointMoves{Leads: []string{"k"}}, `"k", a Discrete site`},
 		{dirichletGamma{}, JointMoves{Steps: -1}, "Options.Joint.Steps = -1"},
 		{dirichletGamma{}, JointMoves{Scale: math.NaN()}, "Options.Joint.Scale = NaN"},
-		{dirichletGamma{}, JointMoves{MinShift: math.Inf(1)}, "Options.Joint.MinShift = +Inf"},
+		{dirichletGamma{}, JointMoves{Follow: math.Inf(1)}, "Options.Joint.Follow = +Inf"},
 		{badLeader{}, JointMoves{}, `the model's Leads() names "x"`},
 	} {
 		_, err := Sample(context.Background(), c.m, &Options{Joint: c.j, Warmup: 10})
