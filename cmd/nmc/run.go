@@ -27,6 +27,10 @@ type runSettings struct {
 	// noGroupMoves turns the model's group moves off (-no-group-moves): plain
 	// single-site NMC, as in the paper.
 	noGroupMoves bool
+	// leads names the lead sites of the lead-and-follow moves (-leads; nil: the
+	// model's); noJointMoves turns the moves off (-no-joint-moves).
+	leads        []string
+	noJointMoves bool
 	// heldOutTotal keeps only each draw's summed held-out log-likelihood (the joint
 	// curve's input) instead of every point: a million points × 1000 draws would be
 	// 8 GB. pointwise is then nil.
@@ -139,6 +143,7 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 		Seed:         s.seed,
 		HeldOut:      b.HeldOut,
 		NoGroupMoves: s.noGroupMoves,
+		Joint:        nmc.JointMoves{Off: s.noJointMoves, Leads: s.leads},
 		Progress:     bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
@@ -269,7 +274,7 @@ func (e *interruptedError) Error() string {
 // printSites writes the acceptance and fallback counts per site family, then one
 // row per group of group moves (res.Groups).
 func printSites(w io.Writer, res *nmc.Result) {
-	groups := append(append(draws.GroupSites(res.Sites), res.Groups...), res.Fitted...)
+	groups := append(append(append(draws.GroupSites(res.Sites), res.Groups...), res.Fitted...), res.Joint...)
 	width := len("site")
 	for _, g := range groups {
 		width = max(width, len(g.Name))

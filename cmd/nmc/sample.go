@@ -93,6 +93,8 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	warmup := &warmupFlag{auto: true}
 	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: each chain warms up until its log joint stops trending (200 to 1000 sweeps)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
+	leads := fs.String("leads", "", "make lead-and-follow moves of these comma-separated `sites` after warm-up (random walks in their unconstrained coordinates; default: the sites the model declares)")
+	noJoint := fs.Bool("no-joint-moves", false, "turn off the lead-and-follow moves")
 	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
 	logLik := fs.Bool("loglik", false, "add to the -out draws the training data's pointwise log-likelihood, one column log_lik[i] per observation (the input of nmc loo)")
 	yRep := fs.Bool("yrep", false, "add to the -out draws replicated data drawn at every draw, one column y_rep[i] per observed value (posterior predictive draws)")
@@ -107,7 +109,10 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, logLik: *logLik, yRep: *yRep}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, noJointMoves: *noJoint, logLik: *logLik, yRep: *yRep}
+		if *leads != "" {
+			s.leads = strings.Split(*leads, ",")
+		}
 		if err := s.check(); err != nil {
 			return usage(err)
 		}
@@ -437,7 +442,7 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 		}
 	}
 	var sites []draws.SiteStats
-	for _, g := range append(append(draws.GroupSites(r.res.Sites), r.res.Groups...), r.res.Fitted...) {
+	for _, g := range append(append(append(draws.GroupSites(r.res.Sites), r.res.Groups...), r.res.Fitted...), r.res.Joint...) {
 		if g.Proposals > 0 { // a site family that made no proposals has no rate to plot
 			sites = append(sites, g)
 		}
