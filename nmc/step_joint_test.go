@@ -124,8 +124,9 @@ func TestJointMovesAlone(t *testing.T) {
 }
 
 // TestJointMovesDefault: with the default sweeps the model's declared lead gets its
-// moves (five per sweep after the warm-up, none without a warm-up or with Off), the
-// moments stay exact, and Off gives the draws of a model without leads.
+// moves (ten per sweep after the warm-up, none without a warm-up or with Off), the
+// moments stay exact (also with followers chosen by JointMoves.Follow), and Off gives
+// the draws of a model without leads.
 func TestJointMovesDefault(t *testing.T) {
 	t.Parallel()
 	o := &Options{Chains: 4, Draws: 2000, Warmup: AutoWarmup, Seed: 502}
@@ -135,6 +136,11 @@ func TestJointMovesDefault(t *testing.T) {
 	}
 	checkMoments(t, "default pi[0]", column(t, r, "pi[0]"), 2.0/9, dirichletSD(dgAlpha[:], 0), nil)
 	checkMoments(t, "default lam", column(t, r, "lam"), 2.0/3, math.Sqrt(0.8-4.0/9), nil)
+
+	// Followers chosen by the shift of their fit (lam's Gamma fit moves with pi_0).
+	o.Joint.Follow = 0.05
+	r = sample(t, dirichletGamma{}, o)
+	checkMoments(t, "follow lam", column(t, r, "lam"), 2.0/3, math.Sqrt(0.8-4.0/9), nil)
 
 	off := sample(t, dirichletGamma{}, &Options{Chains: 2, Draws: 200, Warmup: AutoWarmup, Seed: 503, Joint: JointMoves{Off: true}})
 	none := sample(t, dirichletGamma{noLead: true}, &Options{Chains: 2, Draws: 200, Warmup: AutoWarmup, Seed: 503})
