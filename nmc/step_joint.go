@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/nmc-go/nmc/draws"
+	"github.com/nmc-go/nmc/internal/special"
 )
 
 // Lead-and-follow moves. Some posteriors have a slow direction that no single-site
@@ -266,7 +267,7 @@ func fromFree(s Site, u, x []float64) float64 {
 		w := s.Upper - s.Lower
 		for i, v := range u {
 			// σ(v) and 1 − σ(v) without cancellation.
-			lo, hi := logistic(v), logistic(-v)
+			lo, hi := special.Logistic(v), special.Logistic(-v)
 			x[i] = s.Lower + w*lo
 			if x[i] >= s.Upper {
 				x[i] = s.Upper - w*hi
@@ -293,35 +294,38 @@ func fromFree(s Site, u, x []float64) float64 {
 	return lj
 }
 
-func logistic(v float64) float64 {
-	if v >= 0 {
-		return 1 / (1 + math.Exp(-v))
-	}
-	e := math.Exp(v)
-	return e / (1 + e)
-}
-
 // jointMove is one lead's move in one chain.
 type jointMove struct {
 	lead      int
-	d         int         // the lead's unconstrained dimension
-	followers []int       // in their fixed order
-	l         []float64   // d×d: Cholesky factor of the random walk's covariance
-	u, u2, z  []float64   // d scratch
-	old, fwd  []float64   // the lead's and the followers' old and proposed values
-	pos       map[int]int // a follower's offset in old and fwd
-	order     []int       // the followers in the order of the current move
-	slot      slot        // scratch fit of a follower (largest site size)
+	d         int       // the lead's unconstrained dimension
+	followers []int     // in their fixed order
+	l         []float64 // d×d: Cholesky factor of the random walk's covariance
+	u, u2, z  []float64 // d scratch
+	old, fwd  []float64 // the lead's and the followers' old and proposed values
+	pos       []int     // per follower: its offset in old and fwd
+	order     []int     // the followers in the order of the current move
+	slot      slot      // scratch fit of a follower (the largest follower's size)
 }
 
 func newJointMove(lead int, sites []Site) *jointMove {
 	d := freeDim(sites[lead])
-	k := 0
-	for _, s := range sites {
-		k = max(k, s.Size)
-	}
 	return &jointMove{lead: lead, d: d, l: make([]float64, d*d),
-		u: make([]float64, d), u2: make([]float64, d), z: make([]float64, d), slot: newSlot(k), pos: map[int]int{}}
+		u: make([]float64, d), u2: make([]float64, d), z: make([]float64, d)}
+}
+
+// setFollowers sets the followers and sizes the move's buffers for them.
+func (j *jointMove) setFollowers(sites []Site, followers []int) {
+	j.followers = followers
+	n, k := sites[j.lead].Size, 0
+	j.pos = make([]int, len(followers))
+	for f, i := range followers {
+		j.pos[f] = n
+		n += sites[i].Size
+		k = max(k, sites[i].Size)
+	}
+	j.old, j.fwd = make([]float64, n), make([]float64, n)
+	j.order = make([]int, 0, len(followers))
+	j.slot = newSlot(k)
 }
 
 // collectJoint adds the current state to the warm-up moments of the lead candidates.
@@ -383,6 +387,8 @@ func (c *chain) fitJoint(j *jointMove) bool {
 	}
 	if c.opts.Joint.Follow != 0 {
 		c.chooseFollowers(j)
+	} else {
+		j.setFollowers(c.sites, nil)
 	}
 	return true
 }
@@ -441,7 +447,7 @@ func (c *chain) chooseFollowers(j *jointMove) {
 	}
 	minShift := c.opts.Joint.Follow
 	if minShift < 0 {
-		j.followers = cand
+		j.setFollowers(c.sites, cand)
 		return
 	}
 	// The fit of every candidate at the current lead and at lead values one
@@ -449,7 +455,12 @@ func (c *chain) chooseFollowers(j *jointMove) {
 	// shift is how far below the moved fit's own centre the old centre lies.
 	shift := make([]float64, len(c.sites))
 	centre := make([][]float64, len(c.sites))
-	s0 := &j.slot
+	k0 := 0
+	for _, i := range cand {
+		k0 = max(k0, c.sites[i].Size)
+	}
+	scratch := newSlot(k0)
+	s0 := &scratch
 	for _, i := range cand {
 		k := c.sites[i].Size
 		sl := slotPrefix(s0, k)
@@ -487,12 +498,13 @@ func (c *chain) chooseFollowers(j *jointMove) {
 			}
 		}
 	}
-	j.followers = j.followers[:0]
+	var followers []int
 	for _, i := range cand {
 		if shift[i] >= minShift {
-			j.followers = append(j.followers, i)
+			followers = append(followers, i)
 		}
 	}
+	j.setFollowers(c.sites, followers)
 }
 
 // slotPrefix returns a slot over the first k coordinates of s's buffers.
@@ -533,26 +545,15 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 	}
 	u := c.rng.Float64()
 	backward := c.rng.IntN(2) == 1
-	need := ls.Size
-	for _, i := range j.followers {
-		need += c.sites[i].Size
-	}
-	if len(j.old) < need {
-		j.old = make([]float64, need)
-		j.fwd = make([]float64, need)
-	}
-	// Save the old values.
-	n := copy(j.old, xl)
-	j.order = append(j.order[:0], j.followers...)
-	for _, i := range j.followers {
-		j.pos[i] = n
-		n += copy(j.old[n:], c.x[c.off[i]:c.off[i]+c.sites[i].Size])
+	// Save the old values (the lead's, then each follower's at its offset).
+	copy(j.old, xl)
+	for f, i := range j.followers {
+		copy(j.old[j.pos[f]:], c.x[c.off[i]:c.off[i]+c.sites[i].Size])
 	}
 	restore := func() {
-		m := copy(xl, j.old[:ls.Size])
-		for _, i := range j.followers {
-			k := c.sites[i].Size
-			m += copy(c.x[c.off[i]:c.off[i]+k], j.old[m:m+k])
+		copy(xl, j.old[:ls.Size])
+		for f, i := range j.followers {
+			copy(c.x[c.off[i]:c.off[i]+c.sites[i].Size], j.old[j.pos[f]:])
 		}
 	}
 	// The log density: the log joint, or, without followers, the lead's
@@ -587,11 +588,15 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 	// Forward: each follower from its fit at the partially updated state, in the
 	// followers' order or in reverse (with probability ½ each; the reverse move goes
 	// through them in the opposite order).
-	order := j.order
+	order := j.order[:0]
+	for f := range j.followers {
+		order = append(order, f)
+	}
 	if backward {
 		slices.Reverse(order)
 	}
-	for _, i := range order {
+	for _, f := range order {
+		i := j.followers[f]
 		k := c.sites[i].Size
 		sl := slotPrefix(&j.slot, k)
 		if !c.fitAt(i, &sl) {
@@ -612,36 +617,34 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 		return lp0
 	}
 	logr += lp1 - lp0
-	// Reverse: from x′, the lead back, then each follower's old value from its fit
-	// at the partially restored state.
-	copy(j.fwd[:need], xl)
-	n = ls.Size
-	for _, i := range j.followers {
-		n += copy(j.fwd[n:], c.x[c.off[i]:c.off[i]+c.sites[i].Size])
+	// Reverse: from x′, the lead back, then the followers in the opposite order,
+	// each old value from its fit at the partially restored state.
+	copy(j.fwd, xl)
+	for f, i := range j.followers {
+		copy(j.fwd[j.pos[f]:], c.x[c.off[i]:c.off[i]+c.sites[i].Size])
 	}
 	copy(xl, j.old[:ls.Size])
 	for r := len(order) - 1; r >= 0; r-- {
-		i := order[r]
+		f := order[r]
+		i := j.followers[f]
 		k := c.sites[i].Size
 		sl := slotPrefix(&j.slot, k)
 		if !c.fitAt(i, &sl) {
 			logr = math.Inf(-1)
 			break
 		}
-		o := j.pos[i]
+		o := j.pos[f]
 		logr += c.props[i].logq(&sl, 1, j.old[o:o+k])
 		copy(c.x[c.off[i]:c.off[i]+k], j.old[o:o+k])
 	}
 	restore()
 	if !(math.Log(u) < logr) {
-		restore()
 		return lp0
 	}
 	// Accepted: write x′ back.
-	m := copy(xl, j.fwd[:ls.Size])
-	for _, i := range j.followers {
-		k := c.sites[i].Size
-		m += copy(c.x[c.off[i]:c.off[i]+k], j.fwd[m:m+k])
+	copy(xl, j.fwd[:ls.Size])
+	for f, i := range j.followers {
+		copy(c.x[c.off[i]:c.off[i]+c.sites[i].Size], j.fwd[j.pos[f]:])
 	}
 	if st != nil {
 		st.Accepted++
