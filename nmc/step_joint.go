@@ -24,7 +24,8 @@ import (
 //     Gaussian random walk u′ = u + ε, ε ~ N(0, S), S fitted to the warm-up draws
 //     of u (frozen after warm-up);
 //  2. for j = 1 … n, x′_{F_j} ~ q_j(· | x_{j−1}), the NMC proposal of site F_j (its
-//     Newton, Gamma, Beta or Dirichlet fit) at the partially updated state
+//     Newton, Gamma, Beta or Dirichlet fit; for a finite Discrete site its exact
+//     conditional, by enumeration) at the partially updated state
 //     x_{j−1} = (x′_L, x′_{F_1}, …, x′_{F_{j−1}}, x_{F_j}, …, x_{F_n}).
 //
 // The followers are numbered in their fixed order or in the reverse of it, each with
@@ -51,21 +52,28 @@ import (
 //
 // Which moves: the leads are the sites the model declares (Leader) or
 // Options.Joint.Leads names. At the end of warm-up each chain fits the random walk of
-// each lead to the lead's warm-up draws. Followers are optional (JointMoves.Follow):
-// the continuous sites whose score reads the lead (the model's Neighbors, or the
-// sites whose score changes when the lead moves) and whose fitted proposal moves
-// with it: fitted at a lead value one random-walk step away, it puts the centre of
-// the fit at the current lead at least Follow nats below its own centre. Each
-// follower's fit adds its error to the ratio and costs two scores with derivatives
-// per move, so by default the lead moves alone.
+// each lead to the lead's warm-up draws. Followers are optional (JointMoves.Follow),
+// among the sites whose score reads the lead (the model's Neighbors, or the sites
+// whose score changes when the lead moves): every finite Discrete one that is not
+// Marginalised (its proposal is exact: with the allocations of a mixture as
+// followers of its weights, the move is a random walk on the weights' marginal,
+// allocations summed out), and the continuous ones whose fitted proposal moves
+// with the lead: fitted at a lead value one random-walk step away, it puts the
+// centre of the fit at the current lead at least Follow nats below its own centre.
+// Each continuous follower's fit adds its error to the ratio, and every follower
+// costs two scores (with derivatives, or of every value) per move, so by default
+// the lead moves alone.
 //
-// Measured on Dawid-Skene (5,000 items, 100 labelers, 3 classes, classes summed out,
-// lead π, 4 × 1000 draws, seed 1; user CPU time of the run): without the moves π₁'s
-// bulk ESS is 46 (16.5 s); the lead alone, 5 moves per sweep 208 (17.9 s), 10 moves
-// 433 (19.4 s), 20 moves 468 (22.9 s); with followers, 5 moves: all 300 confusion
-// rows 7% accepted, π₁ 138 (28.6 s; with the same scan order forward and back 0.3%
-// accepted); the 100 rows of class 1 21% accepted, 340 (43 s); the rows the shift
-// picks at Follow = 0.2 (1 to 113 per chain) 21% accepted, 239.
+// Measured on Dawid-Skene (5,000 items, 100 labelers, 3 classes, lead π, 4 × 1000
+// draws, seed 1; user CPU time of the run). Classes summed out: without the moves
+// π₁'s bulk ESS is 46 (16.5 s); the lead alone, 5 moves per sweep 208 (17.9 s), 10
+// moves 433 (19.4 s), 20 moves 468 (22.9 s); with followers, 5 moves: all 300
+// confusion rows 7% accepted, π₁ 138 (28.6 s; with the same scan order forward and
+// back 0.3% accepted); the 100 rows of class 1 21% accepted, 340 (43 s); the rows
+// the shift picks at Follow = 0.2 (1 to 113 per chain) 21% accepted, 239. Classes
+// explicit: π₁'s ESS is 24 (4.5 s); the lead alone cannot beat π's exact Dirichlet
+// conditional (6% accepted, no gain); with the 5,000 classes as followers
+// (Follow = −1), 28% accepted, 1 move per sweep 100 (8.9 s), 3 moves 150 (18.6 s).
 
 // Leader is an optional interface of a Model that declares lead sites for the
 // lead-and-follow moves (see JointMoves): continuous sites, each with at most
@@ -413,7 +421,7 @@ func (c *chain) chooseFollowers(j *jointMove) {
 	}()
 	other := func(i int) bool {
 		s := c.sites[i]
-		return i != j.lead && s.Support != Discrete && !s.Marginalised
+		return i != j.lead && !s.Marginalised && (s.Support != Discrete || s.NumValues > 0)
 	}
 	var cand []int
 	if c.dependents != nil {
@@ -462,6 +470,9 @@ func (c *chain) chooseFollowers(j *jointMove) {
 	scratch := newSlot(k0)
 	s0 := &scratch
 	for _, i := range cand {
+		if c.sites[i].Support == Discrete {
+			continue // followers whenever they read the lead: their proposal is exact
+		}
 		k := c.sites[i].Size
 		sl := slotPrefix(s0, k)
 		if !c.fitAt(i, &sl) {
@@ -500,7 +511,7 @@ func (c *chain) chooseFollowers(j *jointMove) {
 	}
 	var followers []int
 	for _, i := range cand {
-		if shift[i] >= minShift {
+		if shift[i] >= minShift || c.sites[i].Support == Discrete {
 			followers = append(followers, i)
 		}
 	}
@@ -597,6 +608,15 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 	}
 	for _, f := range order {
 		i := j.followers[f]
+		if c.sites[i].Support == Discrete {
+			lq, ok := c.drawConditional(i)
+			if !ok {
+				restore()
+				return lp0
+			}
+			logr -= lq
+			continue
+		}
 		k := c.sites[i].Size
 		sl := slotPrefix(&j.slot, k)
 		if !c.fitAt(i, &sl) {
@@ -627,6 +647,17 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 	for r := len(order) - 1; r >= 0; r-- {
 		f := order[r]
 		i := j.followers[f]
+		if c.sites[i].Support == Discrete {
+			v := j.old[j.pos[f]]
+			lq, ok := c.conditionalLogProb(i, v)
+			if !ok {
+				logr = math.Inf(-1)
+				break
+			}
+			logr += lq
+			c.x[c.off[i]] = v
+			continue
+		}
 		k := c.sites[i].Size
 		sl := slotPrefix(&j.slot, k)
 		if !c.fitAt(i, &sl) {
@@ -702,4 +733,70 @@ func jointStats(sites []Site, chains []*chain) (total []draws.SiteStats, perChai
 		}
 		return out
 	})
+}
+
+// conditionalLogits writes the normalised log-probabilities of the values of the
+// finite Discrete site i given the rest of the state into c.logits and reports
+// whether they are defined (some value has a finite score). x is left as it was.
+func (c *chain) conditionalLogits(i int) ([]float64, bool) {
+	off, nv := c.off[i], c.sites[i].NumValues
+	lp := c.logits[:nv]
+	if c.vs != nil {
+		c.vs.ScoreValues(c.x, i, lp)
+	} else {
+		old := c.x[off]
+		for v := range lp {
+			c.x[off] = float64(v)
+			lp[v] = c.sc.Score(c.x, i, nil, nil)
+		}
+		c.x[off] = old
+	}
+	top := math.Inf(-1)
+	for v, f := range lp {
+		if math.IsNaN(f) {
+			lp[v] = math.Inf(-1)
+		}
+		top = max(top, lp[v])
+	}
+	if math.IsInf(top, 0) {
+		return nil, false
+	}
+	sum := 0.0
+	for _, f := range lp {
+		sum += math.Exp(f - top)
+	}
+	norm := top + math.Log(sum)
+	for v := range lp {
+		lp[v] -= norm
+	}
+	return lp, true
+}
+
+// drawConditional draws the finite Discrete site i from its exact conditional,
+// writes it into the state and returns its log-probability.
+func (c *chain) drawConditional(i int) (float64, bool) {
+	lp, ok := c.conditionalLogits(i)
+	if !ok {
+		return 0, false
+	}
+	u := c.rng.Float64()
+	v, acc := len(lp)-1, 0.0
+	for k, f := range lp {
+		if acc += math.Exp(f); u < acc {
+			v = k
+			break
+		}
+	}
+	c.x[c.off[i]] = float64(v)
+	return lp[v], lp[v] > math.Inf(-1)
+}
+
+// conditionalLogProb returns the log-probability of value v of the finite Discrete
+// site i under its exact conditional given the rest of the state.
+func (c *chain) conditionalLogProb(i int, v float64) (float64, bool) {
+	lp, ok := c.conditionalLogits(i)
+	if !ok {
+		return 0, false
+	}
+	return lp[int(v)], true
 }

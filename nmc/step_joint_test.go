@@ -123,6 +123,65 @@ func TestJointMovesAlone(t *testing.T) {
 	t.Logf("beta: lead-follow acceptance %.3f", r.Joint[0].AcceptRate())
 }
 
+// allocation: pi ~ Dirichlet(dgAlpha + counts), k | pi ~ Categorical(pi) over 3
+// values. Marginals: pi Dirichlet(a), P(k = v) = a_v / Σa with a = dgAlpha + counts.
+type allocation struct{ counts [3]float64 }
+
+func (allocation) Sites() []Site {
+	return []Site{{Name: "pi", Size: 3, Support: Simplex}, {Name: "k", Size: 1, Support: Discrete, NumValues: 3}}
+}
+func (m allocation) NewScorer() Scorer { return m }
+func (allocation) Init(rng *rand.Rand, x []float64) error {
+	x[0], x[1], x[2], x[3] = 0.2, 0.3, 0.5, float64(rng.IntN(3))
+	return nil
+}
+func (m allocation) LogJoint(x []float64) float64 { return m.Score(x, 0, nil, nil) }
+func (m allocation) Score(x []float64, i int, grad, hess []float64) float64 {
+	if !(x[0] > 0 && x[1] > 0 && x[2] > 0) {
+		return math.Inf(-1)
+	}
+	k := int(x[3])
+	if i == 1 {
+		return math.Log(x[k])
+	}
+	f := math.Log(x[k])
+	for n, a := range dgAlpha {
+		f += (a + m.counts[n] - 1) * math.Log(x[n])
+	}
+	if grad != nil {
+		clear(hess[:9])
+		for n, a := range dgAlpha {
+			e := a + m.counts[n] - 1
+			if n == k {
+				e++
+			}
+			grad[n] = e / x[n]
+			hess[n*3+n] = -e / (x[n] * x[n])
+		}
+	}
+	return f
+}
+
+// TestJointMovesDiscreteFollowers: a simplex lead whose finite Discrete follower is
+// drawn from its exact conditional (the allocation of one item to a class with
+// weights pi): with the moves alone the joint keeps its closed-form marginals; the
+// move is a random walk on pi's marginal with k summed out.
+func TestJointMovesDiscreteFollowers(t *testing.T) {
+	t.Parallel()
+	m := allocation{counts: [3]float64{5, 1, 0}}
+	a := []float64{dgAlpha[0] + 5, dgAlpha[1] + 1, dgAlpha[2]}
+	sum := a[0] + a[1] + a[2]
+	r := sample(t, m, &Options{Chains: 4, Draws: 4000, Warmup: 300, Seed: 505, jointOnly: true, Joint: JointMoves{Leads: []string{"pi"}, Follow: -1, Steps: 2}})
+	checkMoments(t, "allocation pi[0]", column(t, r, "pi[0]"), a[0]/sum, dirichletSD(a, 0), nil)
+	checkMean(t, "allocation P(k = 0)", mapSeries(column(t, r, "k"), func(v float64) float64 {
+		if v == 0 {
+			return 1
+		}
+		return 0
+	}), a[0]/sum)
+	t.Logf("allocation: lead-follow acceptance %.3f", r.Joint[0].AcceptRate())
+}
+
 // TestJointMovesDefault: with the default sweeps the model's declared lead gets its
 // moves (ten per sweep after the warm-up, none without a warm-up or with Off), the
 // moments stay exact (also with followers chosen by JointMoves.Follow), and Off gives
