@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -31,6 +32,8 @@ type runSettings struct {
 	// model's); noJointMoves turns the moves off (-no-joint-moves).
 	leads        []string
 	noJointMoves bool
+	// follow is nmc.JointMoves.Follow (-follow).
+	follow float64
 	// heldOutTotal keeps only each draw's summed held-out log-likelihood (the joint
 	// curve's input) instead of every point: a million points × 1000 draws would be
 	// 8 GB. pointwise is then nil.
@@ -51,6 +54,8 @@ func (s runSettings) check() error {
 		return fmt.Errorf("-warmup = %d, want 0 or more", s.warmup)
 	case s.firstChain < 0:
 		return fmt.Errorf("-first-chain = %d, want 0 or more", s.firstChain)
+	case math.IsNaN(s.follow) || math.IsInf(s.follow, 0):
+		return fmt.Errorf("-follow = %g, want a finite number", s.follow)
 	}
 	return nil
 }
@@ -143,7 +148,7 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 		Seed:         s.seed,
 		HeldOut:      b.HeldOut,
 		NoGroupMoves: s.noGroupMoves,
-		Joint:        nmc.JointMoves{Off: s.noJointMoves, Leads: s.leads},
+		Joint:        nmc.JointMoves{Off: s.noJointMoves, Leads: s.leads, Follow: s.follow},
 		Progress:     bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
