@@ -55,6 +55,9 @@ type chain struct {
 	// The fitted independence step (nil without fitted blocks) and the warm-up.
 	fitted       []*fittedBlock
 	fstats       []draws.SiteStats // per fitted block, recorded sweeps only
+	joint        []*jointMove      // the lead-and-follow moves, one per lead (after warm-up)
+	jmom         []*siteMoments    // per site: warm-up moments of a lead candidate, else nil; nil without the moves
+	jstats       []draws.SiteStats // per site, the moves it led (recorded sweeps only)
 	warm         warmupState
 	warmupSweeps int // the warm-up's length, once it is over
 
@@ -111,6 +114,13 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 	for _, g := range groups {
 		c.gold = make([]float64, max(len(c.gold), len(g.coords)))
 		c.gnew = make([]float64, len(c.gold))
+	}
+	if len(opts.jointLeads) > 0 && opts.Warmup != 0 { // the random walks are fitted to warm-up draws
+		c.jmom = make([]*siteMoments, len(sites))
+		for _, i := range opts.jointLeads {
+			c.jmom[i] = newSiteMoments(freeDim(sites[i]))
+		}
+		c.jstats = make([]draws.SiteStats, len(sites))
 	}
 	if dependents != nil {
 		c.valid = make([]bool, len(sites))
@@ -375,25 +385,26 @@ func outsideSupport(s Site, x []float64) string {
 // sweep updates every site once, in a fresh random order, then makes one group move
 // per group (in the order of the model's Groups), then, when fitted is true, one
 // fitted independence step per fitted block that has a proposal (in block order),
-// then draws every Marginalised site from its exact conditional (in state order). It
+// then, after warm-up, Options.Joint.Steps lead-and-follow moves per lead, then draws every Marginalised site from its exact conditional (in state order). It
 // checks done every 256 sites, so that a long sweep can be cancelled, and reports
 // false if it was (the partial sweep is not recorded).
 func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 	fittedOnly := c.opts.fittedOnly && !warmup
-	if !c.opts.groupsOnly && !fittedOnly {
+	jointOnly := c.opts.jointOnly && !warmup
+	if !c.opts.groupsOnly && !fittedOnly && !jointOnly {
 		if !c.sweepSites(warmup, done) {
 			return false
 		}
 	}
 	for gi := range c.groups {
-		if fittedOnly {
+		if fittedOnly || jointOnly {
 			break
 		}
 		c.group = gi
 		c.stepGroup(gi)
 	}
 	c.group = -1
-	if fitted {
+	if fitted && !jointOnly {
 		for bi := range c.fitted {
 			var st *draws.SiteStats
 			if !warmup {
@@ -401,6 +412,16 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 			}
 			c.stepFitted(bi, st)
 		}
+	}
+	if !warmup {
+		for _, j := range c.joint {
+			c.site = j.lead
+			lp := math.NaN()
+			for range c.opts.Joint.Steps {
+				lp = c.stepJoint(j, &c.jstats[j.lead], lp)
+			}
+		}
+		c.site = -1
 	}
 	for _, i := range c.marg {
 		c.site = i

@@ -61,12 +61,16 @@ func (c *chain) afterWarmupSweep(sweep int) bool {
 			for _, b := range c.fitted {
 				b.collect(c.x)
 			}
+			c.collectJoint()
 		}
 		return false
 	}
 	w := &c.warm
 	for _, b := range c.fitted {
 		b.collect(c.x)
+	}
+	if sweep >= w.stable+autoWindow {
+		c.collectJoint()
 	}
 	c.phase = "LogJoint"
 	w.lj[(sweep-w.stable)%(2*autoWindow)] = c.sc.LogJoint(c.x)
@@ -84,6 +88,7 @@ func (c *chain) afterWarmupSweep(sweep int) bool {
 			for _, b := range c.fitted {
 				b.reset()
 			}
+			c.resetJoint()
 			return false
 		}
 	}
@@ -118,11 +123,12 @@ func trendless(older, newer []float64) bool {
 // endWarmup freezes the fitted proposals at the end of a warm-up of n sweeps.
 func (c *chain) endWarmup(n int) {
 	c.warmupSweeps = n
+	m := fittedRing
 	if c.opts.Warmup == AutoWarmup {
-		c.fitBlocks(n - c.warm.stable - autoWindow)
-	} else {
-		c.fitBlocks(fittedRing)
+		m = n - c.warm.stable - autoWindow
 	}
+	c.fitBlocks(m)
+	c.startJoint()
 }
 
 // fitBlocks fits every fitted block to its latest m warm-up draws, except the
