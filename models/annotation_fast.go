@@ -172,6 +172,16 @@ func dirichletConst(a []float64) float64 {
 // Sites lists the latent sites in state order: those of the graph model.
 func (f *annotationFast) Sites() []nmc.Site { return f.sites }
 
+// Leads declares pi the lead of the lead-and-follow moves (nmc.Leader) when the
+// classes are summed out, as Built.Graph does (AnnotationPrior.MarginaliseClasses);
+// with z explicit pi's conditional is an exact Dirichlet and there is none.
+func (f *annotationFast) Leads() []string {
+	if f.marginal {
+		return []string{"pi"}
+	}
+	return nil
+}
+
 // Init writes the majority-vote start of annotationStart into x.
 func (f *annotationFast) Init(rng *rand.Rand, x []float64) error { return f.start.Init(rng, x) }
 

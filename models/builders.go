@@ -159,6 +159,12 @@ type AnnotationPrior struct {
 	// -chains 4 -seed 1 -marginalise-classes` takes 3.5× the wall time of the explicit
 	// form of f555f36 (farm-bench, 3 interleaved pairs: 36.4 s against 10.5 s), above
 	// the 1.3× at which it would become the default; so it is not.
+	//
+	// With the classes summed out, pi is declared the lead of the sampler's
+	// lead-and-follow moves (graph.Builder.Lead in Built.Graph, nmc.Leader in the
+	// hand-written model): after warm-up, random walks of pi in its log-ratio
+	// coordinates follow pi's broad marginal, which the confusion rows of a rare class
+	// pin down one at a time (see nmc.JointMoves; nmc.Options.Joint.Off turns them off).
 	MarginaliseClasses bool
 }
 
@@ -214,6 +220,7 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 	}
 	if p.MarginaliseClasses {
 		b.Marginalise(z)
+		b.Lead(pi)
 	}
 	m, err := b.Build()
 	if err != nil {
