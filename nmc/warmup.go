@@ -84,6 +84,9 @@ func (c *chain) afterWarmupSweep(sweep int) bool {
 			for _, b := range c.fitted {
 				b.reset()
 			}
+			for gi := range c.grates {
+				c.grates[gi].probed = c.grates[gi].probed[:0]
+			}
 			return false
 		}
 	}
@@ -115,9 +118,11 @@ func trendless(older, newer []float64) bool {
 	return isFinite(d) && d <= trendTolerance*sd
 }
 
-// endWarmup freezes the fitted proposals at the end of a warm-up of n sweeps.
+// endWarmup freezes the fitted proposals and the group moves' rates (see orbitRate)
+// at the end of a warm-up of n sweeps.
 func (c *chain) endWarmup(n int) {
 	c.warmupSweeps = n
+	c.freezeRates()
 	if c.opts.Warmup == AutoWarmup {
 		c.fitBlocks(n - c.warm.stable - autoWindow)
 	} else {
