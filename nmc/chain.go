@@ -111,6 +111,7 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 	}
 	if opts.Warmup == AutoWarmup {
 		c.warm.lj = make([]float64, 2*autoWindow)
+		c.warm.proposals, c.warm.accepted = make([]int, len(sites)), make([]int, len(sites))
 	}
 	c.fstats = make([]draws.SiteStats, len(blocks))
 	for bi := range blocks {
