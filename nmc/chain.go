@@ -39,6 +39,9 @@ type chain struct {
 	valid      []bool
 	stamp      []uint64
 	changes    uint64
+	// edits counts the changes of the state (changed and invalidateAll calls), so
+	// that a score computed at one state is known to hold while edits stays the same.
+	edits uint64
 
 	perm  []int // the sites of the sweep (all but the Marginalised ones)
 	stats []draws.SiteStats
@@ -50,7 +53,12 @@ type chain struct {
 	gold   []float64         // scratch: the old values of a group's coordinates
 	gnew   []float64         // scratch: the proposed values of a group's coordinates
 	gd     [2]float64        // scratch: the derivatives along an orbit
+	grates []orbitRate       // per group: the rate of its log-Gamma fit (see orbitRate)
+	gscore []orbitScore      // per group: its orbit score at the state its last step left
 	marg   []int             // the Marginalised sites, in state order
+	// keepRates says whether the group steps of the current sweep keep their probed
+	// rates (warm-up).
+	keepRates bool
 
 	// The fitted independence step (nil without fitted blocks) and the warm-up.
 	fitted       []*fittedBlock
@@ -106,6 +114,7 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 	}
 	if opts.Warmup == AutoWarmup {
 		c.warm.lj = make([]float64, 2*autoWindow)
+		c.warm.proposals, c.warm.accepted = make([]int, len(sites)), make([]int, len(sites))
 	}
 	c.fstats = make([]draws.SiteStats, len(blocks))
 	for bi := range blocks {
@@ -121,6 +130,15 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 			c.jmom[i] = newSiteMoments(freeDim(sites[i]))
 		}
 		c.jstats = make([]draws.SiteStats, len(sites))
+	}
+	c.grates = make([]orbitRate, len(groups))
+	c.gscore = make([]orbitScore, len(groups))
+	for gi := range c.grates {
+		n := opts.Warmup
+		if n == AutoWarmup {
+			n = opts.WarmupMax
+		}
+		c.grates[gi].probed = make([]probedRate, 0, n)
 	}
 	if dependents != nil {
 		c.valid = make([]bool, len(sites))
@@ -166,6 +184,7 @@ func (c *chain) setValid(i int) {
 
 // changed records that site i's value changed, invalidating the caches that read it.
 func (c *chain) changed(i int) {
+	c.edits++
 	if c.valid != nil {
 		for _, j := range c.dependents[i] {
 			c.valid[j] = false
@@ -177,6 +196,7 @@ func (c *chain) changed(i int) {
 
 // invalidateAll marks every cache stale (after the state was written from outside).
 func (c *chain) invalidateAll() {
+	c.edits++
 	if c.valid != nil {
 		clear(c.valid)
 	} else {
@@ -239,6 +259,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 			return ctx.Err()
 		default:
 		}
+		c.keepRates = o.Warmup == AutoWarmup || sweep >= o.Warmup/2
 		if !c.sweep(true, false, done) {
 			c.report(sweep, total)
 			return ctx.Err()
@@ -250,6 +271,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 			break
 		}
 	}
+	c.keepRates = false
 	c.endWarmup(sweep)
 	total = sweep + sampling
 	for s := 0; s < sampling; s++ {

@@ -65,9 +65,12 @@
 // Metropolis-Hastings steps from it to every sweep (FittedStep, Options.Fitted;
 // statistics in Result.Fitted, proposer "fitted-gaussian"). Options.Warmup =
 // AutoWarmup lets each chain choose its warm-up length (at least 200 sweeps, whole
-// windows of 50, re-applying start refinement at each window end, until its log
-// joint stops trending; Result.WarmupSweeps). Without a warm-up there is nothing to
-// fit, and the sweeps are as described above.
+// windows of 50, re-applying start refinement at each window end and moving a site
+// whose steps accepted nothing in the window to a draw of its proposal, until its
+// log joint stops trending; Result.WarmupSweeps). A group move probes its orbit
+// once more per fit for the rate of its log-Gamma fit; after a warm-up whose probed
+// rates were nearly constant the chain freezes their median and stops probing.
+// Without a warm-up there is nothing to fit, and the sweeps are as described above.
 //
 // # Lead-and-follow moves
 //

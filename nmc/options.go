@@ -22,8 +22,10 @@ type Options struct {
 	Draws int
 	// Warmup is the number of sweeps per chain run before recording (default 0), or
 	// AutoWarmup for the adaptive warm-up: each chain then warms up in windows of 50
-	// sweeps, re-applies start refinement (see InitRefine) at the end of every window
-	// and stops at the first window end after at least 200 sweeps where the means of
+	// sweeps, re-applies start refinement (see InitRefine) at the end of every window,
+	// moves a continuous site whose steps accepted none of the window's proposals to
+	// a draw of its own proposal (a move restarts the stationary period, as a
+	// refinement move does), and stops at the first window end after at least 200 sweeps where the means of
 	// its log joint over the last two windows (both after its last refinement move)
 	// differ by at most one standard deviation of the later window, or after
 	// WarmupMax sweeps. Result.WarmupSweeps records each chain's length. An explicit
