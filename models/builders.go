@@ -160,9 +160,16 @@ type AnnotationPrior struct {
 	// -chains 4 -seed 1 -marginalise-classes` takes 3.5× the wall time of the explicit
 	// form of f555f36 (3 interleaved pairs: 36.4 s against 10.5 s, measured with the
 	// former hand-written scorer), above the 1.3× at which it would become the
-	// default; so it is not. The graph model that now runs it takes 1.20× the CPU
+	// default; so it is not. The graph model that now runs it took 1.20× the CPU
 	// time of that hand-written scorer for this command (3 interleaved pairs, median;
-	// 20.6 s against 17.9 s) and prints the same summary table, digit for digit.
+	// 20.6 s against 17.9 s, both without the lead-and-follow moves below) and
+	// printed the same summary table, digit for digit.
+	//
+	// With the classes summed out, pi is declared the lead of the sampler's
+	// lead-and-follow moves (graph.Builder.Lead in Built.Graph, which is Built.Model
+	// in this form): after warm-up, random walks of pi in its log-ratio coordinates
+	// follow pi's broad marginal, which the confusion rows of a rare class pin down
+	// one at a time (see nmc.JointMoves; nmc.Options.Joint.Off turns them off).
 	MarginaliseClasses bool
 }
 
@@ -219,6 +226,7 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 	}
 	if p.MarginaliseClasses {
 		b.Marginalise(z)
+		b.Lead(pi)
 	}
 	m, err := b.Build()
 	if err != nil {

@@ -39,6 +39,9 @@ type chain struct {
 	valid      []bool
 	stamp      []uint64
 	changes    uint64
+	// edits counts the changes of the state (changed and invalidateAll calls), so
+	// that a score computed at one state is known to hold while edits stays the same.
+	edits uint64
 
 	perm  []int // the sites of the sweep (all but the Marginalised ones)
 	stats []draws.SiteStats
@@ -50,11 +53,19 @@ type chain struct {
 	gold   []float64         // scratch: the old values of a group's coordinates
 	gnew   []float64         // scratch: the proposed values of a group's coordinates
 	gd     [2]float64        // scratch: the derivatives along an orbit
+	grates []orbitRate       // per group: the rate of its log-Gamma fit (see orbitRate)
+	gscore []orbitScore      // per group: its orbit score at the state its last step left
 	marg   []int             // the Marginalised sites, in state order
+	// keepRates says whether the group steps of the current sweep keep their probed
+	// rates (warm-up).
+	keepRates bool
 
 	// The fitted independence step (nil without fitted blocks) and the warm-up.
 	fitted       []*fittedBlock
 	fstats       []draws.SiteStats // per fitted block, recorded sweeps only
+	joint        []*jointMove      // the lead-and-follow moves, one per lead (after warm-up)
+	jmom         []*siteMoments    // per site: warm-up moments of a lead candidate, else nil; nil without the moves
+	jstats       []draws.SiteStats // per site, the moves it led (recorded sweeps only)
 	warm         warmupState
 	warmupSweeps int // the warm-up's length, once it is over
 
@@ -103,6 +114,7 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 	}
 	if opts.Warmup == AutoWarmup {
 		c.warm.lj = make([]float64, 2*autoWindow)
+		c.warm.proposals, c.warm.accepted = make([]int, len(sites)), make([]int, len(sites))
 	}
 	c.fstats = make([]draws.SiteStats, len(blocks))
 	for bi := range blocks {
@@ -111,6 +123,22 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 	for _, g := range groups {
 		c.gold = make([]float64, max(len(c.gold), len(g.coords)))
 		c.gnew = make([]float64, len(c.gold))
+	}
+	if len(opts.jointLeads) > 0 && opts.Warmup != 0 { // the random walks are fitted to warm-up draws
+		c.jmom = make([]*siteMoments, len(sites))
+		for _, i := range opts.jointLeads {
+			c.jmom[i] = newSiteMoments(freeDim(sites[i]))
+		}
+		c.jstats = make([]draws.SiteStats, len(sites))
+	}
+	c.grates = make([]orbitRate, len(groups))
+	c.gscore = make([]orbitScore, len(groups))
+	for gi := range c.grates {
+		n := opts.Warmup
+		if n == AutoWarmup {
+			n = opts.WarmupMax
+		}
+		c.grates[gi].probed = make([]probedRate, 0, n)
 	}
 	if dependents != nil {
 		c.valid = make([]bool, len(sites))
@@ -156,6 +184,7 @@ func (c *chain) setValid(i int) {
 
 // changed records that site i's value changed, invalidating the caches that read it.
 func (c *chain) changed(i int) {
+	c.edits++
 	if c.valid != nil {
 		for _, j := range c.dependents[i] {
 			c.valid[j] = false
@@ -167,6 +196,7 @@ func (c *chain) changed(i int) {
 
 // invalidateAll marks every cache stale (after the state was written from outside).
 func (c *chain) invalidateAll() {
+	c.edits++
 	if c.valid != nil {
 		clear(c.valid)
 	} else {
@@ -229,6 +259,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 			return ctx.Err()
 		default:
 		}
+		c.keepRates = o.Warmup == AutoWarmup || sweep >= o.Warmup/2
 		if !c.sweep(true, false, done) {
 			c.report(sweep, total)
 			return ctx.Err()
@@ -240,6 +271,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 			break
 		}
 	}
+	c.keepRates = false
 	c.endWarmup(sweep)
 	total = sweep + sampling
 	for s := 0; s < sampling; s++ {
@@ -375,25 +407,26 @@ func outsideSupport(s Site, x []float64) string {
 // sweep updates every site once, in a fresh random order, then makes one group move
 // per group (in the order of the model's Groups), then, when fitted is true, one
 // fitted independence step per fitted block that has a proposal (in block order),
-// then draws every Marginalised site from its exact conditional (in state order). It
+// then, after warm-up, Options.Joint.Steps lead-and-follow moves per lead, then draws every Marginalised site from its exact conditional (in state order). It
 // checks done every 256 sites, so that a long sweep can be cancelled, and reports
 // false if it was (the partial sweep is not recorded).
 func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 	fittedOnly := c.opts.fittedOnly && !warmup
-	if !c.opts.groupsOnly && !fittedOnly {
+	jointOnly := c.opts.jointOnly && !warmup
+	if !c.opts.groupsOnly && !fittedOnly && !jointOnly {
 		if !c.sweepSites(warmup, done) {
 			return false
 		}
 	}
 	for gi := range c.groups {
-		if fittedOnly {
+		if fittedOnly || jointOnly {
 			break
 		}
 		c.group = gi
 		c.stepGroup(gi)
 	}
 	c.group = -1
-	if fitted {
+	if fitted && !jointOnly {
 		for bi := range c.fitted {
 			var st *draws.SiteStats
 			if !warmup {
@@ -401,6 +434,16 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 			}
 			c.stepFitted(bi, st)
 		}
+	}
+	if !warmup {
+		for _, j := range c.joint {
+			c.site = j.lead
+			lp := math.NaN()
+			for range c.opts.Joint.Steps {
+				lp = c.stepJoint(j, &c.jstats[j.lead], lp)
+			}
+		}
+		c.site = -1
 	}
 	for _, i := range c.marg {
 		c.site = i

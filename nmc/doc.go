@@ -65,9 +65,25 @@
 // Metropolis-Hastings steps from it to every sweep (FittedStep, Options.Fitted;
 // statistics in Result.Fitted, proposer "fitted-gaussian"). Options.Warmup =
 // AutoWarmup lets each chain choose its warm-up length (at least 200 sweeps, whole
-// windows of 50, re-applying start refinement at each window end, until its log
-// joint stops trending; Result.WarmupSweeps). Without a warm-up there is nothing to
-// fit, and the sweeps are as described above.
+// windows of 50, re-applying start refinement at each window end and moving a site
+// whose steps accepted nothing in the window to a draw of its proposal, until its
+// log joint stops trending; Result.WarmupSweeps). A group move probes its orbit
+// once more per fit for the rate of its log-Gamma fit; after a warm-up whose probed
+// rates were nearly constant the chain freezes their median and stops probing.
+// Without a warm-up there is nothing to fit, and the sweeps are as described above.
+//
+// # Lead-and-follow moves
+//
+// A site whose marginal is much broader than its conditional given the rest — the
+// weight of a rare mixture component, pinned by the component's parameters that are
+// fitted to it — moves slowly under its own steps however well they are fitted. A
+// model that implements Leader declares such lead sites (or Options.Joint.Leads
+// names them); after warm-up each sweep adds random-walk Metropolis-Hastings moves of
+// every lead in its unconstrained coordinates (log, logit, additive log-ratio; exact
+// Jacobian), with the covariance of the lead's warm-up draws, optionally with
+// followers that are re-proposed from their own fits (or, finite Discrete ones, from
+// their exact conditionals) in the same move (JointMoves, Options.Joint; statistics
+// in Result.Joint, proposer "lead-follow"; Options.Joint.Off turns them off).
 //
 // # Marginalised sites
 //

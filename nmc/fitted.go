@@ -519,7 +519,8 @@ func (b *fittedBlock) draw(c *chain, dst []float64) bool {
 
 // stepFitted makes Options.Fitted.Steps independence Metropolis-Hastings steps of
 // fitted block bi in a row; st counts them when non-nil. The block's score at the
-// current point is computed once and carried from step to step.
+// current point is computed once (or taken from the group step that just scored the
+// same state, see orbitScore) and carried from step to step.
 func (c *chain) stepFitted(bi int, st *draws.SiteStats) {
 	b := c.fitted[bi]
 	if !b.active {
@@ -538,7 +539,7 @@ func (c *chain) stepFitted(bi int, st *draws.SiteStats) {
 		}
 		u := c.rng.Float64()
 		if math.IsNaN(f0) {
-			if f0 = c.blockScore(p); !isFinite(f0) {
+			if f0 = c.currentBlockScore(p); !isFinite(f0) {
 				break
 			}
 		}
@@ -563,6 +564,20 @@ func (c *chain) stepFitted(bi int, st *draws.SiteStats) {
 			c.moved(i)
 		}
 	}
+	if p.group >= 0 && isFinite(f0) {
+		c.gscore[p.group] = orbitScore{f: f0, at: c.edits}
+	}
+}
+
+// currentBlockScore is blockScore at the chain's current state, known without an
+// evaluation when the block's group was just scored there.
+func (c *chain) currentBlockScore(p *blockPlan) float64 {
+	if p.group >= 0 {
+		if f, ok := c.knownOrbitScore(p.group); ok {
+			return f
+		}
+	}
+	return c.blockScore(p)
 }
 
 // blockScore returns the log density of block p's coordinates at the current state,

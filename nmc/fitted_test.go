@@ -264,3 +264,50 @@ func TestFittedFirstChainBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestDislodge: at a window end of the adaptive warm-up, a continuous site whose
+// steps accepted none of at least half a window of proposals moves to a draw of its
+// proposal (a finite point of its support); a site that accepted any, or made too
+// few proposals since the last window end, stays.
+func TestDislodge(t *testing.T) {
+	m := newMVNModel()
+	sites := m.Sites()
+	o, err := (&Options{Warmup: AutoWarmup, Seed: 407}).withDefaults(Dim(sites))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := newChain(0, m, sites, nil, nil, nil, &o, Dim(sites), 0)
+	ch.sc = m.NewScorer()
+	if err := ch.init(); err != nil {
+		t.Fatal(err)
+	}
+	start := append([]float64(nil), ch.x...)
+	for _, tc := range []struct {
+		name           string
+		proposals, acc int // the site's totals at this window end
+		move           bool
+	}{
+		{"some accepted", 50, 3, false},
+		{"none of 50 accepted", 100, 3, true},
+		{"nothing since the last window end", 100, 3, false},
+		{"none of 20 accepted: too few", 120, 3, false},
+		{"none of 30 accepted", 150, 3, true},
+	} {
+		before := append([]float64(nil), ch.x...)
+		ch.stats[0].Proposals, ch.stats[0].Accepted = tc.proposals, tc.acc
+		moved := ch.dislodge()
+		changed := false
+		for j := range before {
+			changed = changed || ch.x[j] != before[j]
+		}
+		if moved != tc.move || changed != tc.move {
+			t.Errorf("%s: dislodge reported %v, state changed %v; want %v", tc.name, moved, changed, tc.move)
+		}
+		if msg := outsideSupport(sites[0], ch.x); msg != "" {
+			t.Errorf("%s: %s", tc.name, msg)
+		}
+	}
+	if ch.x[0] == start[0] {
+		t.Errorf("state %v never left the start %v", ch.x, start)
+	}
+}

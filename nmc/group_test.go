@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -503,6 +504,102 @@ func TestGroupMoveStationary(t *testing.T) {
 		}
 	}, 100000, 3, []int{1, 2, 3}, 0)
 	checkMoments(t, "radius after dilations about x0", r, mean, sd, nil)
+}
+
+// logQuartic is λ > 0 whose logarithm v has density ∝ exp(−v⁴/4 − v²/2), with the
+// group that dilates λ about 0: along the orbit h(t) is that log density at v + t,
+// concave everywhere, and the rate at which its curvature changes, 6v/(3v² + 1),
+// changes sign at the mode.
+func logQuartic() *groupedScalar {
+	return &groupedScalar{scalarModel: &scalarModel{
+		site: Site{Name: "lambda", Size: 1, Support: Positive},
+		fn: func(l float64) (float64, float64, float64) {
+			if !(l > 0) {
+				return math.Inf(-1), 0, 0
+			}
+			v := math.Log(l)
+			g := -v*v*v - v - 1 // of f in v, with the Jacobian −v
+			return -v*v*v*v/4 - v*v/2 - v, g / l, (-3*v*v - 1 - g) / (l * l)
+		},
+		init: func(rng *rand.Rand) float64 { return math.Exp(rng.NormFloat64()) },
+	}, groups: []Group{dilateAll(1, 1)}}
+}
+
+// simpson returns the integral of f over [a, b] by Simpson's rule on 4000 intervals.
+func simpson(f func(float64) float64, a, b float64) float64 {
+	const n = 4000
+	s := f(a) + f(b)
+	for k := 1; k < n; k++ {
+		s += float64(2+2*(k%2)) * f(a+(b-a)*float64(k)/n)
+	}
+	return s * (b - a) / n / 3
+}
+
+// countedOrbits counts the orbit scores of a grouped scalar model.
+type countedOrbits struct {
+	*groupedScalar
+	n *atomic.Int64
+}
+
+func (m countedOrbits) NewScorer() Scorer { return m }
+func (m countedOrbits) ScoreOrbit(x []float64, g int, d *[2]float64) float64 {
+	m.n.Add(1)
+	return m.groupedScalar.ScoreOrbit(x, g, d)
+}
+
+// TestGroupMoveFrozenRate: the rate of a group's log-Gamma fit is frozen after
+// warm-up (orbitRate) only when the warm-up's probes found it constant. Along the
+// dilation of a Gamma law the rate is 1 everywhere: a recorded group step then
+// scores two points, the current one and the proposal, where probing scores up to
+// four. Along the dilation of logQuartic's λ the rate changes sign across the mode:
+// the chain keeps probing. Both keep their laws (a reverse fit made with
+// another rate than the forward one fails them).
+func TestGroupMoveFrozenRate(t *testing.T) {
+	t.Parallel()
+	const chains, warmup, draws = 4, 200, 4000
+	// orbitScores returns the draws of m and the orbit scores of draws/2 recorded
+	// sweeps per chain: the difference of two runs whose warm-ups are the same.
+	orbitScores := func(gs *groupedScalar) (*Result, float64) {
+		var n atomic.Int64
+		m := countedOrbits{gs, &n}
+		var calls [2]int64
+		var r *Result
+		for k, d := range []int{draws, draws / 2} {
+			n.Store(0)
+			res := sample(t, m, &Options{Chains: chains, Draws: d, Warmup: warmup, Seed: 351, groupsOnly: true})
+			calls[k] = n.Load()
+			if k == 0 {
+				r = res
+			}
+		}
+		return r, float64(calls[0]-calls[1]) / float64(chains*draws/2)
+	}
+
+	gd, a, b := gammaDilated()
+	r, perStep := orbitScores(gd)
+	if perStep > 2 || perStep < 1.5 {
+		t.Errorf("Gamma law: %.2f orbit scores per recorded group step, want at most 2 (rate frozen)", perStep)
+	}
+	checkMoments(t, "gamma", column(t, r, "lambda"), a/b, math.Sqrt(a)/b, nil)
+
+	r, perStep = orbitScores(logQuartic())
+	if perStep < 2.5 {
+		t.Errorf("log λ quartic: %.2f orbit scores per recorded group step, want the probes kept (about 4)", perStep)
+	}
+	dens := func(v float64) float64 { return math.Exp(-v*v*v*v/4 - v*v/2) }
+	norm := simpson(dens, -10, 10)
+	inner := simpson(dens, -0.5, 0.5) / norm
+	v2 := simpson(func(v float64) float64 { return v * v * dens(v) }, -10, 10) / norm
+	logs := series(r, func(x []float64) float64 { return math.Log(x[0]) })
+	checkMean(t, "log lambda", logs, 0)
+	checkMean(t, "(log lambda)²", mapSeries(logs, func(v float64) float64 { return v * v }), v2)
+	checkMean(t, "P(|log lambda| ≤ 1/2)", mapSeries(logs, func(v float64) float64 {
+		if math.Abs(v) <= 0.5 {
+			return 1
+		}
+		return 0
+	}), inner)
+	t.Logf("quartic: dilation acceptance %.3f", groupRate(t, r, "scale"))
 }
 
 // TestGroupsFirstChainBitIdentical: with group moves and Marginalised sites, the

@@ -22,8 +22,10 @@ type Options struct {
 	Draws int
 	// Warmup is the number of sweeps per chain run before recording (default 0), or
 	// AutoWarmup for the adaptive warm-up: each chain then warms up in windows of 50
-	// sweeps, re-applies start refinement (see InitRefine) at the end of every window
-	// and stops at the first window end after at least 200 sweeps where the means of
+	// sweeps, re-applies start refinement (see InitRefine) at the end of every window,
+	// moves a continuous site whose steps accepted none of the window's proposals to
+	// a draw of its own proposal (a move restarts the stationary period, as a
+	// refinement move does), and stops at the first window end after at least 200 sweeps where the means of
 	// its log joint over the last two windows (both after its last refinement move)
 	// differ by at most one standard deviation of the later window, or after
 	// WarmupMax sweeps. Result.WarmupSweeps records each chain's length. An explicit
@@ -80,6 +82,12 @@ type Options struct {
 	// enough draws (from the second half of an explicit warm-up, at least 20), so a
 	// run without warm-up is unchanged.
 	Fitted FittedStep
+	// Joint configures the lead-and-follow moves (see JointMoves): after a warm-up,
+	// each sweep adds random-walk moves of every lead site (declared by the model,
+	// see Leader, or named in Joint.Leads) in its unconstrained coordinates, with
+	// the sites fitted to it following from their own NMC proposals. The zero value
+	// is on for the model's leads; Joint.Off turns the moves off.
+	Joint JointMoves
 	// HeldOut, when non-nil, is evaluated at every recorded draw; the pointwise
 	// log-likelihoods go to Result.HeldOut.
 	HeldOut HeldOut
@@ -95,6 +103,11 @@ type Options struct {
 	// and the group moves: only the fitted independence steps (and the draws of
 	// Marginalised sites) remain.
 	fittedOnly bool
+	// jointOnly, a test hook, makes every sweep after warm-up skip everything but
+	// the lead-and-follow moves (and the draws of Marginalised sites).
+	jointOnly bool
+	// jointLeads are the lead sites (set by Sample).
+	jointLeads []int
 }
 
 // withDefaults validates o and returns a copy with the defaults filled in. dim is the
@@ -135,6 +148,11 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 		return e, err
 	}
 	e.Fitted = fitted
+	joint, err := e.Joint.withDefaults()
+	if err != nil {
+		return e, err
+	}
+	e.Joint = joint
 	if e.InitRefine == 0 {
 		e.InitRefine = 50
 	}

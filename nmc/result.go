@@ -52,6 +52,13 @@ type Result struct {
 	Fitted []draws.SiteStats
 	// FittedPerChain holds the same statistics chain by chain.
 	FittedPerChain [][]draws.SiteStats
+	// Joint holds per-lead statistics of the lead-and-follow moves (see JointMoves),
+	// totals over chains, in the order of Options.Joint.Leads; nil without leads. Name
+	// is "lead-follow(" followed by the lead's name and ")", Proposer "lead-follow",
+	// Sites 1. Only the moves after warm-up are counted.
+	Joint []draws.SiteStats
+	// JointPerChain holds the same statistics chain by chain.
+	JointPerChain [][]draws.SiteStats
 	// WarmupSweeps holds each chain's number of warm-up sweeps (Options.Warmup, or the
 	// length the adaptive warm-up chose; for a cancelled or failed chain, the sweeps
 	// it ran before stopping, 0 if it stopped in its warm-up).
@@ -116,10 +123,10 @@ func groupStats(groups []groupPlan, chains []*chain) (total []draws.SiteStats, p
 }
 
 // AllStats returns the statistics of every site (Sites) followed by those of every
-// group (Groups) and every fitted block (Fitted), for the summary tables and the
+// group (Groups), every fitted block (Fitted) and every lead-and-follow move (Joint), for the summary tables and the
 // acceptance plot (viz.AcceptancePlot, nbutil.SiteStatsHTML).
 func (r *Result) AllStats() []draws.SiteStats {
-	return append(append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...), r.Fitted...)
+	return append(append(append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...), r.Fitted...), r.Joint...)
 }
 
 // AcceptRate returns the fraction of accepted proposals of the named site over all

@@ -57,6 +57,9 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if eff.jointLeads, err = jointLeads(m, sites, eff.Joint); err != nil {
+		return nil, err
+	}
 	var blocks []blockPlan
 	if !eff.Fitted.Off && eff.Warmup != 0 { // without warm-up there is nothing to fit
 		blocks = fittedBlocks(sites, groups)
@@ -98,6 +101,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	res.Sites, res.SitesPerChain = siteStats(sites, &eff, chains)
 	res.Groups, res.GroupsPerChain = groupStats(groups, chains)
 	res.Fitted, res.FittedPerChain = fittedStats(blocks, &eff, chains)
+	res.Joint, res.JointPerChain = jointStats(sites, chains)
 	res.WarmupSweeps = make([]int, eff.Chains)
 	if eff.HeldOut != nil {
 		res.HeldOut = make([][]float64, eff.Chains)

@@ -4,8 +4,9 @@
 // regression (blr), robust regression, the annotation model, and recovery of the
 // exact posterior of the four conjugate models of the models registry.
 //
-// [Run] samples each experiment with the chains starting from prior draws and no
-// warm-up, as in the paper, and returns a [Report]: the table (wall time, draws
+// [Run] samples each experiment with the chains starting from prior draws, with
+// the adaptive warm-up before the recorded draws (none with Config.NoGroupMoves,
+// as in the paper), and returns a [Report]: the table (warm-up, wall time, draws
 // per second, samples to convergence and final value of the joint predictive
 // log-likelihood over the held-out half of the data with the chains interleaved
 // by draw, min bulk ESS and max R-hat over the second half of each chain, peak Go

@@ -14,13 +14,13 @@ import (
 )
 
 // WriteTable writes the paper's table as aligned text: model, N, K, chains ×
-// draws, wall time, draws per second, samples to convergence, final PLL, min ESS,
+// draws, the longest warm-up, wall time, draws per second, samples to convergence, final PLL, min ESS,
 // min ESS per second, max R-hat and peak heap ("-" for what a model does not have).
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tN\tK\tchains×draws\twall time\tdraws/s\tsamples to conv.\tfinal PLL\tmin ESS\tmin ESS/s\tmax R-hat\tpeak heap\t")
+	fmt.Fprintln(tw, "model\tN\tK\tchains×draws\twarm-up\twall time\tdraws/s\tsamples to conv.\tfinal PLL\tmin ESS\tmin ESS/s\tmax R-hat\tpeak heap\t")
 	for _, r := range r.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d×%d\t%s\t%.0f\t%s\t%s\t%.0f\t%.1f\t%.3f\t%s\t\n", r.Model, dash(r.N), dash(r.K), r.Chains, r.Draws,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d×%d\t%d\t%s\t%.0f\t%s\t%s\t%.0f\t%.1f\t%.3f\t%s\t\n", r.Model, dash(r.N), dash(r.K), r.Chains, r.Draws, r.WarmupSweeps,
 			FormatDuration(r.Wall), r.DrawsPerSecond(), dash(r.SamplesToConvergence), pllText(r.FinalPLL), r.MinESS, r.MinESS/r.Wall.Seconds(), r.MaxRHat,
 			formatBytes(r.PeakHeap))
 	}
@@ -94,7 +94,7 @@ func pllText(v float64) string {
 // peak_heap_bytes.
 func (r *Report) WriteTableCSV(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("model,N,K,chains,draws,wall_seconds,draws_per_second,samples_to_convergence,final_pll,min_ess_bulk,min_ess_per_second,max_rhat,peak_heap_bytes\n")
+	b.WriteString("model,N,K,chains,draws,warmup_sweeps,wall_seconds,draws_per_second,samples_to_convergence,final_pll,min_ess_bulk,min_ess_per_second,max_rhat,peak_heap_bytes\n")
 	na := func(v float64) string {
 		if math.IsNaN(v) {
 			return "NA"
@@ -106,7 +106,7 @@ func (r *Report) WriteTableCSV(w io.Writer) error {
 		if r.SamplesToConvergence > 0 {
 			conv = strconv.Itoa(r.SamplesToConvergence)
 		}
-		fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%d\n", r.Model, r.N, r.K, r.Chains, r.Draws,
+		fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%d\n", r.Model, r.N, r.K, r.Chains, r.Draws, r.WarmupSweeps,
 			na(r.Wall.Seconds()), na(r.DrawsPerSecond()), conv, na(r.FinalPLL), na(r.MinESS), na(r.MinESS/r.Wall.Seconds()), na(r.MaxRHat), r.PeakHeap)
 	}
 	_, err := io.WriteString(w, b.String())

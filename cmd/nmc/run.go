@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -27,6 +28,12 @@ type runSettings struct {
 	// noGroupMoves turns the model's group moves off (-no-group-moves): plain
 	// single-site NMC, as in the paper.
 	noGroupMoves bool
+	// leads names the lead sites of the lead-and-follow moves (-leads; nil: the
+	// model's); noJointMoves turns the moves off (-no-joint-moves).
+	leads        []string
+	noJointMoves bool
+	// follow is nmc.JointMoves.Follow (-follow).
+	follow float64
 	// heldOutTotal keeps only each draw's summed held-out log-likelihood (the joint
 	// curve's input) instead of every point: a million points × 1000 draws would be
 	// 8 GB. pointwise is then nil.
@@ -47,6 +54,8 @@ func (s runSettings) check() error {
 		return fmt.Errorf("-warmup = %d, want 0 or more", s.warmup)
 	case s.firstChain < 0:
 		return fmt.Errorf("-first-chain = %d, want 0 or more", s.firstChain)
+	case math.IsNaN(s.follow) || math.IsInf(s.follow, 0):
+		return fmt.Errorf("-follow = %g, want a finite number", s.follow)
 	}
 	return nil
 }
@@ -139,6 +148,7 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 		Seed:         s.seed,
 		HeldOut:      b.HeldOut,
 		NoGroupMoves: s.noGroupMoves,
+		Joint:        nmc.JointMoves{Off: s.noJointMoves, Leads: s.leads, Follow: s.follow},
 		Progress:     bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
@@ -269,7 +279,7 @@ func (e *interruptedError) Error() string {
 // printSites writes the acceptance and fallback counts per site family, then one
 // row per group of group moves (res.Groups).
 func printSites(w io.Writer, res *nmc.Result) {
-	groups := append(append(draws.GroupSites(res.Sites), res.Groups...), res.Fitted...)
+	groups := append(append(append(draws.GroupSites(res.Sites), res.Groups...), res.Fitted...), res.Joint...)
 	width := len("site")
 	for _, g := range groups {
 		width = max(width, len(g.Name))

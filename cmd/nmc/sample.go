@@ -94,6 +94,9 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: each chain warms up until its log joint stops trending (200 to 1000 sweeps)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
 	margClasses := fs.Bool("marginalise-classes", false, "annotation only: sum the classes z out of the scores of pi and theta (z still recorded, drawn exactly after each sweep); default: z explicit, as in the paper")
+	leads := fs.String("leads", "", "make lead-and-follow moves of these comma-separated `sites` after warm-up (random walks in their unconstrained coordinates; default: the sites the model declares)")
+	follow := fs.Float64("follow", 0, "lead-and-follow moves: the least shift (nats) of a site's fitted proposal that makes it follow the lead; 0: the lead moves alone, negative: every site that reads the lead follows")
+	noJoint := fs.Bool("no-joint-moves", false, "turn off the lead-and-follow moves")
 	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
 	logLik := fs.Bool("loglik", false, "add to the -out draws the training data's pointwise log-likelihood, one column log_lik[i] per observation (the input of nmc loo)")
 	yRep := fs.Bool("yrep", false, "add to the -out draws replicated data drawn at every draw, one column y_rep[i] per observed value (posterior predictive draws)")
@@ -108,7 +111,10 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, logLik: *logLik, yRep: *yRep}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, noJointMoves: *noJoint, follow: *follow, logLik: *logLik, yRep: *yRep}
+		if *leads != "" {
+			s.leads = strings.Split(*leads, ",")
+		}
 		if err := s.check(); err != nil {
 			return usage(err)
 		}
@@ -444,7 +450,7 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 		}
 	}
 	var sites []draws.SiteStats
-	for _, g := range append(append(draws.GroupSites(r.res.Sites), r.res.Groups...), r.res.Fitted...) {
+	for _, g := range append(append(append(draws.GroupSites(r.res.Sites), r.res.Groups...), r.res.Fitted...), r.res.Joint...) {
 		if g.Proposals > 0 { // a site family that made no proposals has no rate to plot
 			sites = append(sites, g)
 		}

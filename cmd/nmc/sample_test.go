@@ -571,3 +571,42 @@ func TestSampleHeldOutTotalsOnly(t *testing.T) {
 		t.Errorf("-pll file with totals only: header %v, want draws,pll_joint", b.Header)
 	}
 }
+
+// TestSampleLeads: -leads pi adds ten lead-and-follow moves of pi per recorded sweep
+// (a row of the site table), -follow -1 lets every site that reads pi follow it,
+// -no-joint-moves turns the moves off, and a lead that is not a site or a follow
+// threshold that is not a number is an error naming it.
+func TestSampleLeads(t *testing.T) {
+	args := []string{"sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "40", "-warmup", "60", "-chains", "2", "-leads", "pi"}
+	row := func(out string) []string {
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 6 && f[0] == "lead-follow(pi)" {
+				return f
+			}
+		}
+		return nil
+	}
+	f := row(mustRun(t, args...))
+	if f == nil || f[1] != "lead-follow" || f[3] != strconv.Itoa(2*40*10) {
+		t.Errorf("-leads pi: site table row %q, want lead-follow(pi) with %d proposals", f, 2*40*10)
+	}
+	if f := row(mustRun(t, append(args, "-no-joint-moves")...)); f != nil {
+		t.Errorf("-no-joint-moves: site table row %q", f)
+	}
+	// With -follow −1 the classes z follow pi (drawn from their exact conditionals).
+	f = row(mustRun(t, append(args, "-follow", "-1")...))
+	if f == nil {
+		t.Fatal("-follow -1: no lead-follow(pi) row")
+	}
+	if acc, err := strconv.ParseFloat(f[4], 64); err != nil || !(acc > 0 && acc < 1) {
+		t.Errorf("-follow -1: site table row %q, want an acceptance rate in (0, 1)", f)
+	}
+	code, _, errOut := runCLI(t, "sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "10", "-warmup", "60", "-chains", "1", "-leads", "nope")
+	if code != 1 || !strings.Contains(errOut, `"nope", which is not a site`) {
+		t.Errorf("-leads nope: exit status %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, append(args, "-follow", "NaN")...)
+	if code != 2 || !strings.Contains(errOut, "-follow = NaN") {
+		t.Errorf("-follow NaN: exit status %d, stderr %q", code, errOut)
+	}
+}

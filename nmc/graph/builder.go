@@ -112,6 +112,7 @@ type Builder struct {
 	derived []namedNode
 	groups  []groupDecl
 	margs   []*family // summed out (Marginalise)
+	leads   []*family // lead sites (Lead)
 	names   map[string]bool
 	err     error
 	// noLinear (tests) scores every factor element by element: no linear factors
@@ -294,6 +295,9 @@ func (b *Builder) Build() (*Model, error) {
 	}
 	m := &Model{fams: b.fams, factors: b.factors, derived: b.derived, noLinear: b.noLinear}
 	if err := m.compile(b.groups, b.margs); err != nil {
+		return nil, err
+	}
+	if err := m.compileLeads(b.leads); err != nil {
 		return nil, err
 	}
 	return m, nil

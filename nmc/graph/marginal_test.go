@@ -41,6 +41,20 @@ func makeDS(rng *rand.Rand, items, labelers, classes, perItem int) dsData {
 // buildDS declares the Dawid-Skene model on d, with the classes summed out when marg.
 func buildDS(t testing.TB, d dsData, marg bool) *Model {
 	t.Helper()
+	b, _, z := declareDS(d)
+	if marg {
+		b.Marginalise(z)
+	}
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// declareDS declares the Dawid-Skene model on d and returns the builder and the
+// nodes pi and z.
+func declareDS(d dsData) (b *Builder, pi, z *Node) {
 	c := d.classes
 	conc := make([]float64, c)
 	rows := make([][]float64, c)
@@ -58,19 +72,12 @@ func buildDS(t testing.TB, d dsData, marg bool) *Model {
 	for i := range classOf {
 		classOf[i] = i % c
 	}
-	b := New()
-	pi := b.Latent("pi", Dirichlet(Vec(conc...)))
-	z := b.Latent("z", Categorical(pi), d.items)
+	b = New()
+	pi = b.Latent("pi", Dirichlet(Vec(conc...)))
+	z = b.Latent("z", Categorical(pi), d.items)
 	theta := b.Latent("theta", Dirichlet(Index(Rows(rows), classOf)), d.labelers, c)
 	b.ObserveInts("y", Categorical(At(theta, By(d.labeler), ByNode(Index(z, d.item)))), d.label)
-	if marg {
-		b.Marginalise(z)
-	}
-	m, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return b, pi, z
 }
 
 // buildMixture declares a two-component normal mixture with unknown weights, means

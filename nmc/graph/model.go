@@ -15,6 +15,7 @@ import (
 // the builder recorded deterministic quantities), and reports each site's
 // neighbours so that the sampler can reuse derivatives.
 type Model struct {
+	leads   []string // names of the lead sites (Lead)
 	fams    []*family
 	factors []*factor
 	derived []namedNode

@@ -1,0 +1,63 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// Lead declares the sites of the latent n as leads of the sampler's lead-and-follow
+// moves (nmc.Leader, nmc.JointMoves): after warm-up each sweep adds random-walk
+// moves of each of them in its unconstrained coordinates, fitted to its warm-up
+// draws. Declare a lead whose marginal is much broader than its conditional given
+// the rest — the weights of a mixture whose rare components' parameters are fitted
+// to them, as π of Dawid-Skene with the classes summed out. n must be the node
+// Latent or Vector returned, of a continuous latent; Build checks it (a finite
+// discrete latent cannot lead).
+func (b *Builder) Lead(n *Node) {
+	if n == nil {
+		b.fail(fmt.Errorf("graph: Lead: nil node"))
+		return
+	}
+	if n.err != nil {
+		b.fail(fmt.Errorf("graph: Lead: %w", n.err))
+		return
+	}
+	if n.op != opLatent || n.fam == nil {
+		b.fail(fmt.Errorf("graph: Lead: %s is not a latent variable; give the node Latent returned", n))
+		return
+	}
+	for _, f := range b.leads {
+		if f == n.fam {
+			b.fail(fmt.Errorf("graph: Lead %q: the latent is declared a lead twice", f.name))
+			return
+		}
+	}
+	b.leads = append(b.leads, n.fam)
+}
+
+// compileLeads records the names of the lead sites, in declaration order.
+func (m *Model) compileLeads(leads []*family) error {
+	for _, f := range leads {
+		if m.sites[f.first].Support == nmc.Discrete {
+			return fmt.Errorf("graph: Lead %q: a discrete latent cannot lead (the moves are random walks in continuous coordinates)", f.name)
+		}
+		n := 1
+		if !f.vector {
+			n = f.length
+		}
+		for s := f.first; s < f.first+n; s++ {
+			m.leads = append(m.leads, m.sites[s].Name)
+		}
+	}
+	return nil
+}
+
+// Leads returns the names of the sites declared with Builder.Lead (nmc.Leader); nil
+// when none was.
+func (m *Model) Leads() []string {
+	if len(m.leads) == 0 {
+		return nil
+	}
+	return append([]string(nil), m.leads...)
+}
