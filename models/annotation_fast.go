@@ -28,18 +28,17 @@ import (
 // ∂_n = a_n/x_n and ∂²_nn = −a_n/x_n², all other Hessian entries 0, where a_n is the
 // Dirichlet concentration minus 1 plus the count of the data terms in x_n.
 //
-// In the marginalised form (AnnotationPrior.MarginaliseClasses) the classes are summed out:
-// the z sites are nmc.Site.Marginalised, and pi, theta and the log joint see the
-// marginal likelihood log Σ_k exp(a_ik) of every item (annotation_marginal.go); the
-// z sites keep the score of the explicit form, their exact conditional given pi and
-// theta, from which the sampler draws them. The explicit form (the paper's) is
-// Annotation's default.
+// It is the form with the classes explicit (the paper's, Annotation's default); with
+// the classes summed out (AnnotationPrior.MarginaliseClasses) Annotation returns the
+// graph model itself, whose summed-out groups (graph.Builder.Marginalise) take
+// 1.2–1.25× the time per sweep of the hand-written marginalised form this type had
+// (median of interleaved pairs, BenchmarkAnnotationSweep).
 //
 // It is kept beside the graph model, and sampled instead of it, for speed only: with
-// the graph engine's Categorical selections, counts, summed-out products and their
-// cache, the graph form of the same model still takes about 1.9× (z explicit) and
-// 2.6× (z summed out) the time per sweep of this one at 5,000 items, 100 labelers
-// and 3 classes (BenchmarkAnnotationSweep), above the 1.3× at which it would go.
+// the graph engine's Categorical selections and label counts, the graph form of the
+// same model still takes about 1.7–2× the time per sweep of this one at 5,000 items,
+// 100 labelers and 3 classes (BenchmarkAnnotationSweep), above the 1.3× at which it
+// would go.
 //
 // It is deliberately not an nmc.Neighborer: within one sweep the classes of some of
 // nearly every labeler's items move, and pi reads every class, so precise cache
@@ -69,10 +68,6 @@ type annotationFast struct {
 	labStart []int32
 	labItem  []int32
 	labLabel []int32
-
-	// marginal says the classes are summed out (see annotationMarginal).
-	marginal bool
-	annotationMarginal
 }
 
 var _ nmc.Model = (*annotationFast)(nil)
@@ -80,10 +75,7 @@ var _ nmc.Model = (*annotationFast)(nil)
 // newAnnotationFast builds the hand-written model over the graph model's layout. It
 // returns an error if the graph model's sites are not laid out as pi, z[0 … N−1],
 // theta[0,0 … L−1,C−1].
-//
-// With marginal set the z sites are marked Marginalised and the scores of pi and
-// theta and the log joint are those of the classes summed out.
-func newAnnotationFast(start *annotationStart, train AnnotationData, conc []float64, rows [][]float64, marginal bool) (*annotationFast, error) {
+func newAnnotationFast(start *annotationStart, train AnnotationData, conc []float64, rows [][]float64) (*annotationFast, error) {
 	g := start.Model
 	n, l, c := train.NumItems, train.NumLabelers, train.NumClasses
 	if n > math.MaxInt32 || train.NumLabels() > math.MaxInt32 || l > math.MaxInt32/(c*c) {
@@ -146,14 +138,6 @@ func newAnnotationFast(start *annotationStart, train AnnotationData, conc []floa
 		f.labLabel[lpos[lab]] = int32(y)
 		lpos[lab]++
 	}
-	if marginal {
-		f.marginal = true
-		f.sites = slices.Clone(f.sites)
-		for i := f.zSite; i < f.thetaSite; i++ {
-			f.sites[i].Marginalised = true
-		}
-		f.initMarginal()
-	}
 	return f, nil
 }
 
@@ -172,16 +156,6 @@ func dirichletConst(a []float64) float64 {
 // Sites lists the latent sites in state order: those of the graph model.
 func (f *annotationFast) Sites() []nmc.Site { return f.sites }
 
-// Leads declares pi the lead of the lead-and-follow moves (nmc.Leader) when the
-// classes are summed out, as Built.Graph does (AnnotationPrior.MarginaliseClasses);
-// with z explicit pi's conditional is an exact Dirichlet and there is none.
-func (f *annotationFast) Leads() []string {
-	if f.marginal {
-		return []string{"pi"}
-	}
-	return nil
-}
-
 // Init writes the majority-vote start of annotationStart into x.
 func (f *annotationFast) Init(rng *rand.Rand, x []float64) error { return f.start.Init(rng, x) }
 
@@ -196,9 +170,6 @@ func (f *annotationFast) NewScorer() nmc.Scorer {
 	for j := range s.logs {
 		s.logs[j].src = math.NaN() // never equal to a state value: every log is computed on first use
 	}
-	if f.marginal {
-		s.initMarginal()
-	}
 	return s
 }
 
@@ -211,8 +182,6 @@ type annotationFastScorer struct {
 	logs []cachedLog // per state coordinate (only those of pi and theta are used)
 	a    []float64   // per-class scratch: concentration − 1 + counts
 	cnt  []float64   // C×C scratch: label counts by (class, label)
-
-	marginalCache // the classes-summed-out scores' cache (marginal form only)
 }
 
 // posLog returns log v for finite v > 0 and −Inf otherwise (the graph's Dirichlet and
@@ -259,12 +228,8 @@ func (s *annotationFastScorer) Score(x []float64, i int, grad, hess []float64) f
 	switch {
 	case i >= f.zSite && i < f.thetaSite:
 		return s.scoreZ(x, i-f.zSite)
-	case i >= f.thetaSite && f.marginal:
-		return s.scoreThetaMarginal(x, i-f.thetaSite, grad, hess)
 	case i >= f.thetaSite:
 		return s.scoreTheta(x, i-f.thetaSite, grad, hess)
-	case f.marginal:
-		return s.scorePiMarginal(x, grad, hess)
 	default:
 		return s.scorePi(x, grad, hess)
 	}
@@ -402,9 +367,6 @@ func (s *annotationFastScorer) scoreTheta(x []float64, t int, grad, hess []float
 func (s *annotationFastScorer) LogJoint(x []float64) float64 {
 	f := s.f
 	c := f.numClasses
-	if f.marginal {
-		return s.logJointMarginal(x)
-	}
 	total := s.scorePiPrior(x)
 	for i := 0; i < f.numItems && total > math.Inf(-1); i++ {
 		m := f.class(x, i)

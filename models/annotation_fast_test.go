@@ -64,9 +64,9 @@ func closeRel(a, b, tol float64) bool {
 }
 
 // TestAnnotationFastMatchesGraph compares the hand-written model with the graph
-// model, in both forms (classes explicit, and summed out by graph.Marginalise:
-// AnnotationPrior.MarginaliseClasses, steered simplex Hessians included), at many
-// states: sites, every site's score (values and
+// model (classes explicit; with AnnotationPrior.MarginaliseClasses Built.Model is the
+// graph model itself, checked against enumeration in annotation_marginal_test.go),
+// at many states: sites, every site's score (values and
 // differences over every value of a class, over random points of a simplex), the
 // gradients and Hessians of the simplex sites, and the log joint. It does so at the
 // default prior and at random ones (fixed seed), so that a prior one implementation
@@ -74,17 +74,14 @@ func closeRel(a, b, tol float64) bool {
 func TestAnnotationFastMatchesGraph(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2020, 6))
 	u := func(lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
-	priors := []*AnnotationPrior{{}, {MarginaliseClasses: true}}
-	for i := range 4 {
-		priors = append(priors, &AnnotationPrior{PiConcentration: u(0.05, 5), Gamma: u(0.5, 40), Rho: u(0.05, 0.95), MarginaliseClasses: i%2 == 1})
+	priors := []*AnnotationPrior{{}}
+	for range 4 {
+		priors = append(priors, &AnnotationPrior{PiConcentration: u(0.05, 5), Gamma: u(0.5, 40), Rho: u(0.05, 0.95)})
 	}
 	for i, prior := range priors {
 		name := "default prior"
-		if i > 1 {
-			name = fmt.Sprintf("random prior %d", i-1)
-		}
-		if prior.MarginaliseClasses {
-			name += ", classes summed out"
+		if i > 0 {
+			name = fmt.Sprintf("random prior %d", i)
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Logf("prior %+v", *prior)
@@ -232,24 +229,31 @@ func TestAnnotationFastOutsideSupport(t *testing.T) {
 
 // TestAnnotationFastDerivativesFD checks the gradient and Hessian of the simplex
 // sites against central finite differences of the score (in the k coordinates of the
-// homogeneous extension, off the simplex), in the explicit and the marginalised form.
+// homogeneous extension, off the simplex), in the explicit form (the hand-written
+// model) and the marginalised one (the graph model, Built.Model with
+// AnnotationPrior.MarginaliseClasses).
 func TestAnnotationFastDerivativesFD(t *testing.T) {
-	for _, explicit := range []bool{true, false} {
-		t.Run(fmt.Sprintf("explicit=%v", explicit), func(t *testing.T) {
-			_, f, _ := fastAnnotation(t, 13, AnnotationConfig{N: 200, Labelers: 5, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}, &AnnotationPrior{MarginaliseClasses: !explicit})
-			checkAnnotationDerivativesFD(t, f)
-		})
-	}
+	cfg := AnnotationConfig{N: 200, Labelers: 5, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}
+	t.Run("explicit", func(t *testing.T) {
+		_, f, _ := fastAnnotation(t, 13, cfg, nil)
+		checkAnnotationDerivativesFD(t, f, f, false)
+	})
+	t.Run("marginalised", func(t *testing.T) {
+		m, f := marginalAnnotation(t, 13, cfg)
+		checkAnnotationDerivativesFD(t, m, f, true)
+	})
 }
 
-// checkAnnotationDerivativesFD is one case of TestAnnotationFastDerivativesFD.
-func checkAnnotationDerivativesFD(t *testing.T, f *annotationFast) {
+// checkAnnotationDerivativesFD is one case of TestAnnotationFastDerivativesFD: model
+// m, laid out as f, its simplex sites' derivatives compared along the simplex only
+// when marginal.
+func checkAnnotationDerivativesFD(t *testing.T, m nmc.Model, f *annotationFast, marginal bool) {
 	t.Helper()
-	sites := f.Sites()
+	sites := m.Sites()
 	off := nmc.Offsets(sites)
-	sc := f.NewScorer()
+	sc := m.NewScorer()
 	x := make([]float64, nmc.Dim(sites))
-	if err := f.Init(rand.New(rand.NewPCG(3, 4)), x); err != nil {
+	if err := m.Init(rand.New(rand.NewPCG(3, 4)), x); err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range []int{f.piSite, f.thetaSite, f.thetaSite + 4, len(sites) - 1} {
@@ -268,9 +272,10 @@ func checkAnnotationDerivativesFD(t *testing.T, f *annotationFast) {
 		gfd := fd.Gradient(nil, fn, y0, &fd.Settings{Formula: fd.Central})
 		hfd := mat.NewSymDense(k, nil)
 		fd.Hessian(hfd, fn, y0, &fd.Settings{Formula: fd.Central, Step: 1e-4})
-		if f.marginal {
-			// Only the parts along the simplex are the score's (see
-			// annotation_marginal.go): compare P g and P H P, P = I − 11ᵀ/k.
+		if marginal {
+			// Only the parts along the simplex are the score's (the Hessian is
+			// steered, see graph.Builder.Marginalise): compare P g and P H P,
+			// P = I − 11ᵀ/k.
 			projectTangent(grad, hess, k)
 			hd := make([]float64, k*k)
 			for n := 0; n < k; n++ {

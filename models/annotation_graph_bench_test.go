@@ -39,9 +39,10 @@ func userDawidSkene(train AnnotationData, marginalise bool) (*graph.Model, error
 
 // BenchmarkAnnotationSweep times one sweep (every site once, then the summed-out
 // classes drawn) of the Dawid-Skene model at 5,000 train items, 100 labelers and 3
-// classes (Generate("annotation", 10000, 100, 1)), for the hand-written model
-// (Annotation's Built.Model) and a user's graph declaration, with the classes
-// explicit and summed out. One chain, 50 sweeps per iteration from the same
+// classes (Generate("annotation", 10000, 100, 1)), for the built-in model
+// (Annotation's Built.Model: hand-written with the classes explicit, the graph model
+// with them summed out) and a user's graph declaration, with the classes explicit
+// and summed out. One chain, 50 sweeps per iteration from the same
 // majority-vote start; reports ns/sweep. Compare the forms with benchstat:
 //
 //	go test -run '^$' -bench AnnotationSweep -count 5 ./models/
@@ -70,7 +71,7 @@ func BenchmarkAnnotationSweep(b *testing.B) {
 		for _, impl := range []struct {
 			name string
 			m    nmc.Model
-		}{{"hand", built.Model}, {"graph", user}} {
+		}{{"builtin", built.Model}, {"graph", user}} {
 			b.Run(impl.name+"/"+form.name, func(b *testing.B) {
 				const sweeps = 50
 				opts := &nmc.Options{Chains: 1, Draws: sweeps, Seed: 3, Init: [][]float64{start}}

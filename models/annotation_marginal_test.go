@@ -13,8 +13,9 @@ import (
 )
 
 // annotationPair builds the annotation model on train in both forms and returns the
-// marginalised and the explicit hand-written models.
-func annotationPair(t *testing.T, train AnnotationData) (marg, expl *annotationFast) {
+// marginalised model (Built.Model: the graph model with the classes summed out) and
+// the explicit hand-written one (whose layout fields describe both).
+func annotationPair(t *testing.T, train AnnotationData) (marg nmc.Model, expl *annotationFast) {
 	t.Helper()
 	bm, err := Annotation(train, nil, &AnnotationPrior{MarginaliseClasses: true})
 	if err != nil {
@@ -24,7 +25,20 @@ func annotationPair(t *testing.T, train AnnotationData) (marg, expl *annotationF
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bm.Model.(*annotationFast), be.Model.(*annotationFast)
+	if _, ok := bm.Model.(*annotationStart); !ok {
+		t.Fatalf("marginalised form: Built.Model is %T, want the graph model (*annotationStart)", bm.Model)
+	}
+	return bm.Model, be.Model.(*annotationFast)
+}
+
+// marginalAnnotation is annotationPair on the train data fastAnnotation generates.
+func marginalAnnotation(t *testing.T, seed uint64, cfg AnnotationConfig) (marg nmc.Model, expl *annotationFast) {
+	t.Helper()
+	train, _, _, err := GenerateAnnotation(rand.New(rand.NewPCG(seed, 1)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return annotationPair(t, train)
 }
 
 // tinyAnnotationSets returns small data sets for brute-force enumeration: two
@@ -83,7 +97,7 @@ func TestAnnotationMarginalSites(t *testing.T) {
 	marg, expl := annotationPair(t, train)
 	graphSites := expl.start.Model.Sites()
 	for i, s := range marg.Sites() {
-		isZ := i >= marg.zSite && i < marg.thetaSite
+		isZ := i >= expl.zSite && i < expl.thetaSite
 		if s.Marginalised != isZ {
 			t.Errorf("marginalised form: site %s: Marginalised = %v, want %v", s.Name, s.Marginalised, isZ)
 		}
@@ -117,12 +131,12 @@ func TestAnnotationMarginalBruteForce(t *testing.T) {
 			rng := rand.New(rand.NewPCG(9, 9))
 			x := make([]float64, nmc.Dim(sites))
 			var dir dist.Dirichlet
-			ones := make([]float64, marg.numClasses)
+			ones := make([]float64, expl.numClasses)
 			for m := range ones {
 				ones[m] = 1
 			}
 			for state := 0; state < 5; state++ {
-				randomAnnotationState(rng, marg, x)
+				randomAnnotationState(rng, expl, x)
 				lm, lb := ms.LogJoint(x), bruteForceMarginal(expl, es, x)
 				if !closeRel(lm, lb, tol) {
 					t.Errorf("state %d: marginal LogJoint %.17g, brute force %.17g", state, lm, lb)
@@ -156,13 +170,13 @@ func TestAnnotationMarginalBruteForce(t *testing.T) {
 // is never stale and its values do not depend on the history.
 func TestAnnotationMarginalCache(t *testing.T) {
 	cfg := AnnotationConfig{N: 300, Labelers: 6, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}
-	_, f, _ := fastAnnotation(t, 31, cfg, &AnnotationPrior{MarginaliseClasses: true})
-	sites := f.Sites()
+	m, f := marginalAnnotation(t, 31, cfg)
+	sites := m.Sites()
 	off := nmc.Offsets(sites)
 	rng := rand.New(rand.NewPCG(32, 1))
 	x := make([]float64, nmc.Dim(sites))
 	randomAnnotationState(rng, f, x)
-	sc := f.NewScorer()
+	sc := m.NewScorer()
 	var dir dist.Dirichlet
 	ones := []float64{1, 1, 1}
 	k := f.numClasses
@@ -186,7 +200,7 @@ func TestAnnotationMarginalCache(t *testing.T) {
 				copy(x, saved)
 			}
 		}
-		fresh := f.NewScorer()
+		fresh := m.NewScorer()
 		if rng.IntN(10) == 0 {
 			if got, want := sc.LogJoint(x), fresh.LogJoint(x); math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("step %d: LogJoint %v, new scorer %v", step, got, want)
@@ -232,9 +246,9 @@ func TestAnnotationMarginalCache(t *testing.T) {
 // joint; a class out of range gives −Inf for its own site only (the log joint and
 // the other scores do not read the classes).
 func TestAnnotationMarginalOutsideSupport(t *testing.T) {
-	_, f, _ := fastAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5}, &AnnotationPrior{MarginaliseClasses: true})
-	sc := f.NewScorer()
-	x := make([]float64, nmc.Dim(f.Sites()))
+	m, f := marginalAnnotation(t, 12, AnnotationConfig{N: 40, Labelers: 4, Classes: 3, JLoc: 2, Gamma: 10, Rho: 0.5})
+	sc := m.NewScorer()
+	x := make([]float64, nmc.Dim(m.Sites()))
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta1 := f.thetaOff + 1*f.numClasses // theta[0,1]
 	cases := []struct {
@@ -260,11 +274,11 @@ func TestAnnotationMarginalOutsideSupport(t *testing.T) {
 			t.Errorf("%s: LogJoint %v", tc.name, lj)
 		}
 		if s := sc.Score(x, tc.site, nil, nil); !math.IsInf(s, -1) {
-			t.Errorf("%s: site %s scores %v; want −Inf", tc.name, f.Sites()[tc.site].Name, s)
+			t.Errorf("%s: site %s scores %v; want −Inf", tc.name, m.Sites()[tc.site].Name, s)
 		}
 		if tc.otherSite >= 0 {
 			if s := sc.Score(x, tc.otherSite, nil, nil); math.IsInf(s, 0) || math.IsNaN(s) {
-				t.Errorf("%s: site %s scores %v; want a finite value", tc.name, f.Sites()[tc.otherSite].Name, s)
+				t.Errorf("%s: site %s scores %v; want a finite value", tc.name, m.Sites()[tc.otherSite].Name, s)
 			}
 		}
 	}
@@ -316,14 +330,14 @@ func TestSteerSimplexHessian(t *testing.T) {
 		}
 		// The marginalised annotation scores.
 		cfg := AnnotationConfig{N: 200, Labelers: 4, Classes: k, JLoc: 2.5, Gamma: 10, Rho: 0.5}
-		_, f, _ := fastAnnotation(t, uint64(80+k), cfg, &AnnotationPrior{MarginaliseClasses: true})
-		sites := f.Sites()
+		m, f := marginalAnnotation(t, uint64(80+k), cfg)
+		sites := m.Sites()
 		off := nmc.Offsets(sites)
 		xs := make([]float64, nmc.Dim(sites))
-		if err := f.Init(rng, xs); err != nil {
+		if err := m.Init(rng, xs); err != nil {
 			t.Fatal(err)
 		}
-		sc := f.NewScorer().(*annotationFastScorer)
+		sc := m.NewScorer()
 		steered := 0
 		for _, i := range []int{f.piSite, f.thetaSite, f.thetaSite + k + 1, len(sites) - 1} {
 			y := xs[off[i] : off[i]+k]

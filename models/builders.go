@@ -15,10 +15,11 @@ import (
 type Built struct {
 	// Name is the model's name as the command line knows it, e.g. "blr".
 	Name string
-	// Model is what to sample. For the annotation model it is a hand-written model
-	// with Graph's sites, state layout and start, whose scorer works on label counts
-	// and is tested against Graph's scores, gradients and Hessians, started from
-	// majority-vote classes; for every other model, the regressions included, it is
+	// Model is what to sample. For the annotation model with its classes explicit it
+	// is a hand-written model with Graph's sites, state layout and start, whose scorer
+	// works on label counts and is tested against Graph's scores, gradients and
+	// Hessians, started from majority-vote classes (with the classes summed out it is
+	// Graph itself, from the same start); for every other model, the regressions included, it is
 	// Graph itself (the graph engine scores their likelihoods as linear factors: the
 	// linear predictor cached, see nmc/graph). Model and Graph declare the same group
 	// moves (nmc.Grouper): the regressions' (alpha, beta) dilation, the funnel's orbit
@@ -139,14 +140,14 @@ func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Bu
 	return out, nil
 }
 
-// AnnotationPrior holds the hyperparameters of the Dawid-Skene model and the form of
-// its hand-written model; zero fields take the paper's values: pi ~ Dirichlet(1/C, …),
+// AnnotationPrior holds the hyperparameters of the Dawid-Skene model and its form
+// (classes explicit or summed out); zero fields take the paper's values: pi ~ Dirichlet(1/C, …),
 // theta[l,m] ~ Dirichlet(alpha_m) with alpha_mn = Gamma·Rho on the diagonal and
 // Gamma·(1−Rho)/(C−1) off it, Gamma = 10, Rho = 0.5.
 type AnnotationPrior struct {
 	PiConcentration, Gamma, Rho float64
-	// MarginaliseClasses sums the classes z out (graph.Builder.Marginalise in
-	// Built.Graph, the same in the hand-written Built.Model): every z site is
+	// MarginaliseClasses sums the classes z out (graph.Builder.Marginalise; Built.Model
+	// is then the graph model Built.Graph, majority-vote start): every z site is
 	// nmc.Site.Marginalised, pi and theta see the marginal likelihood of each item's
 	// labels, and z is drawn from its exact conditional after each sweep, so it is
 	// still recorded. By default (false) z stays in the sweep as the paper has it: pi
@@ -157,14 +158,18 @@ type AnnotationPrior struct {
 	// the summed-out form lifts the slowest pi's bulk ESS to 61 (max R-hat of pi and
 	// theta 1.045), but `nmc sample -model annotation -n 10000 -k 100 -draws 1000
 	// -chains 4 -seed 1 -marginalise-classes` takes 3.5× the wall time of the explicit
-	// form of f555f36 (farm-bench, 3 interleaved pairs: 36.4 s against 10.5 s), above
-	// the 1.3× at which it would become the default; so it is not.
+	// form of f555f36 (3 interleaved pairs: 36.4 s against 10.5 s, measured with the
+	// former hand-written scorer), above the 1.3× at which it would become the
+	// default; so it is not. The graph model that now runs it took 1.20× the CPU
+	// time of that hand-written scorer for this command (3 interleaved pairs, median;
+	// 20.6 s against 17.9 s, both without the lead-and-follow moves below) and
+	// printed the same summary table, digit for digit.
 	//
 	// With the classes summed out, pi is declared the lead of the sampler's
-	// lead-and-follow moves (graph.Builder.Lead in Built.Graph, nmc.Leader in the
-	// hand-written model): after warm-up, random walks of pi in its log-ratio
-	// coordinates follow pi's broad marginal, which the confusion rows of a rare class
-	// pin down one at a time (see nmc.JointMoves; nmc.Options.Joint.Off turns them off).
+	// lead-and-follow moves (graph.Builder.Lead in Built.Graph, which is Built.Model
+	// in this form): after warm-up, random walks of pi in its log-ratio coordinates
+	// follow pi's broad marginal, which the confusion rows of a rare class pin down
+	// one at a time (see nmc.JointMoves; nmc.Options.Joint.Off turns them off).
 	MarginaliseClasses bool
 }
 
@@ -176,13 +181,14 @@ type AnnotationPrior struct {
 // Parameters: pi[m], z[i], theta[l,m,n] (0-based). test may be nil; its held-out
 // likelihood sums out each test item's class. Built.Graph is the model written with
 // the graph API (z summed out by graph.Builder.Marginalise with
-// prior.MarginaliseClasses, see AnnotationPrior); Built.Model is a hand-written
-// implementation with the same sites, state layout and scores (tested against
-// Built.Graph in both forms), started from majority-vote classes. The hand-written
-// one stays because the graph engine is not yet within 1.3× of it per sweep: at
-// 5,000 train items, 100 labelers and 3 classes (BenchmarkAnnotationSweep, one
-// chain, interleaved runs) the graph form takes about 1.9× its time with z explicit
-// and 2.6× with z summed out.
+// prior.MarginaliseClasses, see AnnotationPrior). Built.Model, started from
+// majority-vote classes, is with z summed out the graph model itself, and with z
+// explicit a hand-written implementation with the same sites, state layout and
+// scores (tested against Built.Graph), kept because the graph engine is not yet
+// within 1.3× of it per sweep: at 5,000 train items, 100 labelers and 3 classes
+// (BenchmarkAnnotationSweep, one chain, interleaved runs) the graph form takes about
+// 1.7–2× its time with z explicit (1.2–1.25× of the former hand-written form with z
+// summed out, which is why that one is gone).
 func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPrior) (*Built, error) {
 	if err := train.Validate(); err != nil {
 		return nil, fmt.Errorf("models: annotation: train: %w", err)
@@ -230,11 +236,14 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 	if err != nil {
 		return nil, err
 	}
-	fast, err := newAnnotationFast(start, train, conc, rows, p.MarginaliseClasses)
-	if err != nil {
-		return nil, err
+	out := &Built{Name: "annotation", Model: start, Graph: m}
+	if !p.MarginaliseClasses {
+		fast, err := newAnnotationFast(start, train, conc, rows)
+		if err != nil {
+			return nil, err
+		}
+		out.Model = fast
 	}
-	out := &Built{Name: "annotation", Model: fast, Graph: m}
 	if test != nil {
 		if err := test.Validate(); err != nil {
 			return nil, fmt.Errorf("models: annotation: test: %w", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/nmc-go/nmc/internal/simplexfit"
 	"github.com/nmc-go/nmc/nmc"
@@ -83,12 +84,110 @@ type margGroup struct {
 	simple bool
 	lo, hi int32
 	pOff   int32 // its values' entries in the scorer's product cache (margCache)
+	// liveLo, liveHi: its elements that read the same site at every value (sstep = 0:
+	// its own prior, the mixture weights), Model.liveProd[liveLo:liveHi]. They are
+	// left out of the cached products and multiplied in at each read, so that a
+	// change of the weights does not make every cached product stale.
+	liveLo, liveHi int32
 }
 
 // simpleProd is a simple prodElem in compact form (see prodElem).
 type simpleProd struct {
 	lim, j0, jstep          int32
 	site0, sstep, c0, cstep int32
+}
+
+// margPick is an element of a simple summed-out group that, at the group's value v,
+// selects coordinate c of the site whose score lists it (state coordinate j).
+type margPick struct {
+	v, c, j int32
+}
+
+// sitePicks lists, for one site, the picks of each summed-out group its score reads:
+// picks[refs[n].at:refs[n+1].at] for the group margOf[site][n], in the order
+// margSimple would meet them scanning the group's elements (element order, then
+// value), so that the derivative sums are added in the same order.
+type sitePicks struct {
+	refs  []margRef // one per group of margOf[site], and one past the end
+	picks []margPick
+}
+
+// margRef is what the score of a site needs of a summed-out group it reads, side by
+// side in memory: the group, its first entry in the product cache (−1: not a simple
+// group) and its number of values, and where its picks start.
+type margRef struct {
+	gi, pOff, values, at int32
+	liveLo, liveHi       int32 // the group's live elements (Model.liveProd)
+}
+
+// ref returns the margRef of simple group gi (at unset).
+func (m *Model) ref(gi int) margRef {
+	g := &m.marg[gi]
+	return margRef{gi: int32(gi), pOff: g.pOff, values: int32(g.values), liveLo: g.liveLo, liveHi: g.liveHi}
+}
+
+// of returns the picks of the n-th group of the site.
+func (sp *sitePicks) of(n int) []margPick {
+	return sp.picks[sp.refs[n].at:sp.refs[n+1].at]
+}
+
+// compileMarginalPicks fills Model.margPicks: for every continuous site and every
+// simple group its score reads, the elements that select the site, at which value
+// and coordinate. margSimple's derivative pass then visits only those instead of
+// scanning every element of the group for each score.
+func (m *Model) compileMarginalPicks() {
+	if len(m.marg) == 0 {
+		return
+	}
+	m.allRefs.refs = make([]margRef, 0, len(m.marg)+1)
+	for gi := range m.marg {
+		r := margRef{gi: int32(gi), pOff: -1, values: int32(m.marg[gi].values)}
+		if m.marg[gi].simple {
+			r = m.ref(gi)
+		}
+		m.allRefs.refs = append(m.allRefs.refs, r)
+	}
+	m.allRefs.refs = append(m.allRefs.refs, margRef{gi: -1, pOff: -1})
+	m.margPicks = make([]sitePicks, len(m.sites))
+	for s := range m.sites {
+		gs := m.margOf[s]
+		if len(gs) == 0 {
+			continue
+		}
+		discrete := m.sites[s].Support == nmc.Discrete
+		sp := &m.margPicks[s]
+		sp.refs = make([]margRef, 0, len(gs)+1)
+		for _, gi := range gs {
+			g := &m.marg[gi]
+			ref := margRef{gi: gi, pOff: -1, values: int32(g.values), at: int32(len(sp.picks))}
+			if g.simple {
+				ref = m.ref(int(gi))
+				ref.at = int32(len(sp.picks))
+			}
+			sp.refs = append(sp.refs, ref)
+			if !g.simple || discrete {
+				continue
+			}
+			for _, pe := range m.simpleProd[g.lo:g.hi] {
+				lo, hi := 0, min(g.values, int(pe.lim))
+				if d := s - int(pe.site0); pe.sstep == 0 {
+					if d != 0 {
+						continue
+					}
+				} else {
+					if d < 0 || d%int(pe.sstep) != 0 {
+						continue
+					}
+					lo = d / int(pe.sstep)
+					hi = min(hi, lo+1)
+				}
+				for v := lo; v < hi; v++ {
+					sp.picks = append(sp.picks, margPick{v: int32(v), c: pe.c0 + int32(v)*pe.cstep, j: pe.j0 + int32(v)*pe.jstep})
+				}
+			}
+		}
+		sp.refs = append(sp.refs, margRef{gi: -1, pOff: -1, at: int32(len(sp.picks))})
+	}
 }
 
 // prodElem is an element of a summed-out group scored by margProduct: its factor's
@@ -146,6 +245,7 @@ func (m *Model) compileMarginals(fams []*family) error {
 				owner[en.f][en.e] = gi
 			}
 			site.Marginalised = true
+			m.margAll = append(m.margAll, gi)
 			m.marg = append(m.marg, g)
 		}
 	}
@@ -268,19 +368,50 @@ func (m *Model) compileMarginalProducts() {
 			prod = append(prod, pe)
 		}
 		g.prod = prod
-		g.simple = prod != nil && g.values <= 64
+		g.simple = prod != nil && g.values <= maxSimpleValues
 		for _, pe := range prod {
 			g.simple = g.simple && pe.simple
 		}
 		if g.simple {
 			g.lo = int32(len(m.simpleProd))
+			g.liveLo = int32(len(m.liveProd))
 			for _, pe := range prod {
-				m.simpleProd = append(m.simpleProd, simpleProd{lim: pe.lim, j0: pe.j0, jstep: pe.jstep, site0: pe.site0, sstep: pe.sstep, c0: pe.c0, cstep: pe.cstep})
+				sp := simpleProd{lim: pe.lim, j0: pe.j0, jstep: pe.jstep, site0: pe.site0, sstep: pe.sstep, c0: pe.c0, cstep: pe.cstep}
+				m.simpleProd = append(m.simpleProd, sp)
+				if sp.sstep == 0 {
+					m.liveProd = append(m.liveProd, sp)
+				}
 			}
 			g.hi = int32(len(m.simpleProd))
+			g.liveHi = int32(len(m.liveProd))
 		}
 	}
 	m.compileMarginalCache()
+	m.compileMarginalPicks()
+	m.compileSharedLive()
+}
+
+// compileSharedLive sets Model.sharedLive when every simple group has the same live
+// elements (the mixture weights every item's class reads): margSum then reads their
+// values once per call instead of once per group.
+func (m *Model) compileSharedLive() {
+	var first []simpleProd
+	maxValues := 0
+	for gi := range m.marg {
+		g := &m.marg[gi]
+		if !g.simple {
+			continue
+		}
+		live := m.liveProd[g.liveLo:g.liveHi]
+		switch {
+		case first == nil && len(live) > 0:
+			first = live
+		case len(live) == 0 || !slices.Equal(live, first):
+			return
+		}
+		maxValues = max(maxValues, g.values)
+	}
+	m.sharedLive, m.sharedValues = first, maxValues
 }
 
 // compileMarginalCache lays out the scorers' product cache (margCache): one entry
@@ -296,6 +427,9 @@ func (m *Model) compileMarginalCache() {
 		}
 		g.pOff = n
 		for _, pe := range m.simpleProd[g.lo:g.hi] {
+			if pe.sstep == 0 {
+				continue // live: not in the cached product
+			}
 			for v := 0; v < g.values && v < int(pe.lim); v++ {
 				j := int(pe.j0) + v*int(pe.jstep)
 				if byCoord == nil {
@@ -308,6 +442,16 @@ func (m *Model) compileMarginalCache() {
 		}
 		for v := 0; v < g.values; v++ {
 			m.pGroup = append(m.pGroup, int32(gi))
+			m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
+			for _, pe := range m.simpleProd[g.lo:g.hi] {
+				switch {
+				case pe.sstep == 0:
+				case v >= int(pe.lim):
+					m.entryCoord = append(m.entryCoord, -1) // the product is 0
+				default:
+					m.entryCoord = append(m.entryCoord, pe.j0+int32(v)*pe.jstep)
+				}
+			}
 		}
 		n += int32(g.values)
 	}
@@ -320,6 +464,14 @@ func (m *Model) compileMarginalCache() {
 		m.readEntry = append(m.readEntry, l...)
 	}
 	m.readStart = append(m.readStart, int32(len(m.readEntry)))
+	m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
+	for r, j := range m.readCoord {
+		if n := len(m.readRuns); n > 0 && m.readRuns[n-1].j+m.readRuns[n-1].n == j {
+			m.readRuns[n-1].n++
+			continue
+		}
+		m.readRuns = append(m.readRuns, readRun{r: int32(r), j: j, n: 1})
+	}
 }
 
 // margCache is one scorer's cache of the products P_gv of the simple summed-out
@@ -358,122 +510,86 @@ func (s *scorer) margSync() {
 	}
 	c.epoch = s.epoch
 	x := s.x
-	for r, j := range m.readCoord {
-		if v := x[j]; v != c.seen[r] {
-			c.seen[r] = v
-			for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
-				c.dirty[e] = true
+	for _, run := range m.readRuns {
+		xs := x[run.j : int(run.j)+int(run.n)]
+		seen := c.seen[run.r : int(run.r)+len(xs)]
+		for t, v := range xs {
+			if v != seen[t] {
+				seen[t] = v
+				r := int(run.r) + t
+				for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
+					c.dirty[e] = true
+				}
 			}
 		}
 	}
 }
 
-// margEntry returns the product P_gv of simple group g at value v from the cache,
-// recomputing it when dirty.
-func (s *scorer) margEntry(g *margGroup, v int) float64 {
+// readRun is a run of consecutive state coordinates j … j+n−1 read by the product
+// cache, readCoord[r : r+n].
+type readRun struct {
+	r, j, n int32
+}
+
+// margEntry recomputes entry i of the product cache: the product of its group's
+// elements at its value without the live ones (Model.entryCoord), in element order;
+// NaN when it is neither 0 nor in [prodMin, prodMax], so that margSum's check of
+// the full product sends the group to margLSE.
+func (s *scorer) margEntry(i int) float64 {
 	c := &s.mc
-	i := int(g.pOff) + v
-	if !c.dirty[i] {
-		return c.p[i]
-	}
 	prod := 1.0
-	for _, pe := range s.m.simpleProd[g.lo:g.hi] {
-		if v >= int(pe.lim) {
+	x := s.x
+	for _, j := range s.m.entryCoord[s.m.entryStart[i]:s.m.entryStart[i+1]] {
+		if j < 0 {
 			prod = 0
 			break
 		}
-		if p := s.x[int(pe.j0)+v*int(pe.jstep)]; p > 0 && p <= math.MaxFloat64 {
+		if p := x[j]; p > 0 && p <= math.MaxFloat64 {
 			prod *= p
 		} else {
 			prod = 0
 			break
 		}
 	}
+	if prod != 0 && !(prod >= prodMin && prod <= prodMax) {
+		prod = math.NaN()
+	}
 	c.p[i], c.dirty[i] = prod, false
 	return prod
 }
 
-// margSimple is margProduct for a group of simple elements (margGroup.simple), with
-// the same arithmetic in the same order: the value and, for the active site, the
-// derivatives through the responsibilities. It reports false, having changed
-// nothing, when a product leaves [prodMin, prodMax].
-func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
-	nv, k := g.values, s.k
-	if cap(s.margA) < nv {
-		s.margA = make([]float64, nv)
-	}
-	prod := s.margA[:nv]
-	s.margSync()
-	cp, dirty := s.mc.p[g.pOff:int(g.pOff)+nv], s.mc.dirty[g.pOff:int(g.pOff)+nv]
-	sum := 0.0
-	for v := range prod {
-		p := cp[v]
-		if dirty[v] {
-			p = s.margEntry(g, v)
-		}
-		if p != 0 && !(p >= prodMin && p <= prodMax) {
-			return 0, false
-		}
-		prod[v] = p
-		sum += p
-	}
-	x := s.x
-	elems := s.m.simpleProd[g.lo:g.hi]
-	if sum == 0 {
-		return math.Inf(-1), true
-	}
-	if !(sum >= prodMin && sum <= prodMax) {
-		return 0, false
-	}
-	lse := math.Log(sum)
-	if !deriv || s.active < 0 {
-		return lse, true
-	}
+// margDerivs adds to s.grad and s.hess the derivatives of log Σ_v P_v of a simple
+// summed-out group (margSum) through the responsibilities P_v / sum, from its
+// products prod (P_v) and picks, the group's elements that select the active site
+// (sitePicks), with the arithmetic of margProduct in the same order.
+func (s *scorer) margDerivs(prod []float64, sum float64, picks []margPick) {
+	nv, k, x := len(prod), s.k, s.x
 	if len(s.margG) < nv*k {
 		s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
 		s.margBar = make([]float64, k)
 	}
+	if s.margDiag(prod, sum, picks) {
+		return
+	}
 	gs, hd := s.margG[:nv*k], s.margH[:nv*k]
 	var touched uint64 // values whose gradient is not zero (cleared below)
-	for i := range elems {
-		pe := &elems[i]
-		lo, hi := 0, min(nv, int(pe.lim))
-		if d := s.active - int(pe.site0); pe.sstep == 0 {
-			if d != 0 {
-				continue
-			}
-		} else {
-			if d < 0 {
-				continue
-			}
-			if st := int(pe.sstep); st == 1 {
-				lo = d
-			} else {
-				if d%st != 0 {
-					continue
-				}
-				lo = d / st
-			}
-			hi = min(hi, lo+1)
+	for _, pk := range picks {
+		v := int(pk.v)
+		if prod[v] == 0 {
+			continue
 		}
-		for v := lo; v < hi; v++ {
-			if prod[v] == 0 {
-				continue
+		if touched&(1<<v) == 0 {
+			touched |= 1 << v
+			for a := v * k; a < (v+1)*k; a++ {
+				gs[a], hd[a] = 0, 0
 			}
-			if touched&(1<<v) == 0 {
-				touched |= 1 << v
-				for a := v * k; a < (v+1)*k; a++ {
-					gs[a], hd[a] = 0, 0
-				}
-			}
-			c := int(pe.c0) + v*int(pe.cstep)
-			p := x[int(pe.j0)+v*int(pe.jstep)]
-			gs[v*k+c] += 1 / p
-			hd[v*k+c] -= 1 / (p * p)
 		}
+		p := x[pk.j]
+		gs[v*k+int(pk.c)] += 1 / p
+		hd[v*k+int(pk.c)] -= 1 / (p * p)
 	}
 	if touched == 0 {
-		return lse, true
+		return
 	}
 	inv := 1 / sum
 	if touched&(touched-1) == 0 {
@@ -499,7 +615,7 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 				}
 			}
 		}
-		return lse, true
+		return
 	}
 	bar := s.margBar[:k]
 	clear(bar)
@@ -530,7 +646,7 @@ func (s *scorer) margSimple(g *margGroup, deriv bool) (float64, bool) {
 			s.hess[a*k+b] -= bar[a] * bar[b]
 		}
 	}
-	return lse, true
+	return
 }
 
 func btoi(b bool) int {
@@ -539,6 +655,10 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// maxSimpleValues bounds the values of a simple group (margDerivs keeps them in a
+// bit set).
+const maxSimpleValues = 64
 
 // Products of probabilities outside [prodMin, prodMax] are left to the log domain.
 const (
@@ -752,14 +872,12 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 // margLSE returns log Σ_v exp(a_v) for summed-out group gi, a_v the summed log
 // density of its elements with its site at value v, and with deriv adds the
 // derivatives with respect to the active coordinates through the responsibilities
-// to s.grad and s.hess. Row batches must be flushed before it is called.
-func (s *scorer) margLSE(gi int, deriv bool) float64 {
+// to s.grad and s.hess; picks are the group's elements that select the active site
+// (sitePicks; read only by a simple group's derivatives). Row batches must be
+// flushed before it is called.
+func (s *scorer) margLSE(gi int, deriv bool, picks []margPick) float64 {
 	g := &s.m.marg[gi]
-	if g.simple && s.orbit == nil && s.fixSite == 0 {
-		if f, ok := s.margSimple(g, deriv); ok {
-			return f
-		}
-	} else if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
+	if g.prod != nil && s.orbit == nil && s.fixSite == 0 {
 		if f, ok := s.margProduct(g, deriv); ok {
 			return f
 		}
@@ -845,6 +963,198 @@ func (s *scorer) margLSE(gi int, deriv bool) float64 {
 		}
 	}
 	return lse
+}
+
+// margDiag is margDerivs when the picks are at increasing values (one per value: the
+// group's own prior seen from the weights) and at least two of those values have
+// P_v > 0: each ∇log P_v then has one non-zero entry, and the general case below is
+// done without its k×k loops over zeros, in the same order. It reports false,
+// having done nothing, otherwise.
+func (s *scorer) margDiag(prod []float64, sum float64, picks []margPick) bool {
+	live := 0
+	for i, pk := range picks {
+		if i > 0 && pk.v <= picks[i-1].v {
+			return false
+		}
+		if prod[pk.v] != 0 {
+			live++
+		}
+	}
+	if live < 2 {
+		return false
+	}
+	k, x := s.k, s.x
+	bar := s.margBar[:k]
+	clear(bar)
+	inv := 1 / sum
+	for _, pk := range picks {
+		v, c := int(pk.v), int(pk.c)
+		if prod[v] == 0 {
+			continue
+		}
+		p := x[pk.j]
+		g, h := 1/p, -(1 / (p * p))
+		r := prod[v] * inv
+		s.grad[c] += r * g
+		bar[c] += r * g
+		s.hess[c*k+c] += r * h
+		ra := r * g
+		s.hess[c*k+c] += ra * g
+	}
+	for a := 0; a < k; a++ {
+		if bar[a] == 0 {
+			continue
+		}
+		for b := 0; b < k; b++ {
+			s.hess[a*k+b] -= bar[a] * bar[b]
+		}
+	}
+	return true
+}
+
+// Renormalisation bounds of margSum's running product: with a factor in [prodMin,
+// prodMax] = [1e-250, 1e250] and the product in [1e-50, 1e50] before it, the new
+// product stays a normal float.
+const (
+	accMin = 1e-50
+	accMax = 1e50
+)
+
+// ln2 in two parts (as in package math's Log): e·ln2Hi is exact for |e| < 2^20.
+const (
+	ln2Hi = 6.93147180369123816490e-01
+	ln2Lo = 1.90821492927058770002e-10
+)
+
+// margSum returns total plus log Σ_v exp(a_v) of every summed-out group in margs
+// (margLSE), with deriv their derivatives; sp lists the groups of margs with the
+// active site's picks (Model.margPicks, Model.allRefs), or is nil.
+// Simple groups are scored here from the product cache, all in one loop: P_v is the
+// cached product of the group at v (margEntry when stale) times its live elements,
+// with the arithmetic of margProduct; the sums Σ_v P_v of all groups are multiplied
+// together, as a fraction times a power of two (renormalised by math.Frexp when the
+// product leaves [accMin, accMax]), and added with one log at the end, instead of
+// one log per group: the same quantity to rounding, at a fraction of the cost (the
+// log was a third of a Dawid-Skene sweep). A group with a product or a sum outside
+// [prodMin, prodMax], and every group of an orbit score or of a score at a fixed
+// value, goes through margLSE. It returns early with the first non-finite running
+// total (−Inf or NaN), as a per-group sum would.
+func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64) float64 {
+	if s.orbit != nil || s.fixSite != 0 || sp == nil {
+		for _, gi := range margs {
+			total += s.margLSE(int(gi), deriv, nil)
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+		}
+		return total
+	}
+	refs, all := sp.refs, sp.picks
+	s.margSync()
+	x, cp, dirty, liveProd := s.x, s.mc.p, s.mc.dirty, s.m.liveProd
+	var buf [maxSimpleValues]float64
+	// With live elements shared by every simple group, tab[e·nv + v] holds the value
+	// of live element e at v, or 0 where the per-group loop below would set P_v to 0
+	// (the same products: p·0 = 0 for the finite p ≥ 0 that reach it).
+	shared, tn := s.m.sharedLive, s.m.sharedValues
+	var tab []float64
+	if shared != nil {
+		if cap(s.liveTab) < len(shared)*tn {
+			s.liveTab = make([]float64, len(shared)*tn)
+		}
+		tab = s.liveTab[:len(shared)*tn]
+		for e, pe := range shared {
+			for v := range tn {
+				q := 0.0
+				if v < int(pe.lim) {
+					if q = x[int(pe.j0)+v*int(pe.jstep)]; !(q > 0 && q <= math.MaxFloat64) {
+						q = 0
+					}
+				}
+				tab[e*tn+v] = q
+			}
+		}
+	}
+	acc, expo := 1.0, 0
+	for n := 0; n+1 < len(refs); n++ {
+		r := &refs[n]
+		pk := all[r.at:refs[n+1].at]
+		if r.pOff >= 0 {
+			nv, pOff := int(r.values), int(r.pOff)
+			prod := buf[:nv]
+			live := liveProd[r.liveLo:r.liveHi]
+			sum, ok := 0.0, true
+			for v := range prod {
+				p := cp[pOff+v]
+				if dirty[pOff+v] {
+					p = s.margEntry(pOff + v) // NaN when out of range
+				}
+				if tab != nil {
+					for e := range shared {
+						p *= tab[e*tn+v]
+					}
+					live = nil
+				}
+				for _, pe := range live {
+					if v >= int(pe.lim) {
+						p = 0
+						break
+					}
+					if q := x[int(pe.j0)+v*int(pe.jstep)]; q > 0 && q <= math.MaxFloat64 {
+						p *= q
+					} else {
+						p = 0
+						break
+					}
+				}
+				if p != 0 && !(p >= prodMin && p <= prodMax) {
+					ok = false
+					break
+				}
+				prod[v] = p
+				sum += p
+			}
+			if ok && (sum == 0 || sum >= prodMin && sum <= prodMax) {
+				if sum == 0 {
+					return math.Inf(-1)
+				}
+				switch {
+				case !deriv || s.active < 0 || len(pk) == 0:
+				case len(pk) == 1 && prod[pk[0].v] != 0:
+					// One element selects the active site, at one value v and
+					// coordinate c (a label seen from its labeler's confusion row):
+					// margDerivs's one-value case with one non-zero entry, the same
+					// arithmetic.
+					v, c, k := int(pk[0].v), int(pk[0].c), s.k
+					p := x[pk[0].j]
+					ga, ha := 1/p, -(1 / (p * p))
+					inv := 1 / sum
+					r := prod[v] * inv
+					w := r * (1 - r)
+					s.grad[c] += r * ga
+					s.hess[c*k+c] += r * ha
+					s.hess[c*k+c] += w * ga * ga
+				default:
+					s.margDerivs(prod, sum, pk)
+				}
+				acc *= sum
+				if !(acc >= accMin && acc <= accMax) {
+					frac, e := math.Frexp(acc)
+					acc, expo = frac, expo+e
+				}
+				continue
+			}
+		}
+		total += s.margLSE(int(r.gi), deriv, pk)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
 }
 
 // steerSimplex steers the Hessian of simplex site i, whose score reads summed-out

@@ -37,20 +37,35 @@ type Model struct {
 	// Summed-out discrete sites (Builder.Marginalise): one group per site, the groups
 	// each site's score reads, and per factor element its group (−1: none; a nil
 	// slice for a factor without any).
-	marg   []margGroup
-	margOf [][]int32
-	inMarg [][]int32
+	marg    []margGroup
+	margAll []int32 // 0 … len(marg)−1 (LogJoint)
+	margOf  [][]int32
+	inMarg  [][]int32
 
 	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
 	// simpleProd holds the elements of the simple summed-out groups, contiguous.
 	simpleProd []simpleProd
+	liveProd   []simpleProd // the simple groups' live elements (margGroup.liveLo)
+	// sharedLive: the live elements of every simple group when they are all the
+	// same (nil otherwise), sharedValues the most values of a simple group.
+	sharedLive   []simpleProd
+	sharedValues int
+	// margPicks: per site, its groups margOf and the elements of the simple ones
+	// that select it (nil without summed-out groups).
+	margPicks []sitePicks
+	// allRefs: every summed-out group, without picks (LogJoint).
+	allRefs sitePicks
 	// The scorers' product cache (margCache): per entry its group; the state
 	// coordinates the products read and, for readCoord[r], the entries
 	// readEntry[readStart[r]:readStart[r+1]] that read it.
-	pGroup               []int32
-	readCoord, readStart []int32
-	readEntry            []int32
+	pGroup []int32
+	// entryCoord[entryStart[i]:entryStart[i+1]]: the state coordinates whose product
+	// is entry i, in element order (−1: an element that makes it 0).
+	entryStart, entryCoord []int32
+	readCoord, readStart   []int32
+	readEntry              []int32
+	readRuns               []readRun // readCoord as runs of consecutive coordinates
 }
 
 type entry struct {

@@ -61,6 +61,8 @@ type scorer struct {
 	logs   []cachedLog
 	selCnt []float64 // selRun's counts by (index value, category)
 	mc     margCache // products of the simple summed-out groups
+	// liveTab: margSum's values of the shared live elements (Model.sharedLive).
+	liveTab []float64
 }
 
 const (
@@ -131,13 +133,7 @@ func (s *scorer) LogJoint(x []float64) float64 {
 			}
 		}
 	}
-	for gi := range s.m.marg {
-		total += s.margLSE(gi, false)
-		if math.IsInf(total, -1) || math.IsNaN(total) {
-			return total
-		}
-	}
-	return total
+	return s.margSum(s.m.margAll, &s.m.allRefs, false, total)
 }
 
 // Score returns the Markov-blanket score of site i, with its gradient and Hessian
@@ -168,7 +164,11 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	if s.m.linSites != nil {
 		lin = s.m.linSites[i]
 	}
-	f := s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, s.m.margOf[i], deriv, continuous)
+	var picks *sitePicks
+	if s.m.margPicks != nil {
+		picks = &s.m.margPicks[i]
+	}
+	f := s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, s.m.margOf[i], picks, deriv, continuous)
 	if deriv && len(s.m.margOf[i]) > 0 && s.m.sites[i].Support == nmc.Simplex {
 		s.steerSimplex(x, i)
 	}
@@ -178,8 +178,9 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 // sumBlanket returns the summed log density of the blanket elements bl, the
 // tallied runs gs, the linear factors lin and the summed-out groups margs and, with
 // deriv, their derivatives with respect to the active coordinates (a site's, or a
-// group's orbit parameter) in s.grad and s.hess.
-func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, deriv, continuous bool) float64 {
+// group's orbit parameter) in s.grad and s.hess. picks, when not nil, lists the
+// groups margs with the active site's picks (margSum).
+func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, picks *sitePicks, deriv, continuous bool) float64 {
 	total := 0.0
 	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
 		total = s.scoreChunked(bl, nch, deriv, continuous)
@@ -227,11 +228,9 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, deriv, c
 		if deriv {
 			s.flushBatches() // margLSE scores into buffers of its own
 		}
-		for _, gi := range margs {
-			total += s.margLSE(int(gi), deriv)
-			if math.IsInf(total, -1) || math.IsNaN(total) {
-				return total
-			}
+		total = s.margSum(margs, picks, deriv, total)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
 		}
 	}
 	if deriv {

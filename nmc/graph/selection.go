@@ -270,7 +270,7 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 	for _, gi := range s.m.margOf[i] {
 		for v := range dst {
 			s.fixSite, s.fixVal = i+1, float64(v)
-			dst[v] += s.margLSE(int(gi), false)
+			dst[v] += s.margLSE(int(gi), false, nil)
 		}
 		s.fixSite = 0
 	}

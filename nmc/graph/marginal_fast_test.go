@@ -1,0 +1,107 @@
+package graph
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// TestMarginalSimpleMatchesProduct checks the fast path of simple summed-out groups
+// (margSimple: cached products, derivatives from the active site's picks, the sums
+// of all groups multiplied before one log: margSum) against the general product
+// path (margProduct, everything from the state at each call, one log per group) on
+// a Dawid-Skene model: scores, gradients and Hessians of every continuous site and
+// the log joint at random states, with and without the cache having seen earlier
+// states. The product of the groups' sums leaves [accMin, accMax] many times over,
+// so margSum's renormalisation is exercised; some confusion entries are set so small
+// that products leave [prodMin, prodMax] (the log-domain fallback).
+func TestMarginalSimpleMatchesProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 2))
+	ds := makeDS(rng, 200, 5, 3, 3)
+	fast := buildDS(t, ds, true)
+	slow := buildDS(t, ds, true)
+	nSimple := 0
+	for gi := range slow.marg {
+		if slow.marg[gi].simple {
+			nSimple++
+		}
+		slow.marg[gi].simple = false // margLSE takes margProduct
+	}
+	slow.compileMarginalPicks() // margSum's references without the simple groups
+	for _, r := range slow.allRefs.refs {
+		if r.pOff >= 0 {
+			t.Fatalf("group %d still scored as simple", r.gi)
+		}
+	}
+	if fast.sharedLive == nil {
+		t.Fatal("the groups' live elements (pi) are not shared")
+	}
+	if nSimple != ds.items {
+		t.Fatalf("%d simple groups, want one per item (%d)", nSimple, ds.items)
+	}
+	sites := fast.Sites()
+	off := nmc.Offsets(sites)
+	x := make([]float64, nmc.Dim(sites))
+	if err := fast.Init(rng, x); err != nil {
+		t.Fatal(err)
+	}
+	var cont []int
+	for i, s := range sites {
+		if s.Support != nmc.Discrete {
+			cont = append(cont, i)
+		}
+	}
+	fs, ss := fast.NewScorer(), slow.NewScorer()
+	for step := range 300 {
+		i := cont[rng.IntN(len(cont))]
+		s := sites[i]
+		xi := x[off[i] : off[i]+s.Size]
+		saved := append([]float64(nil), xi...)
+		perturb(rng, s, xi, 0.5)
+		tiny := step%10 == 0 && s.Name != "pi"
+		if tiny {
+			// A confusion entry so small that the products of the items that read
+			// it twice leave [prodMin, prodMax]: those groups go through margLSE.
+			xi[rng.IntN(len(xi))] = 1e-140
+		}
+		k := s.Size
+		ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
+		a, b := fs.Score(x, i, ga, ha), ss.Score(x, i, gb, hb)
+		if !close(a, b, 1e-12) {
+			t.Fatalf("step %d site %s: score %v, general path %v", step, s.Name, a, b)
+		}
+		if a, b := fs.LogJoint(x), ss.LogJoint(x); !close(a, b, 1e-12) {
+			t.Fatalf("step %d: log joint %v, general path %v", step, a, b)
+		}
+		if step == 0 {
+			logs := 0.0
+			for gi := range slow.marg {
+				logs += ss.(*scorer).margLSE(gi, false, nil)
+			}
+			if logs > 5*math.Log(accMin) {
+				t.Fatalf("the groups' log sums add up to %g: margSum would not renormalise", logs)
+			}
+		}
+		for c := range ga {
+			if !close(ga[c], gb[c], 1e-12) {
+				t.Fatalf("step %d site %s: gradient[%d] %v, general path %v", step, s.Name, c, ga[c], gb[c])
+			}
+		}
+		for c := range ha {
+			if tiny {
+				// Terms of order 1/p² = 1e280 cancel in the Hessian, whose two
+				// algebraically equal forms (one value: r(1 − r)·g gᵀ; general:
+				// r·g gᵀ − ḡḡᵀ) then round differently; score and gradient are compared.
+				break
+			}
+			if !close(ha[c], hb[c], 1e-10) {
+				t.Fatalf("step %d site %s: Hessian[%d] %v, general path %v", step, s.Name, c, ha[c], hb[c])
+			}
+		}
+		if tiny || rng.IntN(2) == 0 {
+			copy(xi, saved) // rejected
+		}
+	}
+}
