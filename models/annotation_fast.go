@@ -29,7 +29,7 @@ import (
 // Dirichlet concentration minus 1 plus the count of the data terms in x_n.
 //
 // It is the form with the classes explicit (the paper's, Annotation's default); with
-// the classes summed out (AnnotationPrior.MarginaliseClasses) Annotation returns the
+// the classes summed out (AnnotationPrior.ExplicitClasses false) Annotation returns the
 // graph model itself, whose summed-out groups (graph.Builder.Marginalise) take
 // 1.2–1.25× the time per sweep of the hand-written marginalised form this type had
 // (median of interleaved pairs, BenchmarkAnnotationSweep).

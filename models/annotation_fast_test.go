@@ -17,15 +17,20 @@ import (
 )
 
 // fastAnnotation builds the annotation model with the given prior (nil: the
-// defaults) on generated data (N items, half of them train) and returns it with its
-// hand-written model.
+// defaults) and the classes explicit on generated data (N items, half of them
+// train) and returns it with its hand-written model.
 func fastAnnotation(t *testing.T, seed uint64, cfg AnnotationConfig, prior *AnnotationPrior) (*Built, *annotationFast, AnnotationTruth) {
 	t.Helper()
 	train, _, truth, err := GenerateAnnotation(rand.New(rand.NewPCG(seed, 1)), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Annotation(train, nil, prior)
+	var p AnnotationPrior
+	if prior != nil {
+		p = *prior
+	}
+	p.ExplicitClasses = true
+	b, err := Annotation(train, nil, &p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +69,7 @@ func closeRel(a, b, tol float64) bool {
 }
 
 // TestAnnotationFastMatchesGraph compares the hand-written model with the graph
-// model (classes explicit; with AnnotationPrior.MarginaliseClasses Built.Model is the
+// model (classes explicit; with AnnotationPrior.ExplicitClasses false Built.Model is the
 // graph model itself, checked against enumeration in annotation_marginal_test.go),
 // at many states: sites, every site's score (values and
 // differences over every value of a class, over random points of a simplex), the
@@ -231,7 +236,7 @@ func TestAnnotationFastOutsideSupport(t *testing.T) {
 // sites against central finite differences of the score (in the k coordinates of the
 // homogeneous extension, off the simplex), in the explicit form (the hand-written
 // model) and the marginalised one (the graph model, Built.Model with
-// AnnotationPrior.MarginaliseClasses).
+// AnnotationPrior.ExplicitClasses false).
 func TestAnnotationFastDerivativesFD(t *testing.T) {
 	cfg := AnnotationConfig{N: 200, Labelers: 5, Classes: 3, JLoc: 2.5, Gamma: 10, Rho: 0.5}
 	t.Run("explicit", func(t *testing.T) {
@@ -386,7 +391,7 @@ func TestAnnotationFastHeldOut(t *testing.T) {
 	}
 	test.NumItems++
 	test.Z = nil
-	b, err := Annotation(train, &test, nil)
+	b, err := Annotation(train, &test, &AnnotationPrior{ExplicitClasses: true})
 	if err != nil {
 		t.Fatal(err)
 	}

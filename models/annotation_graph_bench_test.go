@@ -56,7 +56,7 @@ func BenchmarkAnnotationSweep(b *testing.B) {
 		name     string
 		marginal bool
 	}{{"explicit", false}, {"marginal", true}} {
-		built, err := Annotation(train, nil, &AnnotationPrior{MarginaliseClasses: form.marginal})
+		built, err := Annotation(train, nil, &AnnotationPrior{ExplicitClasses: !form.marginal})
 		if err != nil {
 			b.Fatal(err)
 		}

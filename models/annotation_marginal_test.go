@@ -17,11 +17,11 @@ import (
 // the explicit hand-written one (whose layout fields describe both).
 func annotationPair(t *testing.T, train AnnotationData) (marg nmc.Model, expl *annotationFast) {
 	t.Helper()
-	bm, err := Annotation(train, nil, &AnnotationPrior{MarginaliseClasses: true})
+	bm, err := Annotation(train, nil, &AnnotationPrior{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := Annotation(train, nil, &AnnotationPrior{})
+	be, err := Annotation(train, nil, &AnnotationPrior{ExplicitClasses: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,11 +378,11 @@ func TestAnnotationMarginalSamplesLikeExplicit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bm, err := Annotation(train, nil, &AnnotationPrior{MarginaliseClasses: true})
+	bm, err := Annotation(train, nil, &AnnotationPrior{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := Annotation(train, nil, &AnnotationPrior{})
+	be, err := Annotation(train, nil, &AnnotationPrior{ExplicitClasses: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,31 +146,28 @@ func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Bu
 // Gamma·(1−Rho)/(C−1) off it, Gamma = 10, Rho = 0.5.
 type AnnotationPrior struct {
 	PiConcentration, Gamma, Rho float64
-	// MarginaliseClasses sums the classes z out (graph.Builder.Marginalise; Built.Model
-	// is then the graph model Built.Graph, majority-vote start): every z site is
-	// nmc.Site.Marginalised, pi and theta see the marginal likelihood of each item's
-	// labels, and z is drawn from its exact conditional after each sweep, so it is
-	// still recorded. By default (false) z stays in the sweep as the paper has it: pi
-	// and theta are scored given z (pi's conditional is an exact Dirichlet) and z is
-	// updated by exact enumeration, one item at a time. Both forms have the same
-	// posterior. `nmc sample -marginalise-classes` sets it. Measured at 5,000 train
-	// items, 100 labelers, 4 × 1000 draws, seed 1 (auto warm-up, majority-vote start):
-	// the summed-out form lifts the slowest pi's bulk ESS to 61 (max R-hat of pi and
-	// theta 1.045), but `nmc sample -model annotation -n 10000 -k 100 -draws 1000
-	// -chains 4 -seed 1 -marginalise-classes` takes 3.5× the wall time of the explicit
-	// form of f555f36 (3 interleaved pairs: 36.4 s against 10.5 s, measured with the
-	// former hand-written scorer), above the 1.3× at which it would become the
-	// default; so it is not. The graph model that now runs it took 1.20× the CPU
-	// time of that hand-written scorer for this command (3 interleaved pairs, median;
-	// 20.6 s against 17.9 s, both without the lead-and-follow moves below) and
-	// printed the same summary table, digit for digit.
+	// ExplicitClasses keeps the classes z in the sweep, as the paper has them: pi and
+	// theta are scored given z (pi's conditional is an exact Dirichlet) and z is
+	// updated by exact enumeration, one item at a time; Built.Model is then a
+	// hand-written scorer (see Annotation). By default (false) the classes are summed
+	// out (graph.Builder.Marginalise; Built.Model is the graph model Built.Graph,
+	// majority-vote start): every z site is nmc.Site.Marginalised, pi and theta see
+	// the marginal likelihood of each item's labels, and z is drawn from its exact
+	// conditional after each sweep, so it is still recorded. Both forms have the same
+	// posterior. `nmc sample -explicit-classes` sets it.
 	//
 	// With the classes summed out, pi is declared the lead of the sampler's
-	// lead-and-follow moves (graph.Builder.Lead in Built.Graph, which is Built.Model
-	// in this form): after warm-up, random walks of pi in its log-ratio coordinates
-	// follow pi's broad marginal, which the confusion rows of a rare class pin down
-	// one at a time (see nmc.JointMoves; nmc.Options.Joint.Off turns them off).
-	MarginaliseClasses bool
+	// lead-and-follow moves (graph.Builder.Lead): after warm-up, random walks of pi
+	// in its log-ratio coordinates follow pi's broad marginal, which the confusion
+	// rows of a rare class pin down one at a time (see nmc.JointMoves;
+	// nmc.Options.Joint.Off turns them off).
+	//
+	// Measured at 5,000 train items, 100 labelers, 3 classes, 4 × 1000 draws
+	// (`nmc sample -model annotation -n 10000 -k 100 -draws 1000 -chains 4 -seed S`,
+	// adaptive warm-up): z explicit, the slowest pi's bulk ESS is 24 (seed 1) and 21
+	// (seed 2), max R-hat 1.11–1.16; summed out with pi's lead moves, 433 and 460,
+	// max R-hat 1.01, for about 2.8× the CPU time (ESS per CPU second about 8× higher).
+	ExplicitClasses bool
 }
 
 // Annotation builds the Dawid-Skene annotation model with discrete true labels:
@@ -180,8 +177,8 @@ type AnnotationPrior struct {
 //
 // Parameters: pi[m], z[i], theta[l,m,n] (0-based). test may be nil; its held-out
 // likelihood sums out each test item's class. Built.Graph is the model written with
-// the graph API (z summed out by graph.Builder.Marginalise with
-// prior.MarginaliseClasses, see AnnotationPrior). Built.Model, started from
+// the graph API (z summed out by graph.Builder.Marginalise unless
+// prior.ExplicitClasses, see AnnotationPrior). Built.Model, started from
 // majority-vote classes, is with z summed out the graph model itself, and with z
 // explicit a hand-written implementation with the same sites, state layout and
 // scores (tested against Built.Graph), kept because the graph engine is not yet
@@ -224,7 +221,7 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 	if train.NumLabels() > 0 {
 		b.ObserveInts("y", graph.Categorical(graph.At(theta, graph.By(train.Labeler), graph.ByNode(graph.Index(z, train.Item)))), train.Label)
 	}
-	if p.MarginaliseClasses {
+	if !p.ExplicitClasses {
 		b.Marginalise(z)
 		b.Lead(pi)
 	}
@@ -237,7 +234,7 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 		return nil, err
 	}
 	out := &Built{Name: "annotation", Model: start, Graph: m}
-	if !p.MarginaliseClasses {
+	if p.ExplicitClasses {
 		fast, err := newAnnotationFast(start, train, conc, rows)
 		if err != nil {
 			return nil, err

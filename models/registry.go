@@ -124,9 +124,10 @@ type Dataset struct {
 	// metadata file); AnnotationTest is nil without held-out data.
 	AnnotationTrain, AnnotationTest *AnnotationData
 	AnnotationConfig                AnnotationConfig
-	// MarginaliseClasses makes Build sum the annotation model's classes out
-	// (AnnotationPrior.MarginaliseClasses); the other models ignore it.
-	MarginaliseClasses bool
+	// ExplicitClasses makes Build keep the annotation model's classes in the sweep,
+	// as the paper has them (AnnotationPrior.ExplicitClasses; by default they are
+	// summed out); the other models ignore it.
+	ExplicitClasses bool
 
 	Y          []float64 // normal_known_sigma: the observations
 	Counts     []int     // gamma_poisson: the counts
@@ -393,7 +394,7 @@ func (d *Dataset) Build() (*Built, *Posterior, error) {
 	case "robust":
 		b, err = Robust(*d.RegressionTrain, d.RegressionTest, nil)
 	case "annotation":
-		prior := &AnnotationPrior{Gamma: d.AnnotationConfig.Gamma, Rho: d.AnnotationConfig.Rho, MarginaliseClasses: d.MarginaliseClasses}
+		prior := &AnnotationPrior{Gamma: d.AnnotationConfig.Gamma, Rho: d.AnnotationConfig.Rho, ExplicitClasses: d.ExplicitClasses}
 		b, err = Annotation(*d.AnnotationTrain, d.AnnotationTest, prior)
 	case "normal_known_sigma":
 		mu0, tau0, sigma := NormalKnownSigmaMu0, NormalKnownSigmaTau0, NormalKnownSigmaSigma

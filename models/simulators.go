@@ -66,7 +66,7 @@ func SimulatorNames() []string { return append([]string(nil), simulatorModels...
 //     predictors with X_ik ~ N(0, SimulatorXSD²), no held-out data; 0 means
 //     SimulatorRegressionN and SimulatorRegressionK.
 //   - annotation: the Dawid-Skene model with its classes z summed out
-//     (AnnotationPrior.MarginaliseClasses) and the paper's prior, n items and k
+//     (AnnotationPrior.ExplicitClasses false) and the paper's prior, n items and k
 //     labelers (AnnotationSimulator(n, k, true); 0 means SimulatorAnnotationItems and
 //     SimulatorAnnotationLabelers). The truth holds every pi[m], theta[l,m,n] and
 //     z[i].
@@ -207,7 +207,7 @@ func built(b *Built, err error, truth map[string]float64) (nmc.Model, map[string
 // without replacement) with y ~ Categorical(θ[l][z_i]) — GenerateAnnotation's process,
 // the model's own prior predictive — and returns the model built on the labels alone
 // with the same prior, the classes summed out when marginalise is set
-// (AnnotationPrior.MarginaliseClasses) and explicit otherwise. The truth holds every
+// (AnnotationPrior.ExplicitClasses false) and explicit otherwise. The truth holds every
 // pi[m], theta[l,m,n] and z[i]; in both forms z is a draw column (with marginalise it
 // is drawn after each sweep from its exact conditional), and package sbc breaks its
 // ties at random. SimulatorAnnotationClasses classes; n and k of 0 mean
@@ -232,7 +232,7 @@ func AnnotationSimulator(n, k int, marginalise bool) (sbc.Simulator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	prior := &AnnotationPrior{Gamma: cfg.Gamma, Rho: cfg.Rho, MarginaliseClasses: marginalise}
+	prior := &AnnotationPrior{Gamma: cfg.Gamma, Rho: cfg.Rho, ExplicitClasses: !marginalise}
 	return func(rng *rand.Rand) (nmc.Model, map[string]float64, error) {
 		train, _, gen, err := GenerateAnnotation(rng, cfg)
 		if err != nil {

@@ -99,8 +99,9 @@ type Config struct {
 	// Seed seeds the generated data and the sampler.
 	Seed uint64
 	// NoGroupMoves turns the models' group moves off (nmc.Options.NoGroupMoves) and
-	// the warm-up with them: the paper's plain single-site NMC, recording from the
-	// first sweep as in the paper, for comparison.
+	// the warm-up with them, and keeps the annotation model's classes in the sweep
+	// (models.Dataset.ExplicitClasses): the paper's plain single-site NMC, recording
+	// from the first sweep as in the paper, for comparison.
 	NoGroupMoves bool
 
 	// SamplerProgress, when not nil, is called as each experiment starts sampling
@@ -331,6 +332,7 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	if err != nil {
 		return err
 	}
+	d.ExplicitClasses = cfg.NoGroupMoves
 	b, exact, err := d.Build()
 	if err != nil {
 		return err

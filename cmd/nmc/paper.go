@@ -34,7 +34,8 @@ writes into DIR:
 
 The chains start from prior draws and warm up adaptively before the recorded
 draws (the warm-up column: the longest chain's sweeps); with -no-group-moves
-they record from the first sweep, as in the paper. PLL is
+they record from the first sweep and the annotation model keeps its classes in
+the sweep, as in the paper. PLL is
 the joint form, log mean_s exp(Σ_j log p(y_j | θ_s)) over the held-out half
 of the data, with the draws of all chains interleaved by draw; samples to
 convergence is the first number of pooled draws after which the curve stays
@@ -58,7 +59,7 @@ func paperFlags(fs *flag.FlagSet) func(*env, []string) error {
 	draws := fs.Int("draws", 0, "draws per chain for every model (0: each model's default)")
 	chains := fs.Int("chains", paper.DefaultChains, "chains per model, run in parallel (the large regressions of -full run one)")
 	seed := fs.Uint64("seed", 1, "seed of the generated data and of the sampler")
-	noGroups := fs.Bool("no-group-moves", false, "turn off the models' group moves and the warm-up (the paper's plain single-site NMC)")
+	noGroups := fs.Bool("no-group-moves", false, "turn off the models' group moves and the warm-up, and keep the annotation model's classes explicit (the paper's plain single-site NMC)")
 	only := fs.String("models", "", "run only these comma-separated models (default: all)")
 	return func(e *env, args []string) error {
 		if len(args) > 0 {

@@ -93,7 +93,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	warmup := &warmupFlag{auto: true}
 	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: each chain warms up until its log joint stops trending (200 to 1000 sweeps)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
-	margClasses := fs.Bool("marginalise-classes", false, "annotation only: sum the classes z out of the scores of pi and theta (z still recorded, drawn exactly after each sweep); default: z explicit, as in the paper")
+	explicitClasses := fs.Bool("explicit-classes", false, "annotation only: keep the classes z in the sweep as the paper has them (each updated by enumeration given pi and theta); default: z summed out of the scores of pi and theta, drawn exactly after each sweep and still recorded")
 	leads := fs.String("leads", "", "make lead-and-follow moves of these comma-separated `sites` after warm-up (random walks in their unconstrained coordinates; default: the sites the model declares)")
 	follow := fs.Float64("follow", 0, "lead-and-follow moves: the least shift (nats) of a site's fitted proposal that makes it follow the lead; 0: the lead moves alone, negative: every site that reads the lead follows")
 	noJoint := fs.Bool("no-joint-moves", false, "turn off the lead-and-follow moves")
@@ -138,11 +138,11 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		if *margClasses {
+		if *explicitClasses {
 			if d.Model != "annotation" {
-				return usagef("-marginalise-classes: model %s has no discrete classes to sum out (annotation only)", d.Model)
+				return usagef("-explicit-classes: model %s has no discrete classes (annotation only)", d.Model)
 			}
-			d.MarginaliseClasses = true
+			d.ExplicitClasses = true
 		}
 		if spec, _ := models.Lookup(d.Model); *pll != "" && !spec.HeldOut {
 			return usagef("-pll: model %s has no held-out data", d.Model)

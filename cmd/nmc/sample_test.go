@@ -182,13 +182,14 @@ func TestSampleSiteTable(t *testing.T) {
 	}
 }
 
-// TestSampleMarginaliseClasses: with -marginalise-classes the annotation model's
-// classes are drawn after each sweep (proposer marginal-draw, one draw per sweep),
-// still recorded in the draws as classes.
+// TestSampleMarginaliseClasses: by default the annotation model's classes are
+// summed out and drawn after each sweep (proposer marginal-draw, one draw per
+// sweep), still recorded in the draws as classes; -explicit-classes keeps them in
+// the sweep (proposer enumerate).
 func TestSampleMarginaliseClasses(t *testing.T) {
 	dir := t.TempDir()
 	out := mustRun(t, "sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "40", "-warmup", "5", "-chains", "2",
-		"-marginalise-classes", "-out", filepath.Join(dir, "d.csv"))
+		"-out", filepath.Join(dir, "d.csv"))
 	found := false
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) == 6 && f[0] == "z" {
@@ -215,6 +216,20 @@ func TestSampleMarginaliseClasses(t *testing.T) {
 				t.Fatalf("chain %d: z[0] = %v, not a class", c, v)
 			}
 		}
+	}
+	out = mustRun(t, "sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "40", "-warmup", "5", "-chains", "2",
+		"-explicit-classes")
+	found = false
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 6 && f[0] == "z" {
+			found = true
+			if f[1] != "enumerate" {
+				t.Errorf("-explicit-classes: z row %q, want the enumerate proposer", f)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("-explicit-classes: no z row in\n%s", out)
 	}
 }
 
@@ -500,7 +515,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"sample", "-model", "annotation", "-train", filepath.Join(dir, "annotation_train.csv")}, exitFailure, "nmc sample: ", []string{"annotation_meta.csv"}},
 		{[]string{"sample", "-model", "blr", "-vars", "nu"}, exitUsage, "nmc sample: ", []string{`"nu"`, "alpha, beta"}},
 		{[]string{"sample", "-model", "funnel", "-pll", filepath.Join(dir, "p.csv")}, exitUsage, "nmc sample: ", []string{"-pll", "funnel"}},
-		{[]string{"sample", "-model", "blr", "-marginalise-classes"}, exitUsage, "nmc sample: ", []string{"-marginalise-classes", "blr", "annotation only"}},
+		{[]string{"sample", "-model", "blr", "-explicit-classes"}, exitUsage, "nmc sample: ", []string{"-explicit-classes", "blr", "annotation only"}},
 		{[]string{"sample", "-model", "funnel", "extra"}, exitUsage, "nmc sample: ", []string{`"extra"`}},
 		{[]string{"gen", "-model", "blr"}, exitUsage, "nmc gen: ", []string{"-out"}},
 		{[]string{"gen", "-model", "funnel", "-out", dir}, exitUsage, "nmc gen: ", []string{"funnel has no data"}},
