@@ -65,10 +65,10 @@ type FittedStep struct {
 	// KeepSiteSteps keeps the Newton steps of a block's sites in every sweep. By
 	// default a chain whose group block's independence step would accept at least
 	// 25% of its proposals (estimated at the end of warm-up from the warm-up draws,
-	// see fittedAcceptance) steps the block's sites only on every 4th sweep after
-	// warm-up (see replaceSiteSteps): on a logistic regression with 10,000 rows and
-	// K = 40 that cut the sampler's CPU time by about 30% for at least the same
-	// minimum bulk ESS per second.
+	// see fittedAcceptance) steps the block's sites only on every 8th sweep after
+	// warm-up (see replaceSiteSteps): on a logistic regression with 10,000 train
+	// rows and K = 40 (seed 1) that cut the CPU time of nmc sample from 19.8 s to
+	// 12.9 s and raised the minimum bulk ESS per CPU second from 139 to 204.
 	KeepSiteSteps bool
 	// DF, when positive, replaces the Gaussian by the multivariate Student t with DF
 	// degrees of freedom and the same location and scale matrix c·S (heavier tails).

@@ -53,7 +53,7 @@ type Result struct {
 	// FittedPerChain holds the same statistics chain by chain.
 	FittedPerChain [][]draws.SiteStats
 	// ReplacedPerChain names, chain by chain, the sites whose own steps a fitted
-	// block replaced on all but every 4th sweep after warm-up (see
+	// block replaced on all but every 8th sweep after warm-up (see
 	// FittedStep.KeepSiteSteps), in state order; nil when no chain replaced any.
 	ReplacedPerChain [][]string
 	// Joint holds per-lead statistics of the lead-and-follow moves (see JointMoves),
