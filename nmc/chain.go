@@ -43,8 +43,14 @@ type chain struct {
 	// that a score computed at one state is known to hold while edits stays the same.
 	edits uint64
 
-	perm  []int // the sites of the sweep (all but the Marginalised ones)
-	stats []draws.SiteStats
+	perm []int // the sites of the sweep (all but the Marginalised ones)
+	// sampledPerm, when not nil, replaces perm after warm-up except on every
+	// fittedSiteEvery-th sweep: the sites whose steps a fitted block replaced
+	// (replaced, in state order) are left out (see replaceSiteSteps).
+	sampledPerm []int
+	replaced    []int
+	sampled     int // the number of sweeps after warm-up before the current one
+	stats       []draws.SiteStats
 
 	// Group moves (nil without them) and Marginalised sites.
 	groups []groupPlan
@@ -281,6 +287,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 			return ctx.Err()
 		default:
 		}
+		c.sampled = s
 		if !c.sweep(false, s%o.Fitted.Every == 0, done) {
 			c.report(sweep, total)
 			return ctx.Err()
@@ -453,13 +460,19 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 	return true
 }
 
-// sweepSites steps every site of the sweep once, in a fresh random order.
+// sweepSites steps every site of the sweep once, in a fresh random order (after
+// warm-up, on all but every fittedSiteEvery-th sweep, without the sites whose steps
+// a fitted block replaced).
 func (c *chain) sweepSites(warmup bool, done <-chan struct{}) bool {
-	for i := len(c.perm) - 1; i > 0; i-- {
-		j := c.rng.IntN(i + 1)
-		c.perm[i], c.perm[j] = c.perm[j], c.perm[i]
+	perm := c.perm
+	if !warmup && c.sampledPerm != nil && c.sampled%fittedSiteEvery != 0 {
+		perm = c.sampledPerm
 	}
-	for n, i := range c.perm {
+	for i := len(perm) - 1; i > 0; i-- {
+		j := c.rng.IntN(i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	for n, i := range perm {
 		if n&255 == 255 {
 			select {
 			case <-done:

@@ -77,7 +77,10 @@ type Options struct {
 	// of each group, and each Real site with at least two coordinates outside
 	// groups) and adds independence Metropolis-Hastings steps from it (see
 	// FittedStep); a block whose local steps (its sites' Newton steps and its group
-	// move) accepted at least 90% of their warm-up proposals is left to them. The
+	// move) accepted at least 90% of their warm-up proposals is left to them, and
+	// a group's block whose step would accept at least 25% (estimated at the end
+	// of warm-up) steps its sites only on every 8th sweep (FittedStep.KeepSiteSteps
+	// keeps them in every sweep). The
 	// zero value is on; it takes effect only after a warm-up with
 	// enough draws (from the second half of an explicit warm-up, at least 20), so a
 	// run without warm-up is unchanged.

@@ -52,6 +52,10 @@ type Result struct {
 	Fitted []draws.SiteStats
 	// FittedPerChain holds the same statistics chain by chain.
 	FittedPerChain [][]draws.SiteStats
+	// ReplacedPerChain names, chain by chain, the sites whose own steps a fitted
+	// block replaced on all but every 8th sweep after warm-up (see
+	// FittedStep.KeepSiteSteps), in state order; nil when no chain replaced any.
+	ReplacedPerChain [][]string
 	// Joint holds per-lead statistics of the lead-and-follow moves (see JointMoves),
 	// totals over chains, in the order of Options.Joint.Leads; nil without leads. Name
 	// is "lead-follow(" followed by the lead's name and ")", Proposer "lead-follow",

@@ -109,6 +109,14 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	for c, ch := range chains {
 		draws.Chains[c] = ch.out[:ch.nrec*len(names)]
 		res.WarmupSweeps[c] = ch.warmupSweeps
+		if len(ch.replaced) > 0 {
+			if res.ReplacedPerChain == nil {
+				res.ReplacedPerChain = make([][]string, eff.Chains)
+			}
+			for _, i := range ch.replaced {
+				res.ReplacedPerChain[c] = append(res.ReplacedPerChain[c], sites[i].Name)
+			}
+		}
 		if res.HeldOut != nil {
 			res.HeldOut[c] = ch.held[:ch.nrec*nHeld]
 		}

@@ -199,7 +199,8 @@ func trendless(older, newer []float64) bool {
 }
 
 // endWarmup freezes the fitted proposals and the group moves' rates (see orbitRate)
-// at the end of a warm-up of n sweeps.
+// at the end of a warm-up of n sweeps, and leaves out of the sweeps the site steps
+// that a fitted block replaces (see replaceSiteSteps).
 func (c *chain) endWarmup(n int) {
 	c.warmupSweeps = n
 	c.freezeRates()
@@ -208,6 +209,7 @@ func (c *chain) endWarmup(n int) {
 		m = n - c.warm.stable - autoWindow
 	}
 	c.fitBlocks(m)
+	c.replaceSiteSteps(m)
 	c.startJoint()
 }
 
