@@ -2,8 +2,10 @@ package models
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/graph"
@@ -22,9 +24,10 @@ type Built struct {
 	// Graph itself, from the same start); for every other model, the regressions included, it is
 	// Graph itself (the graph engine scores their likelihoods as linear factors: the
 	// linear predictor cached, see nmc/graph). Model and Graph declare the same group
-	// moves (nmc.Grouper): the regressions' (alpha, beta) dilation, the funnel's orbit
-	// and the centred eight schools' (theta about mu, tau) dilation;
-	// Options.NoGroupMoves of the sampler turns them off.
+	// moves (nmc.Grouper): logistic regression's (alpha, beta) dilation, robust
+	// regression's (nu, sigma) ridge, the funnel's orbit and the centred eight
+	// schools' (theta about mu, tau) dilation; Options.NoGroupMoves of the sampler
+	// turns them off.
 	Model nmc.Model
 	// Graph is the compiled graph model (state layout, Offset, Neighbors).
 	Graph *graph.Model
@@ -32,7 +35,8 @@ type Built struct {
 	HeldOut nmc.HeldOut
 }
 
-// scaleGroup names the group move of the regressions: (alpha, beta) dilated about 0.
+// scaleGroup names the group move of logistic regression: (alpha, beta) dilated
+// about 0.
 const scaleGroup = "scale(alpha, beta)"
 
 // or returns v, or def when v is 0.
@@ -100,9 +104,21 @@ type RobustPrior struct{ NuShape, NuRate, SigmaRate, AlphaSD, BetaSD float64 }
 //	nu ~ Gamma(2, 0.1); sigma ~ Exponential(0.1); alpha ~ N(0, 10); beta ~ N(0, 2.5);
 //	y_i ~ StudentT(nu, alpha + X_i·beta, sigma).
 //
-// Like Logistic it declares the group "scale(alpha, beta)" ((alpha, beta) dilated
-// about 0 at rate 1); nu and sigma do not move with it. Parameters: nu, sigma,
-// alpha, beta[k].
+// It declares one group move, "ridge(nu, sigma)": nu dilated about 0 at rate 1 and
+// sigma at rate 1/(ν₀+1), ν₀ the median of nu's prior (16.8 for the default
+// Gamma(2, 0.1): rate 0.056). The orbit follows the ridge of the posterior in
+// (log ν, log σ), along which single-site steps on nu and sigma are slow: with many
+// observations the mode of log σ given log ν moves with slope 1/(ν+1) (from the
+// Student-t's Fisher information), and log ν and log σ are correlated by about 0.7.
+// Measured with `nmc sample -model robust -n 20000 -k 40 -draws 1000 -chains 4`
+// (seeds 1, 2, 3; posterior means of nu 10.9, 20.6, 8.0): the smaller bulk ESS of nu
+// and sigma rose from 713, 378, 937 to 2350, 3440, 1992.
+//
+// It does not declare the (alpha, beta) dilation of Logistic: with continuous y the
+// data pin the scale of the coefficients (there is no ridge along it), and at the
+// same sizes the smallest bulk ESS of alpha and beta was 3339–3642 with that group
+// and 3476–3572 without, while its two orbit scores a sweep cost as much as the
+// ridge group's. Parameters: nu, sigma, alpha, beta[k].
 func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Built, error) {
 	if err := train.Validate(false); err != nil {
 		return nil, fmt.Errorf("models: robust: train: %w", err)
@@ -118,7 +134,9 @@ func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Bu
 	alpha := b.Latent("alpha", graph.Normal(graph.C(0), graph.C(or(p.AlphaSD, 10))))
 	beta := b.Vector("beta", k, graph.Normal(graph.C(0), graph.C(or(p.BetaSD, 2.5))))
 	b.Observe("y", graph.StudentT(nu, graph.Add(alpha, graph.MatVec(train.X, beta)), sigma), train.Y)
-	b.Group(scaleGroup, graph.Dilate(alpha, 1), graph.Dilate(beta, 1))
+	if rate, ok := ridgeRate(or(p.NuShape, 2), or(p.NuRate, 0.1)); ok {
+		b.Group(ridgeGroup, graph.Dilate(nu, 1), graph.Dilate(sigma, rate))
+	}
 	m, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("models: robust: %w", err)
@@ -138,6 +156,42 @@ func Robust(train RegressionData, test *RegressionData, prior *RobustPrior) (*Bu
 		out.HeldOut = h
 	}
 	return out, nil
+}
+
+// ridgeGroup names the group move of robust regression: nu and sigma dilated along
+// the posterior's ridge.
+const ridgeGroup = "ridge(nu, sigma)"
+
+// ridgeRate returns sigma's dilation rate in robust regression's ridge group (nu's
+// is 1), 1/(ν₀+1) with ν₀ the median of the Gamma(shape, rate) prior of nu, and
+// whether the prior is valid (Build reports an invalid one).
+//
+// The ridge: per observation (location known), the Fisher information of the
+// Student-t in η = log ν and s = log σ has I_ss = 2ν/(ν+3) and
+// I_ηs = −2ν/((ν+1)(ν+3)) (Lange, Little and Taylor 1989, in log coordinates). With
+// many observations the mode of s given η therefore moves with slope
+// −I_ηs/I_ss = 1/(ν+1), and η and s are correlated by 0.70–0.75 for every ν from 8
+// to 100 (0.64 at ν = 3), so single-site steps on ν and σ mix like a Gibbs sampler
+// at that correlation. A dilation of (ν, σ) at rates (1, 1/(ν+1)) moves η with the
+// residual s − η/(ν+1) fixed, which is independent of η to that order: the orbit
+// follows the ridge. On robust regression with 10,000 train rows (ν̂ = 10.9) the
+// draws of single-site NMC have correlation 0.69–0.75 by chain and the slope of
+// log σ on log ν is 0.088, against 1/(ν̂+1) = 0.084.
+//
+// The slope depends on ν, which is not known when the model is built; the prior's
+// median is its central value. A slope off by a factor of 2 either way still leaves
+// the orbit a long move along the ridge (on a bivariate normal of correlation 0.72,
+// Gibbs steps with one such orbit move per sweep keep 65% or more of the ESS that
+// the exact slope gives, against 34% without the move).
+func ridgeRate(shape, rate float64) (float64, bool) {
+	if !(shape > 0) || !(rate > 0) || math.IsInf(shape, 0) || math.IsInf(rate, 0) {
+		return 0, false
+	}
+	med := distuv.Gamma{Alpha: shape, Beta: rate}.Quantile(0.5)
+	if !(med >= 0) || math.IsInf(med, 0) {
+		return 0, false
+	}
+	return 1 / (med + 1), true
 }
 
 // AnnotationPrior holds the hyperparameters of the Dawid-Skene model and its form

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/nmc-go/nmc/models"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/graph"
@@ -40,7 +42,9 @@ func userRobust(d models.RegressionData) (nmc.Model, error) {
 	alpha := b.Latent("alpha", graph.Normal(graph.C(0), graph.C(10)))
 	beta := b.Vector("beta", k, graph.Normal(graph.C(0), graph.C(2.5)))
 	b.Observe("y", graph.StudentT(nu, graph.Add(alpha, graph.MatVec(d.X, beta)), sigma), d.Y)
-	b.Group("scale(alpha, beta)", graph.Dilate(alpha, 1), graph.Dilate(beta, 1))
+	// The ridge group of models.Robust: sigma at 1/(ν₀+1), ν₀ the prior median of nu.
+	nu0 := distuv.Gamma{Alpha: 2, Beta: 0.1}.Quantile(0.5)
+	b.Group("ridge(nu, sigma)", graph.Dilate(nu, 1), graph.Dilate(sigma, 1/(nu0+1)))
 	return b.Build()
 }
 

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/nmc-go/nmc/nmc"
 )
 
@@ -41,6 +43,13 @@ func TestBuiltInGroups(t *testing.T) {
 	for j := 0; j < 8; j++ {
 		level = append(level, nmc.OrbitCoord{Coord: 2 + j, Kind: nmc.Shift, Rate: 1, Anchor: -1})
 	}
+	// Robust regression: nu (state 0) at rate 1 and sigma (state 1) at 1/(ν₀+1),
+	// ν₀ the median of nu's Gamma(2, rate 0.1) prior, P(ν ≤ ν₀) = 1/2.
+	sigmaRate := robustGroupRate(t, rt, nil)
+	if nu0 := 1/sigmaRate - 1; math.Abs(distuv.Gamma{Alpha: 2, Beta: 0.1}.CDF(nu0)-0.5) > 1e-9 {
+		t.Errorf("robust: sigma's rate %v puts nu0 = %v at prior CDF %v, want the median", sigmaRate, nu0, distuv.Gamma{Alpha: 2, Beta: 0.1}.CDF(nu0))
+	}
+	ridge := []nmc.OrbitCoord{dil(0, -1), {Coord: 1, Kind: nmc.Dilate, Rate: sigmaRate, Anchor: -1}}
 	cases := []struct {
 		name  string
 		build func() (*Built, error)
@@ -51,7 +60,7 @@ func TestBuiltInGroups(t *testing.T) {
 			[]nmc.Group{{Name: "scale(theta, tau)", Coords: schools}, {Name: "shift(mu, theta)", Coords: level}}},
 		{"eight schools, non-centred", func() (*Built, error) { return EightSchools(EightSchoolsData.Y, EightSchoolsData.Sigma, true) }, nil},
 		{"logistic", func() (*Built, error) { return Logistic(lt, nil, nil) }, []nmc.Group{{Name: "scale(alpha, beta)", Coords: scale(0, 4)}}},
-		{"robust", func() (*Built, error) { return Robust(rt, nil, nil) }, []nmc.Group{{Name: "scale(alpha, beta)", Coords: scale(2, 6)}}},
+		{"robust", func() (*Built, error) { return Robust(rt, nil, nil) }, []nmc.Group{{Name: "ridge(nu, sigma)", Coords: ridge}}},
 		{"normal known sigma", func() (*Built, error) { return NormalKnownSigma([]float64{1, 2}, 0, 1, 1) }, nil},
 	}
 	for _, c := range cases {
@@ -90,6 +99,39 @@ func TestBuiltInGroups(t *testing.T) {
 					t.Errorf("%s, group %q at %v: d = (%.10g, %.10g), finite differences (%.10g, %.10g)", c.name, g.Name, x, d[0], d[1], fd1, fd2)
 				}
 			}
+		}
+	}
+}
+
+// robustGroupRate returns the rate of sigma in the ridge group of robust regression
+// on data d with the given prior, failing the test when the model declares another
+// group layout.
+func robustGroupRate(t *testing.T, d RegressionData, prior *RobustPrior) float64 {
+	t.Helper()
+	b, err := Robust(d, nil, prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := b.Graph.Groups()
+	if len(g) != 1 || len(g[0].Coords) != 2 || g[0].Coords[1].Coord != 1 {
+		t.Fatalf("robust: groups %+v, want one group of nu and sigma", g)
+	}
+	return g[0].Coords[1].Rate
+}
+
+// TestRobustRidgeRateFollowsPrior checks that sigma's rate in robust regression's
+// ridge group is 1/(ν₀+1) at the median ν₀ of the prior the model is given, for
+// priors whose medians lie far apart.
+func TestRobustRidgeRateFollowsPrior(t *testing.T) {
+	d, _, _, err := GenerateRobust(rand.New(rand.NewPCG(3, 3)), 40, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []RobustPrior{{NuShape: 2, NuRate: 1}, {NuShape: 0.5, NuRate: 0.01}, {NuShape: 30, NuRate: 0.5}} {
+		r := robustGroupRate(t, d, &p)
+		nu0 := 1/r - 1
+		if cdf := (distuv.Gamma{Alpha: p.NuShape, Beta: p.NuRate}).CDF(nu0); !(r > 0 && r <= 1) || math.Abs(cdf-0.5) > 1e-9 {
+			t.Errorf("prior Gamma(%v, %v): sigma's rate %v, nu0 = %v at prior CDF %v, want the median", p.NuShape, p.NuRate, r, nu0, cdf)
 		}
 	}
 }

@@ -73,14 +73,14 @@ func TestConjugateCalibrated(t *testing.T) {
 
 // TestGroupMovesCalibrated checks calibration of models whose group moves are on:
 // a small logistic regression (100 rows, 2 predictors, X ~ N(0, 1)) with the
-// (alpha, beta) dilation, the robust regression with the same group, and Neal's
-// funnel with its shift-and-dilate orbit. A wrong Jacobian or reverse-proposal term
+// (alpha, beta) dilation, the robust regression with its dilation of (nu, sigma)
+// along the posterior's ridge, and Neal's funnel with its shift-and-dilate orbit. A wrong Jacobian or reverse-proposal term
 // in the group move would bend the ranks.
 func TestGroupMovesCalibrated(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ model, group string }{
 		{"blr", "scale(alpha, beta)"},
-		{"robust", "scale(alpha, beta)"},
+		{"robust", "ridge(nu, sigma)"},
 		{"funnel", "funnel(z, x)"},
 	} {
 		t.Run(c.model, func(t *testing.T) {
