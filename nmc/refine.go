@@ -43,20 +43,33 @@ func (c *chain) refine() (movedAny bool) {
 	return movedAny
 }
 
+// fitAtCurrent scores site i at the chain's current point (with derivatives, into
+// its first slot cur) and fits its proposal there; it returns the proposer, the two
+// slots and the site's coordinates in the state, and false when the score is not
+// finite (nothing fitted). The caller sets c.site.
+func (c *chain) fitAtCurrent(i int) (p proposer, cur, nxt *slot, xs []float64, ok bool) {
+	p = c.props[i]
+	off, k := c.off[i], c.sites[i].Size
+	cur, nxt = &c.slots[i][0], &c.slots[i][1]
+	xs = c.x[off : off+k]
+	copy(cur.x, xs)
+	cur.f = c.sc.Score(c.x, i, cur.g, cur.h)
+	if math.IsNaN(cur.f) || math.IsInf(cur.f, 0) {
+		return p, cur, nxt, xs, false
+	}
+	p.fit(cur)
+	return p, cur, nxt, xs, true
+}
+
 // refineSite tries one refinement move of site i; it reports whether the site moved.
 func (c *chain) refineSite(i int) bool {
 	c.site = i
 	defer func() { c.site = -1 }()
-	p := c.props[i]
-	off, k := c.off[i], c.sites[i].Size
-	cur, nxt := &c.slots[i][0], &c.slots[i][1]
-	xs := c.x[off : off+k]
-	copy(cur.x, xs)
-	cur.f = c.sc.Score(c.x, i, cur.g, cur.h)
-	if math.IsNaN(cur.f) || math.IsInf(cur.f, 0) {
+	p, cur, nxt, xs, ok := c.fitAtCurrent(i)
+	if !ok {
 		return false
 	}
-	p.fit(cur)
+	k := len(xs)
 	if !p.centre(cur, nxt.x) {
 		return false
 	}

@@ -157,16 +157,10 @@ func (c *chain) dislodge() bool {
 func (c *chain) dislodgeSite(i int) bool {
 	c.site = i
 	defer func() { c.site = -1 }()
-	p := c.props[i]
-	off, k := c.off[i], c.sites[i].Size
-	cur, nxt := &c.slots[i][0], &c.slots[i][1]
-	xs := c.x[off : off+k]
-	copy(cur.x, xs)
-	cur.f = c.sc.Score(c.x, i, cur.g, cur.h)
-	if !isFinite(cur.f) {
+	p, cur, nxt, xs, ok := c.fitAtCurrent(i)
+	if !ok {
 		return false
 	}
-	p.fit(cur)
 	p.draw(c.rng, cur, 1, nxt.x)
 	if outsideSupport(c.sites[i], nxt.x) != "" {
 		return false

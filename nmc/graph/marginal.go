@@ -623,20 +623,7 @@ func (s *scorer) margDerivs(prod []float64, sum float64, picks []margPick) {
 		if touched&(1<<v) == 0 {
 			continue
 		}
-		r := p * inv
-		gv := gs[v*k : (v+1)*k]
-		for a := 0; a < k; a++ {
-			if gv[a] == 0 && hd[v*k+a] == 0 {
-				continue
-			}
-			s.grad[a] += r * gv[a]
-			bar[a] += r * gv[a]
-			s.hess[a*k+a] += r * hd[v*k+a]
-			ra := r * gv[a]
-			for b := 0; b < k; b++ {
-				s.hess[a*k+b] += ra * gv[b]
-			}
-		}
+		s.addResponsibility(p*inv, gs[v*k:(v+1)*k], hd[v*k:(v+1)*k], bar)
 	}
 	for a := 0; a < k; a++ {
 		if bar[a] == 0 {
@@ -647,6 +634,28 @@ func (s *scorer) margDerivs(prod []float64, sum float64, picks []margPick) {
 		}
 	}
 	return
+}
+
+// addResponsibility adds value v's terms of the derivatives of log Σ_v P_v to
+// s.grad and s.hess, with r = P_v / Σ P its responsibility, gv = ∇log P_v and hv
+// the diagonal of ∇²log P_v (log P_v is a sum of logs of single coordinates):
+// r·gv to the gradient, r·hv + r·gv gvᵀ to the Hessian, and r·gv to bar (Σ_v r_v
+// ∇log P_v, whose outer product the caller subtracts), over the entries where gv or
+// hv is not zero.
+func (s *scorer) addResponsibility(r float64, gv, hv, bar []float64) {
+	k := len(gv)
+	for a := 0; a < k; a++ {
+		if gv[a] == 0 && hv[a] == 0 {
+			continue
+		}
+		s.grad[a] += r * gv[a]
+		bar[a] += r * gv[a]
+		s.hess[a*k+a] += r * hv[a]
+		ra := r * gv[a]
+		for b := 0; b < k; b++ {
+			s.hess[a*k+b] += ra * gv[b]
+		}
+	}
 }
 
 func btoi(b bool) int {
@@ -847,19 +856,7 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 		if r == 0 {
 			continue
 		}
-		gv := gs[v*k : (v+1)*k]
-		for a := 0; a < k; a++ {
-			if gv[a] == 0 && hd[v*k+a] == 0 {
-				continue
-			}
-			s.grad[a] += r * gv[a]
-			bar[a] += r * gv[a]
-			s.hess[a*k+a] += r * hd[v*k+a]
-			ra := r * gv[a]
-			for b := 0; b < k; b++ {
-				s.hess[a*k+b] += ra * gv[b]
-			}
-		}
+		s.addResponsibility(r, gs[v*k:(v+1)*k], hd[v*k:(v+1)*k], bar)
 	}
 	for a := 0; a < k; a++ {
 		for b := 0; b < k; b++ {
