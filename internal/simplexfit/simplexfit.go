@@ -176,3 +176,21 @@ func positiveCycle(c, w []float64, k int, lambda float64, d []float64) bool {
 	}
 	return false
 }
+
+// DirichletFit returns the concentrations nmc's simplex proposer fits to the Hessian
+// h of a score at x (without its floor): α_n = 1 − x_n²(h_nn − max_{j≠n} h_nj).
+// SteerHessian's tests check what this fit becomes after steering.
+func DirichletFit(x, h []float64) []float64 {
+	k := len(x)
+	a := make([]float64, k)
+	for n := range a {
+		m := math.Inf(-1)
+		for j := 0; j < k; j++ {
+			if j != n {
+				m = max(m, h[n*k+j])
+			}
+		}
+		a[n] = 1 - x[n]*x[n]*(h[n*k+n]-m)
+	}
+	return a
+}

@@ -8,22 +8,6 @@ import (
 	"github.com/nmc-go/nmc/nmc/dist"
 )
 
-// proposerAlpha is the Dirichlet proposer's fit α_n = 1 − x_n²(h_nn − max_{j≠n} h_nj).
-func proposerAlpha(x, h []float64) []float64 {
-	k := len(x)
-	a := make([]float64, k)
-	for n := 0; n < k; n++ {
-		m := math.Inf(-1)
-		for j := 0; j < k; j++ {
-			if j != n {
-				m = max(m, h[n*k+j])
-			}
-		}
-		a[n] = 1 - x[n]*x[n]*(h[n*k+n]-m)
-	}
-	return a
-}
-
 // TestSteerHessian checks that a Dirichlet score in the homogeneous form is left as
 // it is, and that a mixture-like score (a Dirichlet plus a dense negative
 // semi-definite term) keeps its Hessian along the simplex and gets a fit whose
@@ -83,7 +67,7 @@ func TestSteerHessian(t *testing.T) {
 				t.Errorf("k = %d: tangent curvature %v after steering, %v before", k, q1, q0)
 			}
 		}
-		a := proposerAlpha(x, h)
+		a := DirichletFit(x, h)
 		lam := (a[0]-1)/x[0] - g[0]
 		for n := 1; n < k; n++ {
 			if d := (a[n]-1)/x[n] - g[n]; math.Abs(d-lam) > 1e-6*max(1, math.Abs(g[n]), math.Abs(lam)) {

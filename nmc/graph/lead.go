@@ -15,16 +15,8 @@ import (
 // Latent or Vector returned, of a continuous latent; Build checks it (a finite
 // discrete latent cannot lead).
 func (b *Builder) Lead(n *Node) {
-	if n == nil {
-		b.fail(fmt.Errorf("graph: Lead: nil node"))
-		return
-	}
-	if n.err != nil {
-		b.fail(fmt.Errorf("graph: Lead: %w", n.err))
-		return
-	}
-	if n.op != opLatent || n.fam == nil {
-		b.fail(fmt.Errorf("graph: Lead: %s is not a latent variable; give the node Latent returned", n))
+	if _, err := latentOf("Lead", n); err != nil {
+		b.fail(err)
 		return
 	}
 	for _, f := range b.leads {
@@ -60,4 +52,20 @@ func (m *Model) Leads() []string {
 		return nil
 	}
 	return append([]string(nil), m.leads...)
+}
+
+// latentOf returns the family of n, the node Latent or Vector returned, or an error
+// naming the declaration what (Lead, Marginalise) when n is nil, carries an error or
+// is not a latent variable.
+func latentOf(what string, n *Node) (*family, error) {
+	if n == nil {
+		return nil, fmt.Errorf("graph: %s: nil node", what)
+	}
+	if n.err != nil {
+		return nil, fmt.Errorf("graph: %s: %w", what, n.err)
+	}
+	if n.op != opLatent || n.fam == nil {
+		return nil, fmt.Errorf("graph: %s: %s is not a latent variable; give the node Latent returned", what, n)
+	}
+	return n.fam, nil
 }

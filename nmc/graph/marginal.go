@@ -45,16 +45,8 @@ const maxMarginalValues = 1 << 12
 // twice, and two summed-out sites that share a factor element (their sums would not
 // be independent), naming the latent and the element.
 func (b *Builder) Marginalise(n *Node) {
-	if n == nil {
-		b.fail(fmt.Errorf("graph: Marginalise: nil node"))
-		return
-	}
-	if n.err != nil {
-		b.fail(fmt.Errorf("graph: Marginalise: %w", n.err))
-		return
-	}
-	if n.op != opLatent || n.fam == nil {
-		b.fail(fmt.Errorf("graph: Marginalise: %s is not a latent variable; give the node Latent returned", n))
+	if _, err := latentOf("Marginalise", n); err != nil {
+		b.fail(err)
 		return
 	}
 	if n.fam.vector {
