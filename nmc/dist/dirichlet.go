@@ -91,6 +91,90 @@ func (Dirichlet) Derivs(args []float64, k int, grad, hess []float64) float64 {
 	return lp
 }
 
+var _ PartialDeriver = Dirichlet{}
+
+// DerivsOf is Derivs restricted to the arguments whose bits are set in wrt
+// (PartialDeriver: bits 0 … k−1 for x, k … 2k−1 for alpha); m is not used. When no
+// element of alpha is requested (a prior with constant concentrations seen from its
+// value), the digamma and trigamma terms are not computed. Invalid arguments give
+// −Inf and NaN derivatives in the requested entries.
+func (Dirichlet) DerivsOf(args []float64, k int, wrt uint64, grad, hess []float64, _ *Memo) float64 {
+	n := 2 * k
+	needArgs("Dirichlet", n, args)
+	x, a := args[:k], args[k:n]
+	lp, ok := dirichletLP(x, a)
+	if !ok {
+		for p := 0; p < n; p++ {
+			if wrt&(1<<p) == 0 {
+				continue
+			}
+			grad[p] = math.NaN()
+			for q := 0; q < n; q++ {
+				if wrt&(1<<q) != 0 {
+					hess[p*n+q] = math.NaN()
+				}
+			}
+		}
+		return lp
+	}
+	if wrt == 0 {
+		return lp
+	}
+	alphaBits := wrt >> k // the requested elements of alpha, bit i for alpha[i]
+	var dA, tA float64
+	if alphaBits != 0 {
+		var sa float64
+		for _, ai := range a {
+			sa += ai
+		}
+		dA, tA = special.Digamma(sa), special.Trigamma(sa)
+	}
+	for i := range k {
+		wx, wa := wrt&(1<<i) != 0, alphaBits&(1<<i) != 0
+		if !wx && !wa {
+			continue
+		}
+		ix := 1 / x[i]
+		if wx {
+			grad[i] = (a[i] - 1) * ix
+			row := hess[i*n : (i+1)*n]
+			for q := 0; q < n; q++ {
+				if wrt&(1<<q) == 0 {
+					continue
+				}
+				switch q {
+				case i:
+					row[q] = -(a[i] - 1) * ix * ix
+				case k + i:
+					row[q] = ix
+				default:
+					row[q] = 0
+				}
+			}
+		}
+		if wa {
+			grad[k+i] = math.Log(x[i]) + dA - special.Digamma(a[i])
+			row := hess[(k+i)*n : (k+i+1)*n]
+			for q := 0; q < n; q++ {
+				if wrt&(1<<q) == 0 {
+					continue
+				}
+				switch {
+				case q == i:
+					row[q] = ix
+				case q < k:
+					row[q] = 0
+				case q == k+i:
+					row[q] = tA - special.Trigamma(a[i])
+				default:
+					row[q] = tA
+				}
+			}
+		}
+	}
+	return lp
+}
+
 // CheckParams requires k ≥ 1 and every alpha finite and > 0.
 func (Dirichlet) CheckParams(params []float64, k int) error {
 	if k < 1 {

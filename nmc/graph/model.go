@@ -189,6 +189,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	// Check constant parameters and observed values.
 	for _, fc := range m.factors {
 		fc.memo, _ = fc.d.fam.(dist.MemoDeriver)
+		fc.partial, _ = fc.d.fam.(dist.PartialDeriver)
 		if err := m.checkFactor(fc); err != nil {
 			return err
 		}

@@ -379,7 +379,18 @@ func (s *scorer) chain(fi int, args []jet, w float64) float64 {
 	na := len(args)
 	d1, d2 := s.d1[:na], s.d2[:na*na]
 	var lp float64
-	if fc.memo != nil {
+	if fc.partial != nil && na <= 64 {
+		// Only the entries of arguments that depend on the active site are read
+		// below: ask for those alone (a Dirichlet prior with constant
+		// concentrations skips its digamma and trigamma terms).
+		var wrt uint64
+		for a := range args {
+			if args[a].kind != jConst {
+				wrt |= 1 << a
+			}
+		}
+		lp = fc.partial.DerivsOf(s.argv[:na], d.k, wrt, d1, d2, &s.memos[fi])
+	} else if fc.memo != nil {
 		lp = fc.memo.DerivsMemo(s.argv[:na], d.k, d1, d2, &s.memos[fi])
 	} else {
 		lp = d.fam.Derivs(s.argv[:na], d.k, d1, d2)
