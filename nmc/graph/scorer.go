@@ -168,7 +168,11 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	if s.m.margPicks != nil {
 		picks = &s.m.margPicks[i]
 	}
-	f := s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, s.m.margOf[i], picks, deriv, continuous)
+	var pack []selPack
+	if s.m.selPacks != nil {
+		pack = s.m.selPacks[i]
+	}
+	f := s.sumBlanket(s.m.blanket[i], pack, s.m.groups[i], lin, s.m.margOf[i], picks, deriv, continuous)
 	if deriv && len(s.m.margOf[i]) > 0 && s.m.sites[i].Support == nmc.Simplex {
 		s.steerSimplex(x, i)
 	}
@@ -180,7 +184,7 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 // deriv, their derivatives with respect to the active coordinates (a site's, or a
 // group's orbit parameter) in s.grad and s.hess. picks, when not nil, lists the
 // groups margs with the active site's picks (margSum).
-func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, picks *sitePicks, deriv, continuous bool) float64 {
+func (s *scorer) sumBlanket(bl []entry, pack []selPack, gs []group, lin, margs []int32, picks *sitePicks, deriv, continuous bool) float64 {
 	total := 0.0
 	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
 		total = s.scoreChunked(bl, nch, deriv, continuous)
@@ -194,7 +198,11 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, picks *s
 			if fast && s.m.sels[en.f] != nil {
 				var used int
 				var ok bool
-				total, used, ok = s.selRun(s.m.sels[en.f], bl[n:], total, deriv)
+				var pk []selPack
+				if pack != nil {
+					pk = pack[n:]
+				}
+				total, used, ok = s.selRun(s.m.sels[en.f], bl[n:], pk, total, deriv)
 				n += used
 				if !ok {
 					s.resetBatches()

@@ -354,7 +354,7 @@ func (s *scorer) selValues(sel *catSel, fi, e, i int, dst []float64) bool {
 // total in order, and with deriv its derivatives, as catSelElem does one at a time.
 // It returns the new total, the number of entries consumed, and false when the
 // total became −Inf or NaN (sumBlanket then stops).
-func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (float64, int, bool) {
+func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, deriv bool) (float64, int, bool) {
 	fi := bl[0].f
 	fc := s.m.factors[fi]
 	active, x, k := s.active, s.x, sel.k
@@ -375,6 +375,28 @@ func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (flo
 		cnt := s.selCnt[:dm.size*k]
 		clear(cnt)
 		var other []float64 // counts of elements with another base (rare), lazily
+		if pack != nil && pack[0].ok {
+			// The same loop over the element data packed in blanket order
+			// (compileSelPacks), read sequentially.
+			for ; n < len(bl) && bl[n].f == fi; n++ {
+				pk := &pack[n]
+				v := x[pk.off]
+				iv := int(v)
+				if float64(iv) != v || iv < 0 || iv >= dm.size {
+					continue
+				}
+				if b := int(pk.base); b != b0 {
+					if b+dm.stride*iv == want {
+						if other == nil {
+							other = make([]float64, k)
+						}
+						other[pk.y]++
+					}
+					continue
+				}
+				cnt[iv*k+int(pk.y)]++
+			}
+		}
 		for ; n < len(bl) && bl[n].f == fi; n++ {
 			e := int(bl[n].e)
 			v := x[dm.off[e]]
@@ -472,6 +494,71 @@ func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (flo
 // site is state coordinate j0 + v·jstep, for v < lim (lim = 0: not such an element).
 type valElem struct {
 	j0, jstep, lim int32
+}
+
+// selPack is the data selRun's counting loop reads of one blanket entry of a
+// continuous site, packed in blanket order: the state offset of the element's index
+// site, its selection base and its observed value (an integer in [0, k)). ok is set
+// on the first entry of every run of a selection factor when every entry of the run
+// is packed.
+type selPack struct {
+	off, base, y int32
+	ok           bool
+}
+
+// compileSelPacks fills selPacks for the continuous sites whose blanket holds runs of
+// observed Categorical selections through one latent index (selRun's counting case),
+// so that the loop reads the runs' element data sequentially instead of gathering it
+// by element number from the factor's arrays.
+func (m *Model) compileSelPacks() {
+	if m.sels == nil {
+		return
+	}
+	for i, site := range m.sites {
+		if site.Support == nmc.Discrete {
+			continue
+		}
+		bl := m.blanket[i]
+		var pack []selPack
+		for n := 0; n < len(bl); {
+			fi := bl[n].f
+			sel := m.sels[fi]
+			fc := m.factors[fi]
+			end := n + 1
+			for end < len(bl) && bl[end].f == fi {
+				end++
+			}
+			if sel == nil || len(sel.dims) != 1 || fc.obs == nil || len(sel.base) <= 1 {
+				n = end
+				continue
+			}
+			run := make([]selPack, end-n)
+			ok := true
+			for r, en := range bl[n:end] {
+				e := int(en.e)
+				y := fc.obs[e]
+				if !(y >= 0 && y < float64(sel.k)) || y != math.Trunc(y) {
+					ok = false
+					break
+				}
+				run[r] = selPack{off: sel.dims[0].off[e], base: sel.base[e], y: int32(y)}
+			}
+			if ok {
+				if pack == nil {
+					pack = make([]selPack, len(bl))
+				}
+				copy(pack[n:end], run)
+				pack[n].ok = true
+			}
+			n = end
+		}
+		if pack != nil {
+			if m.selPacks == nil {
+				m.selPacks = make([][]selPack, len(m.sites))
+			}
+			m.selPacks[i] = pack
+		}
+	}
 }
 
 // compileValElems fills valElems for the finite discrete sites whose blanket holds

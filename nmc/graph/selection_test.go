@@ -161,3 +161,55 @@ func TestScoreValuesLargeBlanket(t *testing.T) {
 	}
 	x[2] = old
 }
+
+// TestSelPacksMatchUnpacked checks selRun's packed loop (compileSelPacks) against
+// its loop over the factor's arrays: the scores, gradients and Hessians of every
+// continuous site of the Dawid-Skene model with explicit classes, bit for bit, at
+// random points and with a class index out of range.
+func TestSelPacksMatchUnpacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 3))
+	ds := makeDS(rng, 40, 4, 3, 3)
+	packed, plain := buildDS(t, ds, false), buildDS(t, ds, false)
+	if packed.selPacks == nil {
+		t.Fatal("no blanket packed for selRun")
+	}
+	plain.selPacks = nil
+	sites := packed.Sites()
+	off := nmc.Offsets(sites)
+	x := make([]float64, nmc.Dim(sites))
+	sa, sb := packed.NewScorer(), plain.NewScorer()
+	for pt := range 5 {
+		if err := packed.Init(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		if pt == 4 {
+			for i, s := range sites {
+				if s.Support == nmc.Discrete {
+					x[off[i]] = 7
+					break
+				}
+			}
+		}
+		for i, s := range sites {
+			if s.Support == nmc.Discrete {
+				continue
+			}
+			k := s.Size
+			ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
+			a, b := sa.Score(x, i, ga, ha), sb.Score(x, i, gb, hb)
+			if math.Float64bits(a) != math.Float64bits(b) {
+				t.Errorf("point %d site %s: score %v, unpacked %v", pt, s.Name, a, b)
+			}
+			for c := range ga {
+				if math.Float64bits(ga[c]) != math.Float64bits(gb[c]) {
+					t.Errorf("point %d site %s: gradient[%d] %v, unpacked %v", pt, s.Name, c, ga[c], gb[c])
+				}
+			}
+			for c := range ha {
+				if math.Float64bits(ha[c]) != math.Float64bits(hb[c]) {
+					t.Errorf("point %d site %s: Hessian[%d] %v, unpacked %v", pt, s.Name, c, ha[c], hb[c])
+				}
+			}
+		}
+	}
+}
