@@ -142,17 +142,22 @@ func (s *scorer) resolve(sel *catSel, e int) (int, bool) {
 // logx returns log x[j] from the per-coordinate log cache, recomputed whenever x[j]
 // differs from the value it was computed from, so it is always math.Log(x[j]).
 func (s *scorer) logx(j int) float64 {
+	c := &s.logCache()[j]
+	if v := s.x[j]; v != c.src {
+		c.src, c.lg = v, math.Log(v)
+	}
+	return c.lg
+}
+
+// logCache returns the per-coordinate log cache (logx), allocating it on first use.
+func (s *scorer) logCache() []cachedLog {
 	if s.logs == nil {
 		s.logs = make([]cachedLog, s.m.dim)
 		for i := range s.logs {
 			s.logs[i].src = math.NaN() // never equal: every log is computed on first use
 		}
 	}
-	c := &s.logs[j]
-	if v := s.x[j]; v != c.src {
-		c.src, c.lg = v, math.Log(v)
-	}
-	return c.lg
+	return s.logs
 }
 
 // cachedLog is a value and its log, side by side (one cache line).
@@ -229,26 +234,48 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 	if s.m.valElems != nil {
 		simple = s.m.valElems[i]
 	}
-	for n, en := range s.m.blanket[i] {
+	bl := s.m.blanket[i]
+	var logs []cachedLog // logx's cache, read directly below
+	if simple != nil {
+		logs = s.logCache()
+	}
+	for n := 0; n < len(bl); {
+		en := bl[n]
 		fi, e := int(en.f), int(en.e)
 		if simple != nil && simple[n].lim > 0 {
-			// Value v reads coordinate j0 + v·jstep (v < lim).
-			ve := &simple[n]
-			j := int(ve.j0)
-			for v := range dst {
-				if v >= int(ve.lim) {
-					dst[v] += math.Inf(-1)
-					continue
-				}
-				if p := x[j]; p > 0 && !math.IsInf(p, 1) {
-					dst[v] += s.logx(j)
-				} else {
-					dst[v] += math.Inf(-1)
-				}
-				j += int(ve.jstep)
+			// A run of such entries: entry r's value v reads coordinate
+			// j0 + v·jstep (v < lim). Each dst[v] adds the run's terms in entry
+			// order, as entry by entry, kept in a register.
+			end := n + 1
+			for end < len(bl) && simple[end].lim > 0 {
+				end++
 			}
+			run := simple[n:end]
+			for v := range dst {
+				acc := dst[v]
+				for r := range run {
+					ve := &run[r]
+					if v >= int(ve.lim) {
+						acc += math.Inf(-1)
+						continue
+					}
+					j := int(ve.j0) + v*int(ve.jstep)
+					if p := x[j]; p > 0 && !math.IsInf(p, 1) {
+						c := &logs[j] // logx(j), inline
+						if p != c.src {
+							c.src, c.lg = p, math.Log(p)
+						}
+						acc += c.lg
+					} else {
+						acc += math.Inf(-1)
+					}
+				}
+				dst[v] = acc
+			}
+			n = end
 			continue
 		}
+		n++
 		if s.m.sels != nil {
 			if sel := s.m.sels[fi]; sel != nil && s.selValues(sel, fi, e, i, dst) {
 				continue
