@@ -49,6 +49,39 @@ func dirichletLP(x, a []float64) (float64, bool) {
 	return lp + lgamma(sa), true
 }
 
+// dirichletLPMemo is dirichletLP with log Γ of the concentrations and of their sum
+// taken from m (computed once per concentration vector): the same sums in the same
+// order, so the same value bit for bit. m may be nil.
+func dirichletLPMemo(x, a []float64, m *Memo) (float64, bool) {
+	if m == nil || len(x) == 0 || len(a) != len(x) {
+		return dirichletLP(x, a)
+	}
+	lg := m.vecTerms(a)
+	if lg == nil {
+		var sa float64
+		for _, ai := range a {
+			if !posOK(ai) {
+				return dirichletLP(x, a)
+			}
+			sa += ai
+		}
+		terms := make([]float64, len(a)+1)
+		for i, ai := range a {
+			terms[i] = lgamma(ai)
+		}
+		terms[len(a)] = lgamma(sa)
+		lg = m.setVecTerms(a, terms)
+	}
+	var lp float64
+	for i, xi := range x {
+		if !posOK(xi) {
+			return negInf, false
+		}
+		lp += (a[i]-1)*math.Log(xi) - lg[i]
+	}
+	return lp + lg[len(a)], true
+}
+
 // LogProb returns the Dirichlet log density, or −Inf when an element of x or alpha is
 // not finite and > 0.
 func (Dirichlet) LogProb(args []float64, k int) float64 {
@@ -94,15 +127,16 @@ func (Dirichlet) Derivs(args []float64, k int, grad, hess []float64) float64 {
 var _ PartialDeriver = Dirichlet{}
 
 // DerivsOf is Derivs restricted to the arguments whose bits are set in wrt
-// (PartialDeriver: bits 0 … k−1 for x, k … 2k−1 for alpha); m is not used. When no
+// (PartialDeriver: bits 0 … k−1 for x, k … 2k−1 for alpha); m keeps log Γ of the
+// concentrations and of their sum for a few recent concentration vectors. When no
 // element of alpha is requested (a prior with constant concentrations seen from its
 // value), the digamma and trigamma terms are not computed. Invalid arguments give
 // −Inf and NaN derivatives in the requested entries.
-func (Dirichlet) DerivsOf(args []float64, k int, wrt uint64, grad, hess []float64, _ *Memo) float64 {
+func (Dirichlet) DerivsOf(args []float64, k int, wrt uint64, grad, hess []float64, m *Memo) float64 {
 	n := 2 * k
 	needArgs("Dirichlet", n, args)
 	x, a := args[:k], args[k:n]
-	lp, ok := dirichletLP(x, a)
+	lp, ok := dirichletLPMemo(x, a, m)
 	if !ok {
 		for p := 0; p < n; p++ {
 			if wrt&(1<<p) == 0 {
