@@ -140,13 +140,23 @@ func (s *scorer) resolve(sel *catSel, e int) (int, bool) {
 }
 
 // logx returns log x[j] from the per-coordinate log cache, recomputed whenever x[j]
-// differs from the value it was computed from, so it is always math.Log(x[j]).
+// differs from the value it was computed from: math.Log(x[j]) when x[j] is finite and
+// > 0 (its callers check that first), −Inf otherwise (posLog).
 func (s *scorer) logx(j int) float64 {
 	c := &s.logCache()[j]
 	if v := s.x[j]; v != c.src {
-		c.src, c.lg = v, math.Log(v)
+		c.src, c.lg = v, posLog(v)
 	}
 	return c.lg
+}
+
+// posLog returns math.Log(v) for v finite and > 0, −Inf otherwise: the log density
+// the Categorical selections add for probability v.
+func posLog(v float64) float64 {
+	if v > 0 && !math.IsInf(v, 1) {
+		return math.Log(v)
+	}
+	return math.Inf(-1)
 }
 
 // logCache returns the per-coordinate log cache (logx), allocating it on first use.
@@ -260,15 +270,11 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 						continue
 					}
 					j := int(ve.j0) + v*int(ve.jstep)
-					if p := x[j]; p > 0 && !math.IsInf(p, 1) {
-						c := &logs[j] // logx(j), inline
-						if p != c.src {
-							c.src, c.lg = p, math.Log(p)
-						}
-						acc += c.lg
-					} else {
-						acc += math.Inf(-1)
+					c := &logs[j] // logx(j), inline: −Inf for a p not finite and > 0
+					if p := x[j]; p != c.src {
+						c.src, c.lg = p, posLog(p)
 					}
+					acc += c.lg
 				}
 				dst[v] = acc
 			}

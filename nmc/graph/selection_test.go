@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -210,6 +211,58 @@ func TestSelPacksMatchUnpacked(t *testing.T) {
 					t.Errorf("point %d site %s: Hessian[%d] %v, unpacked %v", pt, s.Name, c, ha[c], hb[c])
 				}
 			}
+		}
+	}
+}
+
+// TestScoreValuesInvalidProbabilities checks ScoreValues against the generic Score
+// (no compiled selections) at every value of every class site when a probability
+// it reads is 0, negative, +Inf or NaN, after the same coordinate held a valid value
+// (the log cache must not keep it): equal bit for bit, or NaN for −Inf.
+func TestScoreValuesInvalidProbabilities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 4))
+	ds := makeDS(rng, 12, 3, 3, 3)
+	fast, slow := buildDS(t, ds, false), buildDS(t, ds, false)
+	slow.sels = nil
+	sites := fast.Sites()
+	off := nmc.Offsets(sites)
+	x := make([]float64, nmc.Dim(sites))
+	if err := fast.Init(rng, x); err != nil {
+		t.Fatal(err)
+	}
+	sf, ss := fast.NewScorer(), slow.NewScorer()
+	check := func(what string) {
+		for i, s := range sites {
+			if s.Support != nmc.Discrete {
+				continue
+			}
+			vals := make([]float64, s.NumValues)
+			sf.(nmc.ValuesScorer).ScoreValues(x, i, vals)
+			old := x[off[i]]
+			for v := range vals {
+				x[off[i]] = float64(v)
+				want := ss.Score(x, i, nil, nil)
+				x[off[i]] = old
+				if math.Float64bits(vals[v]) != math.Float64bits(want) && !(math.IsNaN(vals[v]) && math.IsInf(want, -1)) {
+					t.Errorf("%s: site %s ScoreValues[%d] = %v, generic Score %v", what, s.Name, v, vals[v], want)
+				}
+			}
+		}
+	}
+	check("valid")
+	for i, s := range sites {
+		if s.Support != nmc.Simplex {
+			continue
+		}
+		for c := 0; c < s.Size; c++ {
+			j := off[i] + c
+			keep := x[j]
+			for _, bad := range []float64{0, -0.25, math.Inf(1), math.NaN()} {
+				x[j] = bad
+				check(fmt.Sprintf("%s[%d] = %v", s.Name, c, bad))
+			}
+			x[j] = keep
+			check(fmt.Sprintf("%s[%d] restored", s.Name, c))
 		}
 	}
 }
