@@ -59,7 +59,7 @@ type scorer struct {
 
 	// logx's cache: per state coordinate, a value (NaN: none) and its log.
 	logs   []cachedLog
-	selCnt []float64 // selRun's counts by (index value, category)
+	selCnt []int     // selRun's counts by (index value, category)
 	mc     margCache // products of the simple summed-out groups
 	// liveTab: margSum's values of the shared live elements (Model.sharedLive).
 	liveTab []float64

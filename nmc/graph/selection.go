@@ -403,16 +403,17 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 		want := active - src.first // the active site's element of src
 		b0 := int(sel.base[bl[0].e])
 		if cap(s.selCnt) < dm.size*k {
-			s.selCnt = make([]float64, dm.size*k)
+			s.selCnt = make([]int, dm.size*k)
 		}
 		cnt := s.selCnt[:dm.size*k]
 		clear(cnt)
 		var other []float64 // counts of elements with another base (rare), lazily
-		if pack != nil && pack[0].ok {
+		if pack != nil && pack[0].run > 0 {
 			// The same loop over the element data packed in blanket order
 			// (compileSelPacks), read sequentially.
-			for ; n < len(bl) && bl[n].f == fi; n++ {
-				pk := &pack[n]
+			run := pack[:pack[0].run]
+			for r := range run {
+				pk := &run[r]
 				v := x[pk.off]
 				iv := int(v)
 				if float64(iv) != v || iv < 0 || iv >= dm.size {
@@ -429,6 +430,7 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 				}
 				cnt[iv*k+int(pk.y)]++
 			}
+			n = len(run)
 		}
 		for ; n < len(bl) && bl[n].f == fi; n++ {
 			e := int(bl[n].e)
@@ -448,14 +450,14 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 			}
 			cnt[iv*k+int(fc.obs[e])]++
 		}
-		var row []float64
+		var row []int
 		if d := want - b0; d >= 0 && d%dm.stride == 0 && d/dm.stride < dm.size {
 			row = cnt[(d/dm.stride)*k : (d/dm.stride+1)*k]
 		}
 		for y := 0; y < k; y++ {
 			ny := 0.0
 			if row != nil {
-				ny = row[y]
+				ny = float64(row[y]) // an integer count, exact
 			}
 			if other != nil {
 				ny += other[y]
@@ -531,12 +533,11 @@ type valElem struct {
 
 // selPack is the data selRun's counting loop reads of one blanket entry of a
 // continuous site, packed in blanket order: the state offset of the element's index
-// site, its selection base and its observed value (an integer in [0, k)). ok is set
-// on the first entry of every run of a selection factor when every entry of the run
-// is packed.
+// site, its selection base and its observed value (an integer in [0, k)). run is
+// set on the first entry of every run of a selection factor whose entries are all
+// packed: the run's length (0: not packed).
 type selPack struct {
-	off, base, y int32
-	ok           bool
+	off, base, y, run int32
 }
 
 // compileSelPacks fills selPacks for the continuous sites whose blanket holds runs of
@@ -581,7 +582,7 @@ func (m *Model) compileSelPacks() {
 					pack = make([]selPack, len(bl))
 				}
 				copy(pack[n:end], run)
-				pack[n].ok = true
+				pack[n].run = int32(end - n)
 			}
 			n = end
 		}
