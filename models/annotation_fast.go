@@ -28,17 +28,24 @@ import (
 // ∂_n = a_n/x_n and ∂²_nn = −a_n/x_n², all other Hessian entries 0, where a_n is the
 // Dirichlet concentration minus 1 plus the count of the data terms in x_n.
 //
-// It is the form with the classes explicit (the paper's, Annotation's default); with
-// the classes summed out (AnnotationPrior.ExplicitClasses false) Annotation returns the
+// It is the form with the classes explicit (the paper's, AnnotationPrior.ExplicitClasses);
+// with the classes summed out (Annotation's default) Annotation returns the
 // graph model itself, whose summed-out groups (graph.Builder.Marginalise) take
 // 1.2–1.25× the time per sweep of the hand-written marginalised form this type had
 // (median of interleaved pairs, BenchmarkAnnotationSweep).
 //
 // It is kept beside the graph model, and sampled instead of it, for speed only: with
-// the graph engine's Categorical selections and label counts, the graph form of the
-// same model still takes about 1.7–2× the time per sweep of this one at 5,000 items,
-// 100 labelers and 3 classes (BenchmarkAnnotationSweep), above the 1.3× at which it
-// would go.
+// the graph engine's Categorical selections, packed label counts, enumeration of the
+// classes by runs of direct selections and the Dirichlet's memoised constants, the
+// graph form of the same model still takes about 1.7× the time per sweep of this one
+// at 5,000 items, 100 labelers and 3 classes (BenchmarkAnnotationSweep, graph/explicit
+// over builtin/explicit: median 1.72, range 1.17–1.94, of 9 interleaved runs at
+// -benchtime 16x; 1.95 before those), above the 1.3× at which it would go. Where the
+// difference lies (CPU profile of the graph sweep): the sampler's bookkeeping of
+// stale scores (the graph model is an nmc.Neighborer, so each class change marks
+// about 9 sites stale; about 100 µs a sweep, an eighth of this type's sweep), the
+// per-item enumeration (graph ScoreValues about 2× classScore) and the labelers'
+// count loop (graph selRun about 1.7× scoreTheta).
 //
 // It is deliberately not an nmc.Neighborer: within one sweep the classes of some of
 // nearly every labeler's items move, and pi reads every class, so precise cache

@@ -49,6 +49,39 @@ func dirichletLP(x, a []float64) (float64, bool) {
 	return lp + lgamma(sa), true
 }
 
+// dirichletLPMemo is dirichletLP with log Γ of the concentrations and of their sum
+// taken from m (computed once per concentration vector): the same sums in the same
+// order, so the same value bit for bit. m may be nil.
+func dirichletLPMemo(x, a []float64, m *Memo) (float64, bool) {
+	if m == nil || len(x) == 0 || len(a) != len(x) {
+		return dirichletLP(x, a)
+	}
+	lg := m.vecTerms(a)
+	if lg == nil {
+		var sa float64
+		for _, ai := range a {
+			if !posOK(ai) {
+				return dirichletLP(x, a)
+			}
+			sa += ai
+		}
+		terms := make([]float64, len(a)+1)
+		for i, ai := range a {
+			terms[i] = lgamma(ai)
+		}
+		terms[len(a)] = lgamma(sa)
+		lg = m.setVecTerms(a, terms)
+	}
+	var lp float64
+	for i, xi := range x {
+		if !posOK(xi) {
+			return negInf, false
+		}
+		lp += (a[i]-1)*math.Log(xi) - lg[i]
+	}
+	return lp + lg[len(a)], true
+}
+
 // LogProb returns the Dirichlet log density, or −Inf when an element of x or alpha is
 // not finite and > 0.
 func (Dirichlet) LogProb(args []float64, k int) float64 {
@@ -87,6 +120,91 @@ func (Dirichlet) Derivs(args []float64, k int, grad, hess []float64) float64 {
 			row[j] = tA
 		}
 		row[k+i] -= special.Trigamma(a[i])
+	}
+	return lp
+}
+
+var _ PartialDeriver = Dirichlet{}
+
+// DerivsOf is Derivs restricted to the arguments whose bits are set in wrt
+// (PartialDeriver: bits 0 … k−1 for x, k … 2k−1 for alpha); m keeps log Γ of the
+// concentrations and of their sum for a few recent concentration vectors. When no
+// element of alpha is requested (a prior with constant concentrations seen from its
+// value), the digamma and trigamma terms are not computed. Invalid arguments give
+// −Inf and NaN derivatives in the requested entries.
+func (Dirichlet) DerivsOf(args []float64, k int, wrt uint64, grad, hess []float64, m *Memo) float64 {
+	n := 2 * k
+	needArgs("Dirichlet", n, args)
+	x, a := args[:k], args[k:n]
+	lp, ok := dirichletLPMemo(x, a, m)
+	if !ok {
+		for p := 0; p < n; p++ {
+			if wrt&(1<<p) == 0 {
+				continue
+			}
+			grad[p] = math.NaN()
+			for q := 0; q < n; q++ {
+				if wrt&(1<<q) != 0 {
+					hess[p*n+q] = math.NaN()
+				}
+			}
+		}
+		return lp
+	}
+	if wrt == 0 {
+		return lp
+	}
+	alphaBits := wrt >> k // the requested elements of alpha, bit i for alpha[i]
+	var dA, tA float64
+	if alphaBits != 0 {
+		var sa float64
+		for _, ai := range a {
+			sa += ai
+		}
+		dA, tA = special.Digamma(sa), special.Trigamma(sa)
+	}
+	for i := range k {
+		wx, wa := wrt&(1<<i) != 0, alphaBits&(1<<i) != 0
+		if !wx && !wa {
+			continue
+		}
+		ix := 1 / x[i]
+		if wx {
+			grad[i] = (a[i] - 1) * ix
+			row := hess[i*n : (i+1)*n]
+			for q := 0; q < n; q++ {
+				if wrt&(1<<q) == 0 {
+					continue
+				}
+				switch q {
+				case i:
+					row[q] = -(a[i] - 1) * ix * ix
+				case k + i:
+					row[q] = ix
+				default:
+					row[q] = 0
+				}
+			}
+		}
+		if wa {
+			grad[k+i] = math.Log(x[i]) + dA - special.Digamma(a[i])
+			row := hess[(k+i)*n : (k+i+1)*n]
+			for q := 0; q < n; q++ {
+				if wrt&(1<<q) == 0 {
+					continue
+				}
+				switch {
+				case q == i:
+					row[q] = ix
+				case q < k:
+					row[q] = 0
+				case q == k+i:
+					row[q] = tA - special.Trigamma(a[i])
+				default:
+					row[q] = tA
+				}
+			}
+		}
 	}
 	return lp
 }

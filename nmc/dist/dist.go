@@ -47,6 +47,7 @@ package dist
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // Family is a distribution family.
@@ -105,6 +106,53 @@ type Memo struct {
 	// log σ), with its own key.
 	Key2, Val2 float64
 	OK2        bool
+	// Terms of a vector parameter (the Dirichlet's log Γ of its concentrations and
+	// of their sum), for up to memoVecs recent parameter vectors: entry r is
+	// vecs[r·(2k+1):(r+1)·(2k+1)], the k parameters then the k+1 terms.
+	vecs    []float64
+	vecK    int // the k of the entries in vecs
+	vecNext int // the entry replaced next
+}
+
+// memoVecs bounds the parameter vectors a Memo keeps terms of (the rows of a
+// Dawid-Skene confusion prior, one per class, take one each).
+const memoVecs = 8
+
+// vecTerms returns the k+1 terms cached for the parameter vector a, or nil.
+func (m *Memo) vecTerms(a []float64) []float64 {
+	k := len(a)
+	if m.vecK != k {
+		return nil
+	}
+	w := 2*k + 1
+	for r := 0; r+w <= len(m.vecs); r += w {
+		ent := m.vecs[r : r+w]
+		if slices.Equal(ent[:k], a) {
+			return ent[k:]
+		}
+	}
+	return nil
+}
+
+// setVecTerms caches terms (length k+1) for the parameter vector a (length k),
+// replacing the oldest entry when memoVecs are kept, and returns the cached copy.
+func (m *Memo) setVecTerms(a, terms []float64) []float64 {
+	k := len(a)
+	w := 2*k + 1
+	if m.vecK != k {
+		m.vecs, m.vecK, m.vecNext = m.vecs[:0], k, 0
+	}
+	var ent []float64
+	if len(m.vecs) < memoVecs*w {
+		m.vecs = append(m.vecs, make([]float64, w)...)
+		ent = m.vecs[len(m.vecs)-w:]
+	} else {
+		ent = m.vecs[m.vecNext*w : (m.vecNext+1)*w]
+		m.vecNext = (m.vecNext + 1) % memoVecs
+	}
+	copy(ent, a)
+	copy(ent[k:], terms)
+	return ent[k:]
 }
 
 // MemoDeriver is implemented by families whose derivatives have costly terms that

@@ -94,13 +94,16 @@ func (f *family) coord(e, c int) int {
 // factor is a log-density term per element: a latent family's prior or an
 // observed node's likelihood.
 type factor struct {
-	name   string
-	d      *Dist
-	fam    *family          // for a prior
-	obs    []float64        // for an observation: length*width values
-	memo   dist.MemoDeriver // d.fam, when it caches parameter-only terms
-	length int
-	width  int
+	name string
+	d    *Dist
+	fam  *family          // for a prior
+	obs  []float64        // for an observation: length*width values
+	memo dist.MemoDeriver // d.fam, when it caches parameter-only terms
+	// d.fam, when it computes the derivatives in some arguments only (used by
+	// chain for the arguments that depend on the active site)
+	partial dist.PartialDeriver
+	length  int
+	width   int
 }
 
 // Builder declares a model: latent families, observations and derived quantities.

@@ -44,6 +44,7 @@ type Model struct {
 
 	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
+	selPacks [][]selPack // per continuous site: per blanket entry (selRun), or nil
 	// simpleProd holds the elements of the simple summed-out groups, contiguous.
 	simpleProd []simpleProd
 	liveProd   []simpleProd // the simple groups' live elements (margGroup.liveLo)
@@ -189,6 +190,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	// Check constant parameters and observed values.
 	for _, fc := range m.factors {
 		fc.memo, _ = fc.d.fam.(dist.MemoDeriver)
+		fc.partial, _ = fc.d.fam.(dist.PartialDeriver)
 		if err := m.checkFactor(fc); err != nil {
 			return err
 		}
@@ -248,6 +250,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	m.compileValElems()
 	m.numberMatVecs()
 	m.linearBlankets()
+	m.compileSelPacks()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {

@@ -45,7 +45,7 @@ func (s *scorer) ScoreOrbit(x []float64, g int, d *[2]float64) float64 {
 		s.orbitGH = [2]float64{}
 		s.grad, s.hess = s.orbitGH[:1], s.orbitGH[1:]
 	}
-	f := s.sumBlanket(o.blanket, o.groups, o.lin, o.marg, nil, deriv, true)
+	f := s.sumBlanket(o.blanket, nil, o.groups, o.lin, o.marg, nil, deriv, true)
 	s.orbit = nil
 	if deriv {
 		d[0], d[1] = s.orbitGH[0], s.orbitGH[1]

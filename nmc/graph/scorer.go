@@ -59,7 +59,7 @@ type scorer struct {
 
 	// logx's cache: per state coordinate, a value (NaN: none) and its log.
 	logs   []cachedLog
-	selCnt []float64 // selRun's counts by (index value, category)
+	selCnt []int     // selRun's counts by (index value, category)
 	mc     margCache // products of the simple summed-out groups
 	// liveTab: margSum's values of the shared live elements (Model.sharedLive).
 	liveTab []float64
@@ -168,7 +168,11 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	if s.m.margPicks != nil {
 		picks = &s.m.margPicks[i]
 	}
-	f := s.sumBlanket(s.m.blanket[i], s.m.groups[i], lin, s.m.margOf[i], picks, deriv, continuous)
+	var pack []selPack
+	if s.m.selPacks != nil {
+		pack = s.m.selPacks[i]
+	}
+	f := s.sumBlanket(s.m.blanket[i], pack, s.m.groups[i], lin, s.m.margOf[i], picks, deriv, continuous)
 	if deriv && len(s.m.margOf[i]) > 0 && s.m.sites[i].Support == nmc.Simplex {
 		s.steerSimplex(x, i)
 	}
@@ -180,7 +184,7 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 // deriv, their derivatives with respect to the active coordinates (a site's, or a
 // group's orbit parameter) in s.grad and s.hess. picks, when not nil, lists the
 // groups margs with the active site's picks (margSum).
-func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, picks *sitePicks, deriv, continuous bool) float64 {
+func (s *scorer) sumBlanket(bl []entry, pack []selPack, gs []group, lin, margs []int32, picks *sitePicks, deriv, continuous bool) float64 {
 	total := 0.0
 	if nch := (len(bl) + blanketChunk - 1) / blanketChunk; len(bl) >= chunkedMinElems && nch*(s.k+s.k*s.k) <= chunkedMaxFloats {
 		total = s.scoreChunked(bl, nch, deriv, continuous)
@@ -194,7 +198,11 @@ func (s *scorer) sumBlanket(bl []entry, gs []group, lin, margs []int32, picks *s
 			if fast && s.m.sels[en.f] != nil {
 				var used int
 				var ok bool
-				total, used, ok = s.selRun(s.m.sels[en.f], bl[n:], total, deriv)
+				var pk []selPack
+				if pack != nil {
+					pk = pack[n:]
+				}
+				total, used, ok = s.selRun(s.m.sels[en.f], bl[n:], pk, total, deriv)
 				n += used
 				if !ok {
 					s.resetBatches()
@@ -379,7 +387,18 @@ func (s *scorer) chain(fi int, args []jet, w float64) float64 {
 	na := len(args)
 	d1, d2 := s.d1[:na], s.d2[:na*na]
 	var lp float64
-	if fc.memo != nil {
+	if fc.partial != nil && na <= 64 {
+		// Only the entries of arguments that depend on the active site are read
+		// below: ask for those alone (a Dirichlet prior with constant
+		// concentrations skips its digamma and trigamma terms).
+		var wrt uint64
+		for a := range args {
+			if args[a].kind != jConst {
+				wrt |= 1 << a
+			}
+		}
+		lp = fc.partial.DerivsOf(s.argv[:na], d.k, wrt, d1, d2, &s.memos[fi])
+	} else if fc.memo != nil {
 		lp = fc.memo.DerivsMemo(s.argv[:na], d.k, d1, d2, &s.memos[fi])
 	} else {
 		lp = d.fam.Derivs(s.argv[:na], d.k, d1, d2)

@@ -140,19 +140,34 @@ func (s *scorer) resolve(sel *catSel, e int) (int, bool) {
 }
 
 // logx returns log x[j] from the per-coordinate log cache, recomputed whenever x[j]
-// differs from the value it was computed from, so it is always math.Log(x[j]).
+// differs from the value it was computed from: math.Log(x[j]) when x[j] is finite and
+// > 0 (its callers check that first), −Inf otherwise (posLog).
 func (s *scorer) logx(j int) float64 {
+	c := &s.logCache()[j]
+	if v := s.x[j]; v != c.src {
+		c.src, c.lg = v, posLog(v)
+	}
+	return c.lg
+}
+
+// posLog returns math.Log(v) for v finite and > 0, −Inf otherwise: the log density
+// the Categorical selections add for probability v.
+func posLog(v float64) float64 {
+	if v > 0 && !math.IsInf(v, 1) {
+		return math.Log(v)
+	}
+	return math.Inf(-1)
+}
+
+// logCache returns the per-coordinate log cache (logx), allocating it on first use.
+func (s *scorer) logCache() []cachedLog {
 	if s.logs == nil {
 		s.logs = make([]cachedLog, s.m.dim)
 		for i := range s.logs {
 			s.logs[i].src = math.NaN() // never equal: every log is computed on first use
 		}
 	}
-	c := &s.logs[j]
-	if v := s.x[j]; v != c.src {
-		c.src, c.lg = v, math.Log(v)
-	}
-	return c.lg
+	return s.logs
 }
 
 // cachedLog is a value and its log, side by side (one cache line).
@@ -229,26 +244,44 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 	if s.m.valElems != nil {
 		simple = s.m.valElems[i]
 	}
-	for n, en := range s.m.blanket[i] {
+	bl := s.m.blanket[i]
+	var logs []cachedLog // logx's cache, read directly below
+	if simple != nil {
+		logs = s.logCache()
+	}
+	for n := 0; n < len(bl); {
+		en := bl[n]
 		fi, e := int(en.f), int(en.e)
 		if simple != nil && simple[n].lim > 0 {
-			// Value v reads coordinate j0 + v·jstep (v < lim).
-			ve := &simple[n]
-			j := int(ve.j0)
-			for v := range dst {
-				if v >= int(ve.lim) {
-					dst[v] += math.Inf(-1)
-					continue
-				}
-				if p := x[j]; p > 0 && !math.IsInf(p, 1) {
-					dst[v] += s.logx(j)
-				} else {
-					dst[v] += math.Inf(-1)
-				}
-				j += int(ve.jstep)
+			// A run of such entries: entry r's value v reads coordinate
+			// j0 + v·jstep (v < lim). Each dst[v] adds the run's terms in entry
+			// order, as entry by entry, kept in a register.
+			end := n + 1
+			for end < len(bl) && simple[end].lim > 0 {
+				end++
 			}
+			run := simple[n:end]
+			for v := range dst {
+				acc := dst[v]
+				for r := range run {
+					ve := &run[r]
+					if v >= int(ve.lim) {
+						acc += math.Inf(-1)
+						continue
+					}
+					j := int(ve.j0) + v*int(ve.jstep)
+					c := &logs[j] // logx(j), inline: −Inf for a p not finite and > 0
+					if p := x[j]; p != c.src {
+						c.src, c.lg = p, posLog(p)
+					}
+					acc += c.lg
+				}
+				dst[v] = acc
+			}
+			n = end
 			continue
 		}
+		n++
 		if s.m.sels != nil {
 			if sel := s.m.sels[fi]; sel != nil && s.selValues(sel, fi, e, i, dst) {
 				continue
@@ -354,7 +387,7 @@ func (s *scorer) selValues(sel *catSel, fi, e, i int, dst []float64) bool {
 // total in order, and with deriv its derivatives, as catSelElem does one at a time.
 // It returns the new total, the number of entries consumed, and false when the
 // total became −Inf or NaN (sumBlanket then stops).
-func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (float64, int, bool) {
+func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, deriv bool) (float64, int, bool) {
 	fi := bl[0].f
 	fc := s.m.factors[fi]
 	active, x, k := s.active, s.x, sel.k
@@ -370,11 +403,35 @@ func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (flo
 		want := active - src.first // the active site's element of src
 		b0 := int(sel.base[bl[0].e])
 		if cap(s.selCnt) < dm.size*k {
-			s.selCnt = make([]float64, dm.size*k)
+			s.selCnt = make([]int, dm.size*k)
 		}
 		cnt := s.selCnt[:dm.size*k]
 		clear(cnt)
 		var other []float64 // counts of elements with another base (rare), lazily
+		if pack != nil && pack[0].run > 0 {
+			// The same loop over the element data packed in blanket order
+			// (compileSelPacks), read sequentially.
+			run := pack[:pack[0].run]
+			for r := range run {
+				pk := &run[r]
+				v := x[pk.off]
+				iv := int(v)
+				if float64(iv) != v || iv < 0 || iv >= dm.size {
+					continue
+				}
+				if b := int(pk.base); b != b0 {
+					if b+dm.stride*iv == want {
+						if other == nil {
+							other = make([]float64, k)
+						}
+						other[pk.y]++
+					}
+					continue
+				}
+				cnt[iv*k+int(pk.y)]++
+			}
+			n = len(run)
+		}
 		for ; n < len(bl) && bl[n].f == fi; n++ {
 			e := int(bl[n].e)
 			v := x[dm.off[e]]
@@ -393,14 +450,14 @@ func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (flo
 			}
 			cnt[iv*k+int(fc.obs[e])]++
 		}
-		var row []float64
+		var row []int
 		if d := want - b0; d >= 0 && d%dm.stride == 0 && d/dm.stride < dm.size {
 			row = cnt[(d/dm.stride)*k : (d/dm.stride+1)*k]
 		}
 		for y := 0; y < k; y++ {
 			ny := 0.0
 			if row != nil {
-				ny = row[y]
+				ny = float64(row[y]) // an integer count, exact
 			}
 			if other != nil {
 				ny += other[y]
@@ -472,6 +529,70 @@ func (s *scorer) selRun(sel *catSel, bl []entry, total float64, deriv bool) (flo
 // site is state coordinate j0 + v·jstep, for v < lim (lim = 0: not such an element).
 type valElem struct {
 	j0, jstep, lim int32
+}
+
+// selPack is the data selRun's counting loop reads of one blanket entry of a
+// continuous site, packed in blanket order: the state offset of the element's index
+// site, its selection base and its observed value (an integer in [0, k)). run is
+// set on the first entry of every run of a selection factor whose entries are all
+// packed: the run's length (0: not packed).
+type selPack struct {
+	off, base, y, run int32
+}
+
+// compileSelPacks fills selPacks for the continuous sites whose blanket holds runs of
+// observed Categorical selections through one latent index (selRun's counting case),
+// so that the loop reads the runs' element data sequentially instead of gathering it
+// by element number from the factor's arrays.
+func (m *Model) compileSelPacks() {
+	if m.sels == nil {
+		return
+	}
+	for i, site := range m.sites {
+		if site.Support == nmc.Discrete {
+			continue
+		}
+		bl := m.blanket[i]
+		var pack []selPack
+		for n := 0; n < len(bl); {
+			fi := bl[n].f
+			sel := m.sels[fi]
+			fc := m.factors[fi]
+			end := n + 1
+			for end < len(bl) && bl[end].f == fi {
+				end++
+			}
+			if sel == nil || len(sel.dims) != 1 || fc.obs == nil || len(sel.base) <= 1 {
+				n = end
+				continue
+			}
+			run := make([]selPack, end-n)
+			ok := true
+			for r, en := range bl[n:end] {
+				e := int(en.e)
+				y := fc.obs[e]
+				if !(y >= 0 && y < float64(sel.k)) || y != math.Trunc(y) {
+					ok = false
+					break
+				}
+				run[r] = selPack{off: sel.dims[0].off[e], base: sel.base[e], y: int32(y)}
+			}
+			if ok {
+				if pack == nil {
+					pack = make([]selPack, len(bl))
+				}
+				copy(pack[n:end], run)
+				pack[n].run = int32(end - n)
+			}
+			n = end
+		}
+		if pack != nil {
+			if m.selPacks == nil {
+				m.selPacks = make([][]selPack, len(m.sites))
+			}
+			m.selPacks[i] = pack
+		}
+	}
 }
 
 // compileValElems fills valElems for the finite discrete sites whose blanket holds

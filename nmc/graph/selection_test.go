@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -160,4 +161,108 @@ func TestScoreValuesLargeBlanket(t *testing.T) {
 		}
 	}
 	x[2] = old
+}
+
+// TestSelPacksMatchUnpacked checks selRun's packed loop (compileSelPacks) against
+// its loop over the factor's arrays: the scores, gradients and Hessians of every
+// continuous site of the Dawid-Skene model with explicit classes, bit for bit, at
+// random points and with a class index out of range.
+func TestSelPacksMatchUnpacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 3))
+	ds := makeDS(rng, 40, 4, 3, 3)
+	packed, plain := buildDS(t, ds, false), buildDS(t, ds, false)
+	if packed.selPacks == nil {
+		t.Fatal("no blanket packed for selRun")
+	}
+	plain.selPacks = nil
+	sites := packed.Sites()
+	off := nmc.Offsets(sites)
+	x := make([]float64, nmc.Dim(sites))
+	sa, sb := packed.NewScorer(), plain.NewScorer()
+	for pt := range 5 {
+		if err := packed.Init(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		if pt == 4 {
+			for i, s := range sites {
+				if s.Support == nmc.Discrete {
+					x[off[i]] = 7
+					break
+				}
+			}
+		}
+		for i, s := range sites {
+			if s.Support == nmc.Discrete {
+				continue
+			}
+			k := s.Size
+			ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
+			a, b := sa.Score(x, i, ga, ha), sb.Score(x, i, gb, hb)
+			if math.Float64bits(a) != math.Float64bits(b) {
+				t.Errorf("point %d site %s: score %v, unpacked %v", pt, s.Name, a, b)
+			}
+			for c := range ga {
+				if math.Float64bits(ga[c]) != math.Float64bits(gb[c]) {
+					t.Errorf("point %d site %s: gradient[%d] %v, unpacked %v", pt, s.Name, c, ga[c], gb[c])
+				}
+			}
+			for c := range ha {
+				if math.Float64bits(ha[c]) != math.Float64bits(hb[c]) {
+					t.Errorf("point %d site %s: Hessian[%d] %v, unpacked %v", pt, s.Name, c, ha[c], hb[c])
+				}
+			}
+		}
+	}
+}
+
+// TestScoreValuesInvalidProbabilities checks ScoreValues against the generic Score
+// (no compiled selections) at every value of every class site when a probability
+// it reads is 0, negative, +Inf or NaN, after the same coordinate held a valid value
+// (the log cache must not keep it): equal bit for bit, or NaN for −Inf.
+func TestScoreValuesInvalidProbabilities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 4))
+	ds := makeDS(rng, 12, 3, 3, 3)
+	fast, slow := buildDS(t, ds, false), buildDS(t, ds, false)
+	slow.sels = nil
+	sites := fast.Sites()
+	off := nmc.Offsets(sites)
+	x := make([]float64, nmc.Dim(sites))
+	if err := fast.Init(rng, x); err != nil {
+		t.Fatal(err)
+	}
+	sf, ss := fast.NewScorer(), slow.NewScorer()
+	check := func(what string) {
+		for i, s := range sites {
+			if s.Support != nmc.Discrete {
+				continue
+			}
+			vals := make([]float64, s.NumValues)
+			sf.(nmc.ValuesScorer).ScoreValues(x, i, vals)
+			old := x[off[i]]
+			for v := range vals {
+				x[off[i]] = float64(v)
+				want := ss.Score(x, i, nil, nil)
+				x[off[i]] = old
+				if math.Float64bits(vals[v]) != math.Float64bits(want) && !(math.IsNaN(vals[v]) && math.IsInf(want, -1)) {
+					t.Errorf("%s: site %s ScoreValues[%d] = %v, generic Score %v", what, s.Name, v, vals[v], want)
+				}
+			}
+		}
+	}
+	check("valid")
+	for i, s := range sites {
+		if s.Support != nmc.Simplex {
+			continue
+		}
+		for c := 0; c < s.Size; c++ {
+			j := off[i] + c
+			keep := x[j]
+			for _, bad := range []float64{0, -0.25, math.Inf(1), math.NaN()} {
+				x[j] = bad
+				check(fmt.Sprintf("%s[%d] = %v", s.Name, c, bad))
+			}
+			x[j] = keep
+			check(fmt.Sprintf("%s[%d] restored", s.Name, c))
+		}
+	}
 }
