@@ -403,9 +403,7 @@ func (c *chain) knownOrbitScore(gi int) (float64, bool) {
 // move): the caches that read it and its own cache become stale.
 func (c *chain) moved(i int) {
 	c.changed(i)
-	if c.valid != nil {
-		c.valid[i] = false
-	}
+	c.invalidate(i)
 }
 
 // coordIndex maps the state's coordinates to their sites and names.

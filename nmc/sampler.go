@@ -14,7 +14,9 @@ import (
 // Neighborer is an optional interface of a Model: Neighbors(i) lists the sites whose
 // values enter site i's score (its Markov blanket, site i itself excluded or not).
 // With it, the sampler keeps a site's cached derivatives until one of those sites
-// changes; without it, any change of another site invalidates the cache.
+// changes; without it, any change of another site invalidates the cache. (A site
+// whose score reads very many sites is kept only until any change, which is cheaper
+// to track and, with so many reads, almost always the same.)
 type Neighborer interface {
 	Neighbors(i int) []int
 }
