@@ -37,15 +37,15 @@ import (
 // It is kept beside the graph model, and sampled instead of it, for speed only: with
 // the graph engine's Categorical selections, packed label counts, enumeration of the
 // classes by runs of direct selections and the Dirichlet's memoised constants, the
-// graph form of the same model still takes about 1.7× the time per sweep of this one
+// graph form of the same model still takes about 1.55× the time per sweep of this one
 // at 5,000 items, 100 labelers and 3 classes (BenchmarkAnnotationSweep, graph/explicit
-// over builtin/explicit: median 1.72, range 1.17–1.94, of 9 interleaved runs at
-// -benchtime 16x; 1.95 before those), above the 1.3× at which it would go. Where the
-// difference lies (CPU profile of the graph sweep): the sampler's bookkeeping of
-// stale scores (the graph model is an nmc.Neighborer, so each class change marks
-// about 9 sites stale; about 100 µs a sweep, an eighth of this type's sweep), the
-// per-item enumeration (graph ScoreValues about 2× classScore) and the labelers'
-// count loop (graph selRun about 1.7× scoreTheta).
+// over builtin/explicit: per-round medians 1.54 and 1.57 in two sessions of 9
+// interleaved runs at -benchtime 16x; 1.95 before those changes and 1.72 before the
+// sampler stamped, rather than flagged, the caches of sites that read more than 32
+// others), above the 1.3× at which it would go. Where the rest of the difference
+// lies (CPU profile of the graph sweep): the per-item enumeration (graph ScoreValues
+// about 2× classScore) and the labelers' count loop (graph selRun about 1.7×
+// scoreTheta).
 //
 // It is deliberately not an nmc.Neighborer: within one sweep the classes of some of
 // nearly every labeler's items move, and pi reads every class, so precise cache

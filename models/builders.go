@@ -238,7 +238,7 @@ type AnnotationPrior struct {
 // scores (tested against Built.Graph), kept because the graph engine is not yet
 // within 1.3× of it per sweep: at 5,000 train items, 100 labelers and 3 classes
 // (BenchmarkAnnotationSweep, one chain, interleaved runs) the graph form takes about
-// 1.7× its time with z explicit (see annotationFast; 1.2–1.25× of the former
+// 1.55× its time with z explicit (see annotationFast; 1.2–1.25× of the former
 // hand-written form with z summed out, which is why that one is gone).
 func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPrior) (*Built, error) {
 	if err := train.Validate(); err != nil {
