@@ -83,10 +83,28 @@ type margGroup struct {
 	liveLo, liveHi int32
 }
 
-// simpleProd is a simple prodElem in compact form (see prodElem).
+// simpleProd is how a simple prodElem reads the state (see prodElem), kept in
+// compact form for margSum.
 type simpleProd struct {
 	lim, j0, jstep          int32
 	site0, sstep, c0, cstep int32
+}
+
+// selecting returns the values v in [lo, hi) of a group with nv values at which the
+// element selects site: every value below its limit when it reads the same site at
+// each (its own prior, sstep = 0), else the one v with site0 + v·sstep = site; ok is
+// false when there is none.
+func (pe *simpleProd) selecting(site, nv int) (lo, hi int, ok bool) {
+	lo, hi = 0, min(nv, int(pe.lim))
+	d := site - int(pe.site0)
+	if pe.sstep == 0 {
+		return lo, hi, d == 0
+	}
+	if d < 0 || d%int(pe.sstep) != 0 {
+		return 0, 0, false
+	}
+	lo = d / int(pe.sstep)
+	return lo, min(hi, lo+1), true
 }
 
 // margPick is an element of a simple summed-out group that, at the group's value v,
@@ -161,17 +179,9 @@ func (m *Model) compileMarginalPicks() {
 				continue
 			}
 			for _, pe := range m.simpleProd[g.lo:g.hi] {
-				lo, hi := 0, min(g.values, int(pe.lim))
-				if d := s - int(pe.site0); pe.sstep == 0 {
-					if d != 0 {
-						continue
-					}
-				} else {
-					if d < 0 || d%int(pe.sstep) != 0 {
-						continue
-					}
-					lo = d / int(pe.sstep)
-					hi = min(hi, lo+1)
+				lo, hi, ok := pe.selecting(s, g.values)
+				if !ok {
+					continue
 				}
 				for v := lo; v < hi; v++ {
 					sp.picks = append(sp.picks, margPick{v: int32(v), c: pe.c0 + int32(v)*pe.cstep, j: pe.j0 + int32(v)*pe.jstep})
@@ -195,9 +205,8 @@ type prodElem struct {
 	// simple: no other dimension is indexed by a latent, so that at value v < lim the
 	// element reads state coordinate j0 + v·jstep, coordinate c0 + v·cstep of site
 	// site0 + v·sstep.
-	simple                  bool
-	lim, j0, jstep          int32
-	site0, sstep, c0, cstep int32
+	simple bool
+	simpleProd
 }
 
 // compileMarginals makes the sites of the summed-out families Marginalised and
@@ -368,7 +377,7 @@ func (m *Model) compileMarginalProducts() {
 			g.lo = int32(len(m.simpleProd))
 			g.liveLo = int32(len(m.liveProd))
 			for _, pe := range prod {
-				sp := simpleProd{lim: pe.lim, j0: pe.j0, jstep: pe.jstep, site0: pe.site0, sstep: pe.sstep, c0: pe.c0, cstep: pe.cstep}
+				sp := pe.simpleProd
 				m.simpleProd = append(m.simpleProd, sp)
 				if sp.sstep == 0 {
 					m.liveProd = append(m.liveProd, sp)
@@ -783,19 +792,9 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 	for pi := range g.prod {
 		pe := &g.prod[pi]
 		if pe.simple {
-			// The values at which the element selects the active site: all of them
-			// (its own prior, sstep = 0) or the one v with site0 + v·sstep = active.
-			lo, hi := 0, min(nv, int(pe.lim))
-			if d := s.active - int(pe.site0); pe.sstep == 0 {
-				if d != 0 {
-					continue
-				}
-			} else {
-				if d < 0 || d%int(pe.sstep) != 0 {
-					continue
-				}
-				lo = d / int(pe.sstep)
-				hi = min(hi, lo+1)
+			lo, hi, ok := pe.selecting(s.active, nv)
+			if !ok {
+				continue
 			}
 			for v := lo; v < hi; v++ {
 				if prod[v] == 0 {

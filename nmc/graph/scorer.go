@@ -414,23 +414,7 @@ func (s *scorer) chain(fi int, args []jet, w float64) float64 {
 			d2[a] *= w
 		}
 	}
-	for a := range args {
-		ja := &args[a]
-		if ja.kind == jConst {
-			continue
-		}
-		s.addGrad(d1[a], ja)
-		if d1[a] != 0 {
-			s.addHess(d1[a], ja)
-		}
-		for b := range args {
-			jb := &args[b]
-			if jb.kind == jConst || d2[a*na+b] == 0 {
-				continue
-			}
-			s.addOuter(d2[a*na+b], ja, jb)
-		}
-	}
+	s.chainSums(args, d1, d2)
 	return w * lp
 }
 
