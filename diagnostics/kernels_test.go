@@ -292,3 +292,50 @@ func TestZSplitMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldSortedMatchesSort: folding the sorted draws about their median gives the
+// sorted |x − median| of a sort, value for value, with each value's own index, on
+// draws with ties, values equal to the median and infinities.
+func TestFoldSortedMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for trial := range 200 {
+		n := 1 + rng.IntN(60)
+		x := make([]float64, n)
+		for i := range x {
+			switch r := rng.IntN(10); {
+			case r < 3:
+				x[i] = float64(rng.IntN(5)) // ties, and often the median itself
+			case r == 3 && trial%2 == 0:
+				x[i] = math.Inf(2*rng.IntN(2) - 1)
+			default:
+				x[i] = rng.NormFloat64() * 3
+			}
+		}
+		sorted := sortPairs(nil, x)
+		vals := make([]float64, n)
+		for i, p := range sorted {
+			vals[i] = p.v
+		}
+		med := medianSorted(vals)
+		dev := make([]float64, n)
+		for i, v := range x {
+			dev[i] = math.Abs(v - med)
+		}
+		if hasNaN(dev) {
+			continue // an infinite median: sortedDev does not fold
+		}
+		want := sortPairs(nil, dev)
+		got := foldSorted(nil, sorted, med)
+		seen := make([]bool, n)
+		for k := range want {
+			if got[k].v != want[k].v {
+				t.Fatalf("trial %d: folded value %d is %v, a sort gives %v\nx = %v", trial, k, got[k].v, want[k].v, x)
+			}
+			i := got[k].i
+			if seen[i] || dev[i] != got[k].v {
+				t.Fatalf("trial %d: entry %d has index %d (seen %v, its |x − med| %v, value %v)", trial, k, i, seen[i], dev[i], got[k].v)
+			}
+			seen[i] = true
+		}
+	}
+}

@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -81,12 +82,34 @@ func (q *quantity) sortedDev() []float64 {
 		if hasNaN(q.dev) { // Inf − Inf when the median is infinite
 			return q.dev
 		}
-		q.fpairs = sortPairs(q.fpairs, q.dev)
+		q.fpairs = foldSorted(q.fpairs, q.pairs, med)
 		for i, p := range q.fpairs {
 			q.dev[i] = p.v
 		}
 	}
 	return q.dev
+}
+
+// foldSorted sets f to the pairs of sorted (ascending, no NaN) folded about med,
+// |v − med| with their indices, sorted ascending, and returns it. Read outwards
+// from med, each side of sorted is already in order (rounding is monotone), so a
+// merge of the two sides replaces a sort. Equal values may be ordered differently
+// from a sort's order; the ranks average ties by value, so nothing read from f
+// changes.
+func foldSorted(f, sorted []pair, med float64) []pair {
+	f = grow(f, len(sorted))
+	hi := sort.Search(len(sorted), func(i int) bool { return sorted[i].v >= med })
+	lo := hi - 1
+	for k := range f {
+		if lo >= 0 && (hi >= len(sorted) || med-sorted[lo].v <= sorted[hi].v-med) {
+			f[k] = pair{math.Abs(sorted[lo].v - med), sorted[lo].i}
+			lo--
+		} else {
+			f[k] = pair{math.Abs(sorted[hi].v - med), sorted[hi].i}
+			hi++
+		}
+	}
+	return f
 }
 
 func (q *quantity) mad() float64 {

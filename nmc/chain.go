@@ -171,7 +171,9 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 		maxValues = max(maxValues, s.NumValues)
 	}
 	c.logits = make([]float64, maxValues)
-	if d, ok := m.(Deriver); ok {
+	if d, ok := m.(Deriver); ok && ncols > dim {
+		// Only a model that records derived quantities needs the call: Derive may cost
+		// more than the draw's copy (a graph model makes a value scorer for it).
 		c.deriver = d
 	}
 	if opts.Real.Step != nil {

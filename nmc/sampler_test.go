@@ -6,8 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nmc-go/nmc/internal/special"
@@ -521,6 +523,34 @@ func TestRecording(t *testing.T) {
 	}
 	if _, err := r.AcceptRate("nope"); err == nil {
 		t.Error("AcceptRate of an unknown site: no error")
+	}
+}
+
+// noDerivedMVN is a Deriver without derived quantities that counts its Derive calls.
+type noDerivedMVN struct {
+	*mvnModel
+	calls *atomic.Int64
+}
+
+func (noDerivedMVN) DerivedNames() []string            { return nil }
+func (m noDerivedMVN) Derive(x []float64, d []float64) { m.calls.Add(1) }
+
+// TestNoDerivedNoDerive: the sampler does not call Derive (which may cost more than
+// recording the draw) for a Deriver that has no derived quantities, and records
+// the draws unchanged.
+func TestNoDerivedNoDerive(t *testing.T) {
+	t.Parallel()
+	o := &Options{Chains: 2, Draws: 20, Warmup: 5, Seed: 4}
+	m := noDerivedMVN{newMVNModel(), new(atomic.Int64)}
+	r := sample(t, m, o)
+	if n := m.calls.Load(); n != 0 {
+		t.Errorf("Derive called %d times for a model without derived quantities", n)
+	}
+	plain := sample(t, m.mvnModel, o)
+	for c := range r.Draws.Chains {
+		if !slices.Equal(r.Draws.Chains[c], plain.Draws.Chains[c]) {
+			t.Errorf("chain %d: draws differ from the same model without Derive", c)
+		}
 	}
 }
 

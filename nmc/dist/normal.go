@@ -38,14 +38,32 @@ func (Normal) LogProb(args []float64, _ int) float64 {
 	return -0.5*z*z - math.Log(s) - logSqrt2Pi
 }
 
+var _ MemoDeriver = Normal{}
+
 // Derivs returns log N(x | μ, σ²) and its gradient and Hessian with respect to
 // (x, μ, σ). It does not allocate.
-func (Normal) Derivs(args []float64, _ int, grad, hess []float64) float64 {
+func (Normal) Derivs(args []float64, k int, grad, hess []float64) float64 {
+	return Normal{}.DerivsMemo(args, k, grad, hess, nil)
+}
+
+// DerivsMemo equals Derivs, with log σ kept in m (MemoDeriver): the elements of a
+// hierarchical prior, θⱼ ~ N(μ, τ), share σ, and the logarithm was most of the
+// cost of their derivatives.
+func (Normal) DerivsMemo(args []float64, _ int, grad, hess []float64, m *Memo) float64 {
 	const n = 3
 	checkDerivs("Normal", n, len(args), grad, hess)
 	x, mu, s := args[0], args[1], args[2]
 	if !normalOK(x, mu, s) {
 		return fail(n, grad, hess)
+	}
+	var logS float64
+	if m != nil && m.OK && m.Key == s {
+		logS = m.Val[0]
+	} else {
+		logS = math.Log(s)
+		if m != nil {
+			*m = Memo{Key: s, Val: [4]float64{logS}, OK: true}
+		}
 	}
 	is := 1 / s
 	z := (x - mu) * is
@@ -57,7 +75,7 @@ func (Normal) Derivs(args []float64, _ int, grad, hess []float64) float64 {
 	h[0], h[1], h[2] = -is2, is2, 2*z*is2
 	h[3], h[4], h[5] = is2, -is2, -2*z*is2
 	h[6], h[7], h[8] = 2*z*is2, -2*z*is2, (1-3*z*z)*is2
-	return -0.5*z*z - math.Log(s) - logSqrt2Pi
+	return -0.5*z*z - logS - logSqrt2Pi
 }
 
 // DerivsRows evaluates rows whose mean μ (argument 1) varies, with derivatives in μ

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
@@ -19,6 +20,8 @@ type Model struct {
 	fams    []*family
 	factors []*factor
 	derived []namedNode
+	// derivers holds value scorers for Derive, reused across draws and chains.
+	derivers sync.Pool
 
 	sites     []nmc.Site
 	offsets   []int
@@ -649,14 +652,25 @@ func (m *Model) DerivedNames() []string {
 }
 
 // Derive writes the deterministic quantities at state x into dst.
+// It is called at every recorded draw, from every chain, so it reuses value
+// scorers (derivers) instead of making one per call.
 func (m *Model) Derive(x []float64, dst []float64) {
-	sc := m.valueScorer(x)
+	if len(m.derived) == 0 {
+		return
+	}
+	sc, _ := m.derivers.Get().(*scorer)
+	if sc == nil {
+		sc = m.valueScorer(x)
+	}
+	sc.x = x
 	out := dst[:0]
 	for _, d := range m.derived {
 		for e := 0; e < d.n.length; e++ {
 			out = sc.values(d.n, e, out)
 		}
 	}
+	sc.x = nil
+	m.derivers.Put(sc)
 }
 
 // groupBlankets moves, from each site's blanket, the runs of elements that
