@@ -59,8 +59,9 @@ type scorer struct {
 
 	// logx's cache: per state coordinate, a value (NaN: none) and its log.
 	logs   []cachedLog
-	selCnt []int     // selRun's counts by (index value, category)
-	mc     margCache // products of the simple summed-out groups
+	selCnt []int      // selRun's counts by (index value, category)
+	cs     countState // the selection counts of the watched state
+	mc     margCache  // products of the simple summed-out groups
 	// liveTab: margSum's values of the shared live elements (Model.sharedLive).
 	liveTab []float64
 }

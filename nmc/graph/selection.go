@@ -401,6 +401,19 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 		// and the run adds Σ_y n_y log p_y with its derivatives n_y/p_y and −n_y/p_y².
 		dm := &sel.dims[0]
 		want := active - src.first // the active site's element of src
+		if c := s.m.countOf; c != nil && c[fi] >= 0 && want >= 0 && want < src.length {
+			if cnt := s.countsFor(int(c[fi]), x); cnt != nil {
+				// The counts kept for the watched state: the same integers as
+				// counted below, without reading the run.
+				if pack != nil && pack[0].run > 0 {
+					n = int(pack[0].run)
+				}
+				for n < len(bl) && bl[n].f == fi {
+					n++
+				}
+				return addCounts(s, cnt[want*k:(want+1)*k], nil, want, src, total, n, deriv)
+			}
+		}
 		b0 := int(sel.base[bl[0].e])
 		if cap(s.selCnt) < dm.size*k {
 			s.selCnt = make([]int, dm.size*k)
@@ -454,32 +467,7 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 		if d := want - b0; d >= 0 && d%dm.stride == 0 && d/dm.stride < dm.size {
 			row = cnt[(d/dm.stride)*k : (d/dm.stride+1)*k]
 		}
-		for y := 0; y < k; y++ {
-			ny := 0.0
-			if row != nil {
-				ny = float64(row[y]) // an integer count, exact
-			}
-			if other != nil {
-				ny += other[y]
-			}
-			if ny == 0 {
-				continue
-			}
-			j := src.offset + want*k + y
-			p := x[j]
-			if !(p > 0) || math.IsInf(p, 1) {
-				return math.Inf(-1), n, false
-			}
-			if deriv {
-				s.grad[y] += ny / p
-				s.hess[y*s.k+y] += -ny / (p * p)
-			}
-			total += ny * s.logx(j)
-		}
-		if math.IsInf(total, -1) || math.IsNaN(total) {
-			return total, n, false
-		}
-		return total, n, true
+		return addCounts(s, row, other, want, src, total, n, deriv)
 	}
 	for ; n < len(bl) && bl[n].f == fi; n++ {
 		e := int(bl[n].e)
@@ -520,6 +508,40 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			return total, n + 1, false
 		}
+	}
+	return total, n, true
+}
+
+// addCounts is selRun's sum over the categories y of src's element want: it adds
+// n_y log p_y to total and, with deriv, n_y/p_y and −n_y/p_y² to the gradient and
+// Hessian, n_y = row[y] + other[y] (either may be nil: 0), and returns the new total,
+// n (the entries consumed) and false when the total became −Inf or NaN.
+func addCounts[C int | int32](s *scorer, row []C, other []float64, want int, src *family, total float64, n int, deriv bool) (float64, int, bool) {
+	x := s.x
+	for y := range src.width {
+		ny := 0.0
+		if row != nil {
+			ny = float64(row[y]) // an integer count, exact
+		}
+		if other != nil {
+			ny += other[y]
+		}
+		if ny == 0 {
+			continue
+		}
+		j := src.offset + want*src.width + y
+		p := x[j]
+		if !(p > 0) || math.IsInf(p, 1) {
+			return math.Inf(-1), n, false
+		}
+		if deriv {
+			s.grad[y] += ny / p
+			s.hess[y*s.k+y] += -ny / (p * p)
+		}
+		total += ny * s.logx(j)
+	}
+	if math.IsInf(total, -1) || math.IsNaN(total) {
+		return total, n, false
 	}
 	return total, n, true
 }
