@@ -45,6 +45,7 @@ type Model struct {
 	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
 	selPacks [][]selPack // per continuous site: per blanket entry (selRun), or nil
+	valPlans *valPlans   // ScoreValues's plans of direct selections, or nil
 	// Selections whose counts scorers keep (counts.go): per factor the offset of its
 	// counts in a scorer's countState.n (−1: not counted; nil without any), their
 	// total length, and per site the count entries its observations move:
@@ -260,6 +261,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	m.linearBlankets()
 	m.compileSelPacks()
 	m.compileSelCounts()
+	m.compileValPlans()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {

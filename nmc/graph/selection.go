@@ -225,6 +225,14 @@ var _ nmc.ValuesScorer = (*scorer)(nil)
 // is resolved once for all values, the site's own index dimension stepping through
 // them.
 func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
+	if vp := s.m.valPlans; vp != nil {
+		if lo, hi := vp.start[i], vp.start[i+1]; lo < hi && len(dst) <= int(vp.lim[i]) {
+			s.x, s.active, s.orbit = x, -1, nil
+			s.epoch++
+			s.planValues(x, vp.steps[lo:hi], dst)
+			return
+		}
+	}
 	if len(s.m.blanket[i]) >= chunkedMinElems {
 		// Score sums so large a blanket in chunks, in another order: score each
 		// value as Score does, restoring x.
@@ -306,6 +314,72 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 			dst[v] += s.margLSE(int(gi), false, nil)
 		}
 		s.fixSite = 0
+	}
+}
+
+// planValues is ScoreValues for a site whose blanket is one run of direct
+// selections (valPlans): dst[v] = Σ_r log x[j0_r + v·jstep_r], summed in blanket
+// order from 0 as ScoreValues sums them, every value in range of every entry.
+func (s *scorer) planValues(x []float64, steps []valStep, dst []float64) {
+	logs := s.logCache()
+	for v := range dst {
+		acc := 0.0
+		for _, st := range steps {
+			j := int(st.j0) + v*int(st.jstep)
+			c := &logs[j] // logx(j), inline
+			if p := x[j]; p != c.src {
+				c.src, c.lg = p, posLog(p)
+			}
+			acc += c.lg
+		}
+		dst[v] = acc
+	}
+}
+
+// valPlans lays out, per finite discrete site whose whole score is a run of direct
+// selections (valElem entries, no tallied groups, summed-out groups or linear
+// factors, a blanket Score sums serially), the run's coordinates: the site's steps
+// are steps[start[i]:start[i+1]] (empty: no plan), valid for values below lim[i].
+type valPlans struct {
+	start []int32
+	steps []valStep
+	lim   []int32
+}
+
+// valStep is a valElem without its limit: value v reads coordinate j0 + v·jstep.
+type valStep struct{ j0, jstep int32 }
+
+// compileValPlans fills Model.valPlans from the blankets and valElems.
+func (m *Model) compileValPlans() {
+	if m.valElems == nil {
+		return
+	}
+	vp := &valPlans{start: make([]int32, len(m.sites)+1), lim: make([]int32, len(m.sites))}
+	any := false
+	for i := range m.sites {
+		vp.start[i+1] = vp.start[i]
+		ves := m.valElems[i]
+		bl := m.blanket[i]
+		if ves == nil || len(ves) != len(bl) || len(bl) == 0 || len(bl) >= chunkedMinElems ||
+			len(m.groups[i]) > 0 || len(m.margOf[i]) > 0 || (m.linSites != nil && len(m.linSites[i]) > 0) {
+			continue
+		}
+		lim := int32(math.MaxInt32)
+		for _, ve := range ves {
+			lim = min(lim, ve.lim)
+		}
+		if lim <= 0 {
+			continue
+		}
+		for _, ve := range ves {
+			vp.steps = append(vp.steps, valStep{ve.j0, ve.jstep})
+		}
+		vp.start[i+1] = int32(len(vp.steps))
+		vp.lim[i] = lim
+		any = true
+	}
+	if any {
+		m.valPlans = vp
 	}
 }
 
