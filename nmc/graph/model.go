@@ -46,6 +46,8 @@ type Model struct {
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
 	selPacks [][]selPack // per continuous site: per blanket entry (selRun), or nil
 	valPlans *valPlans   // ScoreValues's plans of direct selections, or nil
+	// constPrior: per factor, whether priorElem evaluates its elements (nil: none).
+	constPrior []bool
 	// Selections whose counts scorers keep (counts.go): per factor the offset of its
 	// counts in a scorer's countState.n (−1: not counted; nil without any), their
 	// total length, and per site the count entries its observations move:
@@ -262,6 +264,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	m.compileSelPacks()
 	m.compileSelCounts()
 	m.compileValPlans()
+	m.compileConstPriors()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {

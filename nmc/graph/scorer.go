@@ -346,6 +346,10 @@ func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
 		}
 	}
 	fc := s.m.factors[fi]
+	if deriv && s.m.constPrior != nil && s.m.constPrior[fi] && s.orbit == nil && s.fixSite == 0 &&
+		s.active >= 0 && fc.fam.site(e) == s.active {
+		return s.priorElem(fi, e)
+	}
 	d := fc.d
 	s.top = 0
 	s.ops.ar.top = 0
