@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -60,30 +61,43 @@ func TestConstPriorsMatchGeneric(t *testing.T) {
 			if pt == 4 { // a coordinate outside the support
 				x[0] = -x[0]
 			}
-			for i, s := range sites {
-				if s.Support == nmc.Discrete {
-					continue
-				}
-				k := s.Size
-				ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
-				a, b := sf.Score(x, i, ga, ha), ss.Score(x, i, gb, hb)
-				if math.Float64bits(a) != math.Float64bits(b) {
-					t.Errorf("%s point %d site %s: score %v, generic %v", name, pt, s.Name, a, b)
-				}
-				if !(a > math.Inf(-1)) {
-					continue
-				}
-				for c := range ga {
-					if math.Float64bits(ga[c]) != math.Float64bits(gb[c]) {
-						t.Errorf("%s point %d site %s: gradient[%d] %v, generic %v", name, pt, s.Name, c, ga[c], gb[c])
-					}
-				}
-				for c := range ha {
-					if math.Float64bits(ha[c]) != math.Float64bits(hb[c]) {
-						t.Errorf("%s point %d site %s: Hessian[%d] %v, generic %v", name, pt, s.Name, c, ha[c], hb[c])
-					}
-				}
+			sameScores(t, fmt.Sprintf("%s point %d", name, pt), sf, ss, x, sites)
+		}
+	}
+}
+
+// sameScores reports an error for every continuous site whose score, gradient or
+// Hessian from a differs from b's at x, bit for bit (derivatives only where the
+// score is finite: elsewhere they are unspecified), and reports whether all agreed.
+func sameScores(t *testing.T, what string, a, b nmc.Scorer, x []float64, sites []nmc.Site) bool {
+	t.Helper()
+	ok := true
+	for i, s := range sites {
+		if s.Support == nmc.Discrete {
+			continue
+		}
+		k := s.Size
+		ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
+		fa, fb := a.Score(x, i, ga, ha), b.Score(x, i, gb, hb)
+		if math.Float64bits(fa) != math.Float64bits(fb) {
+			t.Errorf("%s site %s: score %v, want %v", what, s.Name, fa, fb)
+			ok = false
+		}
+		if !(fa > math.Inf(-1)) {
+			continue
+		}
+		for c := range ga {
+			if math.Float64bits(ga[c]) != math.Float64bits(gb[c]) {
+				t.Errorf("%s site %s: gradient[%d] %v, want %v", what, s.Name, c, ga[c], gb[c])
+				ok = false
+			}
+		}
+		for c := range ha {
+			if math.Float64bits(ha[c]) != math.Float64bits(hb[c]) {
+				t.Errorf("%s site %s: Hessian[%d] %v, want %v", what, s.Name, c, ha[c], hb[c])
+				ok = false
 			}
 		}
 	}
+	return ok
 }
