@@ -34,18 +34,22 @@ import (
 // 1.2–1.25× the time per sweep of the hand-written marginalised form this type had
 // (median of interleaved pairs, BenchmarkAnnotationSweep).
 //
-// It is kept beside the graph model, and sampled instead of it, for speed only: with
-// the graph engine's Categorical selections, packed label counts, enumeration of the
-// classes by runs of direct selections and the Dirichlet's memoised constants, the
-// graph form of the same model still takes about 1.55× the time per sweep of this one
-// at 5,000 items, 100 labelers and 3 classes (BenchmarkAnnotationSweep, graph/explicit
-// over builtin/explicit: per-round medians 1.54 and 1.57 in two sessions of 9
-// interleaved runs at -benchtime 16x; 1.95 before those changes and 1.72 before the
-// sampler stamped, rather than flagged, the caches of sites that read more than 32
-// others), above the 1.3× at which it would go. Where the rest of the difference
-// lies (CPU profile of the graph sweep): the per-item enumeration (graph ScoreValues
-// about 2× classScore) and the labelers' count loop (graph selRun about 1.7×
-// scoreTheta).
+// It is kept beside the graph model, and sampled instead of it, for speed only, and
+// that reason is gone: with the graph engine's Categorical selections, the counts of a
+// labeler's labels by class kept between calls and moved when a class changes
+// (nmc.DiscreteWatcher), enumeration of a class by a flat plan of its direct
+// selections, the Dirichlet rows' priors evaluated without chaining over jets and the
+// Dirichlet's memoised constants, the graph form of the same model takes 1.06–1.08×
+// the time per sweep of this one at 5,000 items, 100 labelers and 3 classes
+// (BenchmarkAnnotationSweep, graph/explicit over builtin/explicit at -benchtime 16x on
+// a loaded two-core machine: medians of 15 and 11 interleaved per-process pairs,
+// quartiles 1.03–1.14; it was 1.54–1.57 before those changes, 1.95 before the
+// selections were packed), within the 1.3× at which this type goes. Sampled instead
+// of this type (Annotation returning the graph model with the classes explicit, a
+// build for the measurement only), `nmc sample -model annotation -explicit-classes
+// -n 10000 -k 100 -draws 1000 -chains 4 -seed 1` took 1.02× the CPU (1.01–1.04, 5
+// interleaved whole-process pairs) and printed the same summary table digit for
+// digit (draws equal to 6.7e-16: the two sum in different orders).
 //
 // It is deliberately not an nmc.Neighborer: within one sweep the classes of some of
 // nearly every labeler's items move, and pi reads every class, so precise cache

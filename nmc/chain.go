@@ -20,7 +20,8 @@ type chain struct {
 	num   int // its global number FirstChain + local, which seeds it and names it
 	m     Model
 	sc    Scorer
-	vs    ValuesScorer // sc when it implements ValuesScorer, else nil
+	vs    ValuesScorer    // sc when it implements ValuesScorer, else nil
+	dw    DiscreteWatcher // sc when it implements DiscreteWatcher, else nil
 	opts  *Options
 	sites []Site
 	off   []int
@@ -258,6 +259,9 @@ func (c *chain) invalidate(i int) {
 // With a Neighborer, site i's own cache stays as it was.
 func (c *chain) changed(i int) {
 	c.edits++
+	if c.dw != nil && c.sites[i].Support == Discrete {
+		c.dw.Changed(i)
+	}
 	if c.valid == nil {
 		c.changes++
 		return
@@ -274,9 +278,21 @@ func (c *chain) changed(i int) {
 	}
 }
 
+// discreteWritten reports a write of the Discrete site i's value in the state (every
+// site's when i < 0) to a DiscreteWatcher scorer, for writes that changed does not
+// report: values tried and put back.
+func (c *chain) discreteWritten(i int) {
+	if c.dw != nil {
+		c.dw.Changed(i)
+	}
+}
+
 // invalidateAll marks every cache stale (after the state was written from outside).
 func (c *chain) invalidateAll() {
 	c.edits++
+	if c.dw != nil {
+		c.dw.Changed(-1)
+	}
 	if c.valid != nil {
 		clear(c.valid)
 	}
@@ -302,6 +318,9 @@ func (c *chain) run(ctx context.Context) (err error) {
 	c.phase = "NewScorer"
 	c.sc = c.m.NewScorer()
 	c.vs, _ = c.sc.(ValuesScorer)
+	if c.dw, _ = c.sc.(DiscreteWatcher); c.dw != nil {
+		c.dw.Watch(c.x)
+	}
 	if len(c.groups) > 0 {
 		var ok bool
 		if c.orb, ok = c.sc.(OrbitScorer); !ok {
@@ -387,6 +406,7 @@ func (c *chain) init() error {
 	o := c.opts
 	if o.Init != nil {
 		copy(c.x, o.Init[min(c.local, len(o.Init)-1)])
+		c.discreteWritten(-1)
 		if msg := c.checkStart(); msg != "" {
 			return fmt.Errorf("nmc: chain %d: Options.Init is not a valid starting point: %s", c.num, msg)
 		}
@@ -394,7 +414,9 @@ func (c *chain) init() error {
 	}
 	last := ""
 	for try := 0; try < o.InitRetries; try++ {
-		if err := c.m.Init(c.rng, c.x); err != nil {
+		err := c.m.Init(c.rng, c.x)
+		c.discreteWritten(-1)
+		if err != nil {
 			last = err.Error()
 			continue
 		}

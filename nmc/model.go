@@ -106,6 +106,24 @@ type ValuesScorer interface {
 	ScoreValues(x []float64, i int, dst []float64)
 }
 
+// DiscreteWatcher is an optional interface of a Scorer that keeps statistics of the
+// values of Discrete sites from one call to the next (the graph engine counts, per
+// row of a Dirichlet plate, the observations that a discrete index selects into it)
+// instead of recomputing them at every score. The sampler calls Watch with its
+// chain's state before it scores it, then Changed(i) after every write of the value
+// of the Discrete site i in that state (Changed(−1) after writing the state
+// wholesale), before its next Scorer call; Marginalised sites, which no other score
+// reads, are not reported. A Scorer uses such statistics only for the watched
+// state, so Score and ScoreValues stay functions of their arguments for any other
+// x; reporting a site that did not change costs a comparison.
+type DiscreteWatcher interface {
+	// Watch tells the Scorer that x is the state the sampler reports changes of.
+	Watch(x []float64)
+	// Changed reports that the Discrete site i (every site when i < 0) may have a
+	// new value in the watched state.
+	Changed(i int)
+}
+
 // Deriver is implemented by models that record derived (deterministic) quantities with
 // every draw, such as theta = mu + tau·theta_raw in a non-centred model.
 type Deriver interface {

@@ -77,6 +77,7 @@ func (c *chain) stepEnumerate(i int) {
 	} else {
 		for v := range lp {
 			c.x[off] = float64(v)
+			c.discreteWritten(i)
 			f := c.sc.Score(c.x, i, nil, nil)
 			if math.IsNaN(f) {
 				f = math.Inf(-1)
@@ -91,6 +92,7 @@ func (c *chain) stepEnumerate(i int) {
 		// No value has a finite, positive weight (all −Inf, or one +Inf): keep the
 		// current value.
 		c.x[off] = old
+		c.discreteWritten(i)
 		st.Fallbacks++
 		return
 	}
@@ -121,6 +123,8 @@ func (c *chain) stepEnumerate(i int) {
 	// one leaves every cache valid.
 	if float64(v) != old && !c.sites[i].Marginalised {
 		c.changed(i)
+	} else if c.vs == nil && !c.sites[i].Marginalised {
+		c.discreteWritten(i) // the values tried above, put back
 	}
 }
 
@@ -138,6 +142,7 @@ func (c *chain) stepDiscreteMH(i int) {
 	y := discreteDraw(c.rng, x)
 	u := c.rng.Float64()
 	c.x[off] = y
+	c.discreteWritten(i)
 	fy := c.sc.Score(c.x, i, nil, nil)
 	logr := fy - cur.f + discreteLogq(y, x) - discreteLogq(x, y)
 	if fy > math.Inf(-1) && math.Log(u) < logr {
@@ -150,4 +155,5 @@ func (c *chain) stepDiscreteMH(i int) {
 		return
 	}
 	c.x[off] = x
+	c.discreteWritten(i)
 }

@@ -565,6 +565,9 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 		copy(xl, j.old[:ls.Size])
 		for f, i := range j.followers {
 			copy(c.x[c.off[i]:c.off[i]+c.sites[i].Size], j.old[j.pos[f]:])
+			if c.sites[i].Support == Discrete {
+				c.discreteWritten(i)
+			}
 		}
 	}
 	// The log density: the log joint, or, without followers, the lead's
@@ -656,6 +659,7 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 			}
 			logr += lq
 			c.x[c.off[i]] = v
+			c.discreteWritten(i)
 			continue
 		}
 		k := c.sites[i].Size
@@ -747,9 +751,11 @@ func (c *chain) conditionalLogits(i int) ([]float64, bool) {
 		old := c.x[off]
 		for v := range lp {
 			c.x[off] = float64(v)
+			c.discreteWritten(i)
 			lp[v] = c.sc.Score(c.x, i, nil, nil)
 		}
 		c.x[off] = old
+		c.discreteWritten(i)
 	}
 	top := math.Inf(-1)
 	for v, f := range lp {
@@ -788,6 +794,7 @@ func (c *chain) drawConditional(i int) (float64, bool) {
 		}
 	}
 	c.x[c.off[i]] = float64(v)
+	c.discreteWritten(i)
 	return lp[v], lp[v] > math.Inf(-1)
 }
 

@@ -48,6 +48,17 @@ type Model struct {
 	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
 	selPacks [][]selPack // per continuous site: per blanket entry (selRun), or nil
+	valPlans *valPlans   // ScoreValues's plans of direct selections, or nil
+	// constPrior: per factor, whether priorElem evaluates its elements (nil: none).
+	constPrior []bool
+	// Selections whose counts scorers keep (counts.go): per factor the offset of its
+	// counts in a scorer's countState.n (−1: not counted; nil without any), their
+	// total length, and per site the count entries its observations move:
+	// countElems[countStart[i]:countStart[i+1]].
+	countOf    []int32
+	countLen   int
+	countStart []int32
+	countElems []countElem
 	// simpleProd holds the elements of the simple summed-out groups, contiguous.
 	simpleProd []simpleProd
 	liveProd   []simpleProd // the simple groups' live elements (margGroup.liveLo)
@@ -254,6 +265,9 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	m.numberMatVecs()
 	m.linearBlankets()
 	m.compileSelPacks()
+	m.compileSelCounts()
+	m.compileValPlans()
+	m.compileConstPriors()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {

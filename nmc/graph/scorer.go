@@ -59,8 +59,9 @@ type scorer struct {
 
 	// logx's cache: per state coordinate, a value (NaN: none) and its log.
 	logs   []cachedLog
-	selCnt []int     // selRun's counts by (index value, category)
-	mc     margCache // products of the simple summed-out groups
+	selCnt []int      // selRun's counts by (index value, category)
+	cs     countState // the selection counts of the watched state
+	mc     margCache  // products of the simple summed-out groups
 	// liveTab: margSum's values of the shared live elements (Model.sharedLive).
 	liveTab []float64
 }
@@ -345,6 +346,10 @@ func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
 		}
 	}
 	fc := s.m.factors[fi]
+	if deriv && s.m.constPrior != nil && s.m.constPrior[fi] && s.orbit == nil && s.fixSite == 0 &&
+		s.active >= 0 && fc.fam.site(e) == s.active {
+		return s.priorElem(fi, e)
+	}
 	d := fc.d
 	s.top = 0
 	s.ops.ar.top = 0

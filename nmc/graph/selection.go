@@ -225,6 +225,14 @@ var _ nmc.ValuesScorer = (*scorer)(nil)
 // is resolved once for all values, the site's own index dimension stepping through
 // them.
 func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
+	if vp := s.m.valPlans; vp != nil {
+		if lo, hi := vp.start[i], vp.start[i+1]; lo < hi && len(dst) <= int(vp.lim[i]) {
+			s.x, s.active, s.orbit = x, -1, nil
+			s.epoch++
+			s.planValues(x, vp.steps[lo:hi], dst)
+			return
+		}
+	}
 	if len(s.m.blanket[i]) >= chunkedMinElems {
 		// Score sums so large a blanket in chunks, in another order: score each
 		// value as Score does, restoring x.
@@ -306,6 +314,72 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 			dst[v] += s.margLSE(int(gi), false, nil)
 		}
 		s.fixSite = 0
+	}
+}
+
+// planValues is ScoreValues for a site whose blanket is one run of direct
+// selections (valPlans): dst[v] = Σ_r log x[j0_r + v·jstep_r], summed in blanket
+// order from 0 as ScoreValues sums them, every value in range of every entry.
+func (s *scorer) planValues(x []float64, steps []valStep, dst []float64) {
+	logs := s.logCache()
+	for v := range dst {
+		acc := 0.0
+		for _, st := range steps {
+			j := int(st.j0) + v*int(st.jstep)
+			c := &logs[j] // logx(j), inline
+			if p := x[j]; p != c.src {
+				c.src, c.lg = p, posLog(p)
+			}
+			acc += c.lg
+		}
+		dst[v] = acc
+	}
+}
+
+// valPlans lays out, per finite discrete site whose whole score is a run of direct
+// selections (valElem entries, no tallied groups, summed-out groups or linear
+// factors, a blanket Score sums serially), the run's coordinates: the site's steps
+// are steps[start[i]:start[i+1]] (empty: no plan), valid for values below lim[i].
+type valPlans struct {
+	start []int32
+	steps []valStep
+	lim   []int32
+}
+
+// valStep is a valElem without its limit: value v reads coordinate j0 + v·jstep.
+type valStep struct{ j0, jstep int32 }
+
+// compileValPlans fills Model.valPlans from the blankets and valElems.
+func (m *Model) compileValPlans() {
+	if m.valElems == nil {
+		return
+	}
+	vp := &valPlans{start: make([]int32, len(m.sites)+1), lim: make([]int32, len(m.sites))}
+	any := false
+	for i := range m.sites {
+		vp.start[i+1] = vp.start[i]
+		ves := m.valElems[i]
+		bl := m.blanket[i]
+		if ves == nil || len(ves) != len(bl) || len(bl) == 0 || len(bl) >= chunkedMinElems ||
+			len(m.groups[i]) > 0 || len(m.margOf[i]) > 0 || (m.linSites != nil && len(m.linSites[i]) > 0) {
+			continue
+		}
+		lim := int32(math.MaxInt32)
+		for _, ve := range ves {
+			lim = min(lim, ve.lim)
+		}
+		if lim <= 0 {
+			continue
+		}
+		for _, ve := range ves {
+			vp.steps = append(vp.steps, valStep{ve.j0, ve.jstep})
+		}
+		vp.start[i+1] = int32(len(vp.steps))
+		vp.lim[i] = lim
+		any = true
+	}
+	if any {
+		m.valPlans = vp
 	}
 }
 
@@ -401,6 +475,19 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 		// and the run adds Σ_y n_y log p_y with its derivatives n_y/p_y and −n_y/p_y².
 		dm := &sel.dims[0]
 		want := active - src.first // the active site's element of src
+		if c := s.m.countOf; c != nil && c[fi] >= 0 && want >= 0 && want < src.length {
+			if cnt := s.countsFor(int(c[fi]), x); cnt != nil {
+				// The counts kept for the watched state: the same integers as
+				// counted below, without reading the run.
+				if pack != nil && pack[0].run > 0 {
+					n = int(pack[0].run)
+				}
+				for n < len(bl) && bl[n].f == fi {
+					n++
+				}
+				return addCounts(s, cnt[want*k:(want+1)*k], nil, want, src, total, n, deriv)
+			}
+		}
 		b0 := int(sel.base[bl[0].e])
 		if cap(s.selCnt) < dm.size*k {
 			s.selCnt = make([]int, dm.size*k)
@@ -454,32 +541,7 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 		if d := want - b0; d >= 0 && d%dm.stride == 0 && d/dm.stride < dm.size {
 			row = cnt[(d/dm.stride)*k : (d/dm.stride+1)*k]
 		}
-		for y := 0; y < k; y++ {
-			ny := 0.0
-			if row != nil {
-				ny = float64(row[y]) // an integer count, exact
-			}
-			if other != nil {
-				ny += other[y]
-			}
-			if ny == 0 {
-				continue
-			}
-			j := src.offset + want*k + y
-			p := x[j]
-			if !(p > 0) || math.IsInf(p, 1) {
-				return math.Inf(-1), n, false
-			}
-			if deriv {
-				s.grad[y] += ny / p
-				s.hess[y*s.k+y] += -ny / (p * p)
-			}
-			total += ny * s.logx(j)
-		}
-		if math.IsInf(total, -1) || math.IsNaN(total) {
-			return total, n, false
-		}
-		return total, n, true
+		return addCounts(s, row, other, want, src, total, n, deriv)
 	}
 	for ; n < len(bl) && bl[n].f == fi; n++ {
 		e := int(bl[n].e)
@@ -520,6 +582,40 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			return total, n + 1, false
 		}
+	}
+	return total, n, true
+}
+
+// addCounts is selRun's sum over the categories y of src's element want: it adds
+// n_y log p_y to total and, with deriv, n_y/p_y and −n_y/p_y² to the gradient and
+// Hessian, n_y = row[y] + other[y] (either may be nil: 0), and returns the new total,
+// n (the entries consumed) and false when the total became −Inf or NaN.
+func addCounts[C int | int32](s *scorer, row []C, other []float64, want int, src *family, total float64, n int, deriv bool) (float64, int, bool) {
+	x := s.x
+	for y := range src.width {
+		ny := 0.0
+		if row != nil {
+			ny = float64(row[y]) // an integer count, exact
+		}
+		if other != nil {
+			ny += other[y]
+		}
+		if ny == 0 {
+			continue
+		}
+		j := src.offset + want*src.width + y
+		p := x[j]
+		if !(p > 0) || math.IsInf(p, 1) {
+			return math.Inf(-1), n, false
+		}
+		if deriv {
+			s.grad[y] += ny / p
+			s.hess[y*s.k+y] += -ny / (p * p)
+		}
+		total += ny * s.logx(j)
+	}
+	if math.IsInf(total, -1) || math.IsNaN(total) {
+		return total, n, false
 	}
 	return total, n, true
 }

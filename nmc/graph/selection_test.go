@@ -191,27 +191,7 @@ func TestSelPacksMatchUnpacked(t *testing.T) {
 				}
 			}
 		}
-		for i, s := range sites {
-			if s.Support == nmc.Discrete {
-				continue
-			}
-			k := s.Size
-			ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
-			a, b := sa.Score(x, i, ga, ha), sb.Score(x, i, gb, hb)
-			if math.Float64bits(a) != math.Float64bits(b) {
-				t.Errorf("point %d site %s: score %v, unpacked %v", pt, s.Name, a, b)
-			}
-			for c := range ga {
-				if math.Float64bits(ga[c]) != math.Float64bits(gb[c]) {
-					t.Errorf("point %d site %s: gradient[%d] %v, unpacked %v", pt, s.Name, c, ga[c], gb[c])
-				}
-			}
-			for c := range ha {
-				if math.Float64bits(ha[c]) != math.Float64bits(hb[c]) {
-					t.Errorf("point %d site %s: Hessian[%d] %v, unpacked %v", pt, s.Name, c, ha[c], hb[c])
-				}
-			}
-		}
+		sameScores(t, fmt.Sprintf("point %d (unpacked: want)", pt), sa, sb, x, sites)
 	}
 }
 
