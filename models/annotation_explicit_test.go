@@ -552,18 +552,20 @@ func TestAnnotationBadInput(t *testing.T) {
 			t.Errorf("got error %v, want one containing %q", err, tc.want)
 		}
 	}
-	// An item without labels and a labeler without labels are fine.
+	// An item without labels and a labeler without labels are fine, in both forms.
 	d := mod(func(d *AnnotationData) { d.NumItems, d.NumLabelers = 3, 3 })
-	b, err := Annotation(d, nil, nil)
-	if err != nil {
-		t.Fatalf("unlabelled item and labeler: %v", err)
-	}
-	res, err := nmc.Sample(context.Background(), b.Model, &nmc.Options{Chains: 1, Draws: 20, Seed: 1})
-	if err != nil {
-		t.Fatalf("unlabelled item and labeler: Sample: %v", err)
-	}
-	if res.Draws.NumDraws(0) != 20 {
-		t.Errorf("unlabelled item and labeler: %d draws, want 20", res.Draws.NumDraws(0))
+	for _, explicit := range []bool{false, true} {
+		b, err := Annotation(d, nil, &AnnotationPrior{ExplicitClasses: explicit})
+		if err != nil {
+			t.Fatalf("unlabelled item and labeler, classes explicit %v: %v", explicit, err)
+		}
+		res, err := nmc.Sample(context.Background(), b.Model, &nmc.Options{Chains: 1, Draws: 20, Seed: 1})
+		if err != nil {
+			t.Fatalf("unlabelled item and labeler, classes explicit %v: Sample: %v", explicit, err)
+		}
+		if res.Draws.NumDraws(0) != 20 {
+			t.Errorf("unlabelled item and labeler, classes explicit %v: %d draws, want 20", explicit, res.Draws.NumDraws(0))
+		}
 	}
 }
 
