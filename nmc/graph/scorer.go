@@ -103,6 +103,8 @@ func (m *Model) valueScorer(x []float64) *scorer {
 // releaseValueScorer. A reused scorer gives what a new one gives, bit for bit: what
 // it keeps of earlier states (the MatVec products, the log cache) is looked up by
 // the exact values it was computed at and recomputed from scratch on a miss.
+// Only for a compiled model: a scorer made during compile (support, checkFactor)
+// would lack the MatVec caches numbered later, so those make their own.
 func (m *Model) pooledValueScorer(x []float64) *scorer {
 	sc, _ := m.valueScorers.Get().(*scorer)
 	if sc == nil {
