@@ -1063,6 +1063,9 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 			}
 		}
 	}
+	if len(shared) == 1 {
+		return s.margSumLive1(refs, all, tab, deriv, total)
+	}
 	acc, expo := 1.0, 0
 	for n := 0; n+1 < len(refs); n++ {
 		r := &refs[n]
@@ -1134,6 +1137,78 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 			}
 		}
 		total += s.margLSE(int(r.gi), deriv, pk)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumLive1 is margSum's loop over the groups refs (with their picks all) when
+// the simple groups share one live element (a mixture's weights), whose value at v
+// is t[v] (0 where margSum's loop sets P_v to 0): P_v = cached product · t[v], with
+// the arithmetic of margSum in the same order, so that the results are the same bit
+// for bit; only the bookkeeping per group is leaner.
+func (s *scorer) margSumLive1(refs []margRef, all []margPick, t []float64, deriv bool, total float64) float64 {
+	x, cp, dirty := s.x, s.mc.p, s.mc.dirty
+	var buf [maxSimpleValues]float64
+	derivs := deriv && s.active >= 0
+	k := s.k
+	acc, expo := 1.0, 0
+	for n := 0; n+1 < len(refs); n++ {
+		r := &refs[n]
+		at, end := r.at, refs[n+1].at
+		if r.pOff >= 0 {
+			nv, pOff := int(r.values), int(r.pOff)
+			cs, ds, ts := cp[pOff:pOff+nv], dirty[pOff:pOff+nv], t[:nv]
+			prod := buf[:nv]
+			sum, ok := 0.0, true
+			for v, p := range cs {
+				if ds[v] {
+					p = s.margEntry(pOff + v) // NaN when out of range
+				}
+				p *= ts[v]
+				if p != 0 && !(p >= prodMin && p <= prodMax) {
+					ok = false
+					break
+				}
+				prod[v] = p
+				sum += p
+			}
+			if ok && (sum == 0 || sum >= prodMin && sum <= prodMax) {
+				if sum == 0 {
+					return math.Inf(-1)
+				}
+				if derivs && end > at {
+					pk := all[at:end]
+					if v := int(pk[0].v); len(pk) == 1 && prod[v] != 0 {
+						// margSum's one-pick case, the same arithmetic.
+						c := int(pk[0].c)
+						p := x[pk[0].j]
+						ga, ha := 1/p, -(1 / (p * p))
+						inv := 1 / sum
+						r := prod[v] * inv
+						w := r * (1 - r)
+						s.grad[c] += r * ga
+						s.hess[c*k+c] += r * ha
+						s.hess[c*k+c] += w * ga * ga
+					} else {
+						s.margDerivs(prod, sum, pk)
+					}
+				}
+				acc *= sum
+				if !(acc >= accMin && acc <= accMax) {
+					frac, e := math.Frexp(acc)
+					acc, expo = frac, expo+e
+				}
+				continue
+			}
+		}
+		total += s.margLSE(int(r.gi), deriv, all[at:end])
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			return total
 		}
