@@ -120,6 +120,41 @@ type margPick struct {
 type sitePicks struct {
 	refs  []margRef // one per group of margOf[site], and one past the end
 	picks []margPick
+	// dense: every group of refs is simple, with nv values and its product-cache
+	// entries right after the previous group's (the classes
+	// of every item, read by a mixture's weights and the log joint); uniform: every
+	// group's picks are then the first group's (the weights' own coordinates), and
+	// diag: they are at increasing values (margDiag's case). margSumDense scores
+	// such groups by position, without reading refs.
+	dense, uniform, diag bool
+	nv                   int32
+}
+
+// setDense sets the dense, uniform, diag and nv fields of sp from its refs and picks.
+func (sp *sitePicks) setDense() {
+	refs := sp.refs
+	sp.dense, sp.uniform, sp.diag = false, false, false
+	if len(refs) < 2 {
+		return
+	}
+	r0 := refs[0]
+	for n, r := range refs[:len(refs)-1] {
+		if r.pOff < 0 || r.values != r0.values || r.pOff != r0.pOff+int32(n)*r0.values {
+			return
+		}
+	}
+	sp.dense, sp.nv = true, r0.values
+	first := sp.of(0)
+	for n := 1; n+1 < len(refs); n++ {
+		if !slices.Equal(sp.of(n), first) {
+			return
+		}
+	}
+	sp.uniform = true
+	sp.diag = len(first) >= 2
+	for i := 1; i < len(first); i++ {
+		sp.diag = sp.diag && first[i].v > first[i-1].v
+	}
 }
 
 // margRef is what the score of a site needs of a summed-out group it reads, side by
@@ -158,6 +193,7 @@ func (m *Model) compileMarginalPicks() {
 		m.allRefs.refs = append(m.allRefs.refs, r)
 	}
 	m.allRefs.refs = append(m.allRefs.refs, margRef{gi: -1, pOff: -1})
+	m.allRefs.setDense()
 	m.margPicks = make([]sitePicks, len(m.sites))
 	for s := range m.sites {
 		gs := m.margOf[s]
@@ -189,6 +225,7 @@ func (m *Model) compileMarginalPicks() {
 			}
 		}
 		sp.refs = append(sp.refs, margRef{gi: -1, pOff: -1, at: int32(len(sp.picks))})
+		sp.setDense()
 	}
 }
 
@@ -1064,6 +1101,9 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 		}
 	}
 	if len(shared) == 1 {
+		if sp.dense && sp.uniform {
+			return s.margSumDense(sp, tab, deriv, total)
+		}
 		return s.margSumLive1(refs, all, tab, deriv, total)
 	}
 	acc, expo := 1.0, 0
@@ -1218,6 +1258,122 @@ func (s *scorer) margSumLive1(refs []margRef, all []margPick, t []float64, deriv
 	}
 	e := float64(expo)
 	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumDense is margSumLive1 for dense groups with uniform picks (sitePicks): the
+// groups' entries are read by position, and the derivatives of the picks' ∂log p =
+// 1/p and ∂² = −1/p², the same for every group, are computed once. The arithmetic
+// is margSumLive1's (and margDiag's) in the same order: the same results bit for bit.
+func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total float64) float64 {
+	refs := sp.refs
+	ng, nv := len(refs)-1, int(sp.nv)
+	base := int(refs[0].pOff)
+	cp, dirty := s.mc.p[base:base+ng*nv], s.mc.dirty[base:base+ng*nv]
+	ts := t[:nv]
+	k := s.k
+	var pk []margPick
+	var gh [2 * maxSimpleValues]float64 // per pick: 1/p, −1/p²
+	if deriv && s.active >= 0 {
+		pk = sp.picks[refs[0].at:refs[1].at]
+		if len(s.margG) < nv*k {
+			s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
+			s.margBar = make([]float64, k)
+		}
+		for i, p := range pk {
+			q := s.x[p.j]
+			gh[2*i], gh[2*i+1] = 1/q, -(1 / (q * q))
+		}
+	}
+	var buf [maxSimpleValues]float64
+	acc, expo := 1.0, 0
+	for n := 0; n < ng; n++ {
+		cs, ds := cp[n*nv:(n+1)*nv], dirty[n*nv:(n+1)*nv]
+		prod := buf[:nv]
+		sum, ok := 0.0, true
+		for v, p := range cs {
+			if ds[v] {
+				p = s.margEntry(base + n*nv + v) // NaN when out of range
+			}
+			p *= ts[v]
+			if p != 0 && !(p >= prodMin && p <= prodMax) {
+				ok = false
+				break
+			}
+			prod[v] = p
+			sum += p
+		}
+		if !ok || !(sum == 0 || sum >= prodMin && sum <= prodMax) {
+			total += s.margLSE(int(refs[n].gi), deriv, sp.picks[refs[n].at:refs[n+1].at])
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
+		if sum == 0 {
+			return math.Inf(-1)
+		}
+		switch {
+		case len(pk) == 0:
+		case len(pk) == 1 && prod[pk[0].v] != 0:
+			v, c := int(pk[0].v), int(pk[0].c)
+			ga, ha := gh[0], gh[1]
+			inv := 1 / sum
+			r := prod[v] * inv
+			w := r * (1 - r)
+			s.grad[c] += r * ga
+			s.hess[c*k+c] += r * ha
+			s.hess[c*k+c] += w * ga * ga
+		case sp.diag && s.diagLive(prod, pk):
+			bar := s.margBar[:k]
+			clear(bar)
+			inv := 1 / sum
+			for i, p := range pk {
+				v, c := int(p.v), int(p.c)
+				if prod[v] == 0 {
+					continue
+				}
+				g, h := gh[2*i], gh[2*i+1]
+				r := prod[v] * inv
+				s.grad[c] += r * g
+				bar[c] += r * g
+				s.hess[c*k+c] += r * h
+				ra := r * g
+				s.hess[c*k+c] += ra * g
+			}
+			for a := 0; a < k; a++ {
+				if bar[a] == 0 {
+					continue
+				}
+				for b := 0; b < k; b++ {
+					s.hess[a*k+b] -= bar[a] * bar[b]
+				}
+			}
+		default:
+			s.margDerivs(prod, sum, pk)
+		}
+		acc *= sum
+		if !(acc >= accMin && acc <= accMax) {
+			frac, e := math.Frexp(acc)
+			acc, expo = frac, expo+e
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// diagLive reports whether at least two of the picks are at values v with P_v > 0
+// (margDiag's condition, the picks being at increasing values).
+func (s *scorer) diagLive(prod []float64, picks []margPick) bool {
+	live := 0
+	for _, p := range picks {
+		if prod[p.v] != 0 {
+			live++
+		}
+	}
+	return live >= 2
 }
 
 // steerSimplex steers the Hessian of simplex site i, whose score reads summed-out
