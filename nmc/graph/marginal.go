@@ -128,6 +128,34 @@ type sitePicks struct {
 	// such groups by position, without reading refs.
 	dense, uniform, diag bool
 	nv                   int32
+	// one, when every group of refs is simple and has exactly one pick (a confusion
+	// row seen from the items its labeler labelled): per group, in refs order, what
+	// margSumOne reads of it.
+	one []margOne
+}
+
+// margOne is a simple group with one pick, for margSumOne: its product-cache entries
+// pOff … pOff+values−1, and the pick's value v and coordinate c of the active site
+// (state coordinate the site's offset + c).
+type margOne struct {
+	pOff, values, v, c int32
+}
+
+// setOne sets sp.one for the picks of site s at state offset off.
+func (sp *sitePicks) setOne(off int) {
+	sp.one = nil
+	if len(sp.refs) < 2 {
+		return
+	}
+	one := make([]margOne, 0, len(sp.refs)-1)
+	for n, r := range sp.refs[:len(sp.refs)-1] {
+		pk := sp.of(n)
+		if r.pOff < 0 || len(pk) != 1 || int(pk[0].j) != off+int(pk[0].c) {
+			return
+		}
+		one = append(one, margOne{pOff: r.pOff, values: r.values, v: pk[0].v, c: pk[0].c})
+	}
+	sp.one = one
 }
 
 // setDense sets the dense, uniform, diag and nv fields of sp from its refs and picks.
@@ -226,6 +254,7 @@ func (m *Model) compileMarginalPicks() {
 		}
 		sp.refs = append(sp.refs, margRef{gi: -1, pOff: -1, at: int32(len(sp.picks))})
 		sp.setDense()
+		sp.setOne(m.offsets[s])
 	}
 }
 
@@ -514,21 +543,22 @@ func (m *Model) compileMarginalCache() {
 
 // margCache is one scorer's cache of the products P_gv of the simple summed-out
 // groups: p[i] for entry i = pOff + v of group g, recomputed from scratch (the same
-// product in the same order as margSimple without a cache) when dirty. Before the
+// product in the same order as margSimple without a cache) when stale. Before the
 // groups of a Score, LogJoint or ScoreValues call are read, margSync compares every
 // coordinate the products read with seen (the values they were computed from) and
-// marks the entries reading a changed one dirty; so a read entry is always what a
+// recomputes the entries reading a changed one; so every entry is what a
 // computation from nothing at the current state gives, bit for bit, whatever the
-// order of the calls (NaN, never equal to itself, is always redone).
+// order of the calls (NaN, never equal to itself, is always redone), and the loops
+// that read them need no check.
 type margCache struct {
 	p     []float64
-	dirty []bool
+	dirty []bool    // entries listed in stale
+	stale []int32   // entries to recompute
 	seen  []float64 // per readCoord
 	epoch uint64    // the scorer call of the last margSync
 }
 
-// margSync brings the dirty flags of the product cache up to date with s.x, once per
-// scorer call.
+// margSync brings the product cache up to date with s.x, once per scorer call.
 func (s *scorer) margSync() {
 	c := &s.mc
 	if c.p != nil && c.epoch == s.epoch {
@@ -541,6 +571,7 @@ func (s *scorer) margSync() {
 		c.seen = make([]float64, len(m.readCoord))
 		for i := range c.dirty {
 			c.dirty[i] = true
+			c.stale = append(c.stale, int32(i))
 		}
 		for i := range c.seen {
 			c.seen[i] = math.NaN()
@@ -551,12 +582,38 @@ func (s *scorer) margSync() {
 	for _, run := range m.readRuns {
 		xs := x[run.j : int(run.j)+int(run.n)]
 		seen := c.seen[run.r : int(run.r)+len(xs)]
-		for t, v := range xs {
-			if v != seen[t] {
-				seen[t] = v
-				r := int(run.r) + t
-				for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
+		t := 0
+		for ; t+4 <= len(xs); t += 4 {
+			// Four at a time: most coordinates are as seen.
+			a, b := xs[t:t+4:t+4], seen[t:t+4:t+4]
+			if a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] {
+				continue
+			}
+			s.markChanged(int(run.r)+t, a, b)
+		}
+		if t < len(xs) {
+			s.markChanged(int(run.r)+t, xs[t:], seen[t:])
+		}
+	}
+	for _, e := range c.stale {
+		s.margEntry(int(e))
+	}
+	c.stale = c.stale[:0]
+}
+
+// markChanged compares the coordinates xs with their seen values (readCoord
+// r0, r0+1, …), records the changed ones and lists the entries that read them as stale.
+func (s *scorer) markChanged(r0 int, xs, seen []float64) {
+	m, c := s.m, &s.mc
+	seen = seen[:len(xs)]
+	for t, v := range xs {
+		if v != seen[t] {
+			seen[t] = v
+			r := r0 + t
+			for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
+				if !c.dirty[e] {
 					c.dirty[e] = true
+					c.stale = append(c.stale, e)
 				}
 			}
 		}
@@ -1076,7 +1133,7 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 	}
 	refs, all := sp.refs, sp.picks
 	s.margSync()
-	x, cp, dirty, liveProd := s.x, s.mc.p, s.mc.dirty, s.m.liveProd
+	x, cp, liveProd := s.x, s.mc.p, s.m.liveProd
 	var buf [maxSimpleValues]float64
 	// With live elements shared by every simple group, tab[e·nv + v] holds the value
 	// of live element e at v, or 0 where the per-group loop below would set P_v to 0
@@ -1104,6 +1161,9 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 		if sp.dense && sp.uniform {
 			return s.margSumDense(sp, tab, deriv, total)
 		}
+		if sp.one != nil && deriv && s.active >= 0 {
+			return s.margSumOne(sp, tab, total)
+		}
 		return s.margSumLive1(refs, all, tab, deriv, total)
 	}
 	acc, expo := 1.0, 0
@@ -1116,10 +1176,7 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 			live := liveProd[r.liveLo:r.liveHi]
 			sum, ok := 0.0, true
 			for v := range prod {
-				p := cp[pOff+v]
-				if dirty[pOff+v] {
-					p = s.margEntry(pOff + v) // NaN when out of range
-				}
+				p := cp[pOff+v] // NaN when out of range
 				if tab != nil {
 					for e := range shared {
 						p *= tab[e*tn+v]
@@ -1194,7 +1251,7 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 // the arithmetic of margSum in the same order, so that the results are the same bit
 // for bit; only the bookkeeping per group is leaner.
 func (s *scorer) margSumLive1(refs []margRef, all []margPick, t []float64, deriv bool, total float64) float64 {
-	x, cp, dirty := s.x, s.mc.p, s.mc.dirty
+	x, cp := s.x, s.mc.p
 	var buf [maxSimpleValues]float64
 	derivs := deriv && s.active >= 0
 	k := s.k
@@ -1204,14 +1261,11 @@ func (s *scorer) margSumLive1(refs []margRef, all []margPick, t []float64, deriv
 		at, end := r.at, refs[n+1].at
 		if r.pOff >= 0 {
 			nv, pOff := int(r.values), int(r.pOff)
-			cs, ds, ts := cp[pOff:pOff+nv], dirty[pOff:pOff+nv], t[:nv]
+			cs, ts := cp[pOff:pOff+nv], t[:nv]
 			prod := buf[:nv]
 			sum, ok := 0.0, true
 			for v, p := range cs {
-				if ds[v] {
-					p = s.margEntry(pOff + v) // NaN when out of range
-				}
-				p *= ts[v]
+				p *= ts[v] // NaN when out of range
 				if p != 0 && !(p >= prodMin && p <= prodMax) {
 					ok = false
 					break
@@ -1268,7 +1322,7 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 	refs := sp.refs
 	ng, nv := len(refs)-1, int(sp.nv)
 	base := int(refs[0].pOff)
-	cp, dirty := s.mc.p[base:base+ng*nv], s.mc.dirty[base:base+ng*nv]
+	cp := s.mc.p[base : base+ng*nv]
 	ts := t[:nv]
 	k := s.k
 	var pk []margPick
@@ -1287,14 +1341,11 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 	var buf [maxSimpleValues]float64
 	acc, expo := 1.0, 0
 	for n := 0; n < ng; n++ {
-		cs, ds := cp[n*nv:(n+1)*nv], dirty[n*nv:(n+1)*nv]
+		cs := cp[n*nv : (n+1)*nv]
 		prod := buf[:nv]
 		sum, ok := 0.0, true
 		for v, p := range cs {
-			if ds[v] {
-				p = s.margEntry(base + n*nv + v) // NaN when out of range
-			}
-			p *= ts[v]
+			p *= ts[v] // NaN when out of range
 			if p != 0 && !(p >= prodMin && p <= prodMax) {
 				ok = false
 				break
@@ -1350,6 +1401,71 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 			}
 		default:
 			s.margDerivs(prod, sum, pk)
+		}
+		acc *= sum
+		if !(acc >= accMin && acc <= accMax) {
+			frac, e := math.Frexp(acc)
+			acc, expo = frac, expo+e
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumOne is margSumLive1 with derivatives for groups that each have one pick
+// (sitePicks.one): the picks' 1/p and −1/p² are computed once per coordinate of the
+// active site, and the groups are read from one compact list. The arithmetic is
+// margSumLive1's in the same order: the same results bit for bit.
+func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
+	k := s.k
+	var gInv, hInv [maxSimpleValues]float64
+	if k > maxSimpleValues {
+		return s.margSumLive1(sp.refs, sp.picks, t, true, total)
+	}
+	for c, p := range s.x[s.base : s.base+k] {
+		gInv[c], hInv[c] = 1/p, -(1 / (p * p))
+	}
+	cp := s.mc.p
+	grad, hess := s.grad[:k], s.hess[:k*k]
+	var buf [maxSimpleValues]float64
+	acc, expo := 1.0, 0
+	for n, o := range sp.one {
+		nv, pOff := int(o.values), int(o.pOff)
+		cs, ts := cp[pOff:pOff+nv], t[:nv]
+		prod := buf[:nv]
+		sum, ok := 0.0, true
+		for v, p := range cs {
+			p *= ts[v] // NaN when out of range
+			if p != 0 && !(p >= prodMin && p <= prodMax) {
+				ok = false
+				break
+			}
+			prod[v] = p
+			sum += p
+		}
+		if !ok || !(sum == 0 || sum >= prodMin && sum <= prodMax) {
+			total += s.margLSE(int(sp.refs[n].gi), true, sp.of(n))
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
+		if sum == 0 {
+			return math.Inf(-1)
+		}
+		// margSumLive1's one-pick case; with P_v = 0 its margDerivs adds nothing.
+		if pv := prod[o.v]; pv != 0 {
+			c := int(o.c)
+			ga, ha := gInv[c], hInv[c]
+			inv := 1 / sum
+			r := pv * inv
+			w := r * (1 - r)
+			grad[c] += r * ga
+			hess[c*k+c] += r * ha
+			hess[c*k+c] += w * ga * ga
 		}
 		acc *= sum
 		if !(acc >= accMin && acc <= accMax) {
