@@ -1094,6 +1094,20 @@ func (s *scorer) margDiag(prod []float64, sum float64, picks []margPick) bool {
 	return true
 }
 
+// prodOK reports whether p is 0 or in [prodMin, prodMax]. For +0 and the positive
+// floats the bit patterns are ordered as the values, so one unsigned comparison
+// decides the common cases; of the rest only −0 is 0.
+func prodOK(p float64) bool {
+	b := math.Float64bits(p)
+	return b-prodMinBits <= prodMaxBits-prodMinBits || b == 0 || p == 0
+}
+
+// The bit patterns of prodMin and prodMax (TestProdBits checks them).
+const (
+	prodMinBits = 0x0c06e93f5da2824c
+	prodMaxBits = 0x73d658e3ab795204
+)
+
 // Renormalisation bounds of margSum's running product: with a factor in [prodMin,
 // prodMax] = [1e-250, 1e250] and the product in [1e-50, 1e50] before it, the new
 // product stays a normal float.
@@ -1266,14 +1280,14 @@ func (s *scorer) margSumLive1(refs []margRef, all []margPick, t []float64, deriv
 			sum, ok := 0.0, true
 			for v, p := range cs {
 				p *= ts[v] // NaN when out of range
-				if p != 0 && !(p >= prodMin && p <= prodMax) {
+				if !prodOK(p) {
 					ok = false
 					break
 				}
 				prod[v] = p
 				sum += p
 			}
-			if ok && (sum == 0 || sum >= prodMin && sum <= prodMax) {
+			if ok && prodOK(sum) {
 				if sum == 0 {
 					return math.Inf(-1)
 				}
@@ -1346,14 +1360,14 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 		sum, ok := 0.0, true
 		for v, p := range cs {
 			p *= ts[v] // NaN when out of range
-			if p != 0 && !(p >= prodMin && p <= prodMax) {
+			if !prodOK(p) {
 				ok = false
 				break
 			}
 			prod[v] = p
 			sum += p
 		}
-		if !ok || !(sum == 0 || sum >= prodMin && sum <= prodMax) {
+		if !ok || !prodOK(sum) {
 			total += s.margLSE(int(refs[n].gi), deriv, sp.picks[refs[n].at:refs[n+1].at])
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				return total
@@ -1439,14 +1453,14 @@ func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
 		sum, ok := 0.0, true
 		for v, p := range cs {
 			p *= ts[v] // NaN when out of range
-			if p != 0 && !(p >= prodMin && p <= prodMax) {
+			if !prodOK(p) {
 				ok = false
 				break
 			}
 			prod[v] = p
 			sum += p
 		}
-		if !ok || !(sum == 0 || sum >= prodMin && sum <= prodMax) {
+		if !ok || !prodOK(sum) {
 			total += s.margLSE(int(sp.refs[n].gi), true, sp.of(n))
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				return total

@@ -8,7 +8,8 @@ import (
 )
 
 // BenchmarkMarginalScores times the scores of a Dawid-Skene model with the classes
-// summed out (5,000 items, 100 labelers, 3 classes, 3 labels per item) as the
+// summed out (5,000 items, 100 labelers, 3 classes, 3 labels per item by
+// different labelers) as the
 // default run makes them: "lead", the weights' score without derivatives at a new
 // weight each time (a lead move); "pi", the weights' score with derivatives; "theta",
 // a confusion row's score with derivatives at the current state and at a proposal,
@@ -18,6 +19,15 @@ import (
 func BenchmarkMarginalScores(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 1))
 	ds := makeDS(rng, 5000, 100, 3, 3)
+	for i := 0; i < len(ds.labeler); i += 3 {
+		// Three different labelers per item, as in the paper's data.
+		for ds.labeler[i+1] == ds.labeler[i] {
+			ds.labeler[i+1] = rng.IntN(ds.labelers)
+		}
+		for ds.labeler[i+2] == ds.labeler[i] || ds.labeler[i+2] == ds.labeler[i+1] {
+			ds.labeler[i+2] = rng.IntN(ds.labelers)
+		}
+	}
 	m := buildDS(b, ds, true)
 	sites := m.Sites()
 	off := nmc.Offsets(sites)

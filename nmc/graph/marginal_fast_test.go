@@ -105,3 +105,16 @@ func TestMarginalSimpleMatchesProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestProdBits checks prodOK's constants and prodOK against its definition.
+func TestProdBits(t *testing.T) {
+	if math.Float64bits(prodMin) != prodMinBits || math.Float64bits(prodMax) != prodMaxBits {
+		t.Fatalf("prodMinBits, prodMaxBits = %#x, %#x; want %#x, %#x", uint64(prodMinBits), uint64(prodMaxBits), math.Float64bits(prodMin), math.Float64bits(prodMax))
+	}
+	for _, p := range []float64{0, math.Copysign(0, -1), prodMin, prodMax, math.Nextafter(prodMin, 0), math.Nextafter(prodMax, math.Inf(1)),
+		1, 0.5, 1e-300, 5e-324, 1e300, -1, -prodMin, math.Inf(1), math.Inf(-1), math.NaN()} {
+		if want := p == 0 || p >= prodMin && p <= prodMax; prodOK(p) != want {
+			t.Errorf("prodOK(%g) = %v, want %v", p, !want, want)
+		}
+	}
+}
