@@ -1102,6 +1102,18 @@ func prodOK(p float64) bool {
 	return b-prodMinBits <= prodMaxBits-prodMinBits || b == 0 || p == 0
 }
 
+// accOK reports whether acc is in [accMin, accMax], by one unsigned comparison of
+// its bits (as prodOK).
+func accOK(acc float64) bool {
+	return math.Float64bits(acc)-accMinBits <= accMaxBits-accMinBits
+}
+
+// The bit patterns of accMin and accMax (TestProdBits checks them).
+const (
+	accMinBits = 0x358dee7a4ad4b81f
+	accMaxBits = 0x4a511b0ec57e649a
+)
+
 // The bit patterns of prodMin and prodMax (TestProdBits checks them).
 const (
 	prodMinBits = 0x0c06e93f5da2824c
@@ -1309,7 +1321,7 @@ func (s *scorer) margSumLive1(refs []margRef, all []margPick, t []float64, deriv
 					}
 				}
 				acc *= sum
-				if !(acc >= accMin && acc <= accMax) {
+				if !accOK(acc) {
 					frac, e := math.Frexp(acc)
 					acc, expo = frac, expo+e
 				}
@@ -1417,7 +1429,7 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 			s.margDerivs(prod, sum, pk)
 		}
 		acc *= sum
-		if !(acc >= accMin && acc <= accMax) {
+		if !accOK(acc) {
 			frac, e := math.Frexp(acc)
 			acc, expo = frac, expo+e
 		}
@@ -1444,20 +1456,20 @@ func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
 	}
 	cp := s.mc.p
 	grad, hess := s.grad[:k], s.hess[:k*k]
-	var buf [maxSimpleValues]float64
 	acc, expo := 1.0, 0
 	for n, o := range sp.one {
 		nv, pOff := int(o.values), int(o.pOff)
 		cs, ts := cp[pOff:pOff+nv], t[:nv]
-		prod := buf[:nv]
-		sum, ok := 0.0, true
+		sum, pv, ok := 0.0, 0.0, true
 		for v, p := range cs {
 			p *= ts[v] // NaN when out of range
 			if !prodOK(p) {
 				ok = false
 				break
 			}
-			prod[v] = p
+			if v == int(o.v) {
+				pv = p
+			}
 			sum += p
 		}
 		if !ok || !prodOK(sum) {
@@ -1471,7 +1483,7 @@ func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
 			return math.Inf(-1)
 		}
 		// margSumLive1's one-pick case; with P_v = 0 its margDerivs adds nothing.
-		if pv := prod[o.v]; pv != 0 {
+		if pv != 0 {
 			c := int(o.c)
 			ga, ha := gInv[c], hInv[c]
 			inv := 1 / sum
@@ -1482,7 +1494,7 @@ func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
 			hess[c*k+c] += w * ga * ga
 		}
 		acc *= sum
-		if !(acc >= accMin && acc <= accMax) {
+		if !accOK(acc) {
 			frac, e := math.Frexp(acc)
 			acc, expo = frac, expo+e
 		}

@@ -118,3 +118,16 @@ func TestProdBits(t *testing.T) {
 		}
 	}
 }
+
+// TestAccBits checks accOK's constants and accOK against its definition.
+func TestAccBits(t *testing.T) {
+	if math.Float64bits(accMin) != accMinBits || math.Float64bits(accMax) != accMaxBits {
+		t.Fatalf("accMinBits, accMaxBits = %#x, %#x; want %#x, %#x", uint64(accMinBits), uint64(accMaxBits), math.Float64bits(accMin), math.Float64bits(accMax))
+	}
+	for _, a := range []float64{0, math.Copysign(0, -1), accMin, accMax, math.Nextafter(accMin, 0), math.Nextafter(accMax, math.Inf(1)),
+		1, 0.5, 1e-300, 1e300, -1, -accMin, math.Inf(1), math.NaN()} {
+		if want := a >= accMin && a <= accMax; accOK(a) != want {
+			t.Errorf("accOK(%g) = %v, want %v", a, !want, want)
+		}
+	}
+}
