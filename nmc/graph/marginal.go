@@ -1355,6 +1355,9 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 	var gh [2 * maxSimpleValues]float64 // per pick: 1/p, −1/p²
 	if deriv && s.active >= 0 {
 		pk = sp.picks[refs[0].at:refs[1].at]
+		if len(pk) > maxSimpleValues {
+			return s.margSumLive1(refs, sp.picks, t, deriv, total)
+		}
 		if len(s.margG) < nv*k {
 			s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
 			s.margBar = make([]float64, k)
@@ -1363,6 +1366,9 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 			q := s.x[p.j]
 			gh[2*i], gh[2*i+1] = 1/q, -(1 / (q * q))
 		}
+	}
+	if len(pk) == 0 {
+		return s.margSumDenseValue(sp, cp, ts, deriv, total)
 	}
 	var buf [maxSimpleValues]float64
 	acc, expo := 1.0, 0
@@ -1492,6 +1498,47 @@ func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
 			grad[c] += r * ga
 			hess[c*k+c] += r * ha
 			hess[c*k+c] += w * ga * ga
+		}
+		acc *= sum
+		if !accOK(acc) {
+			frac, e := math.Frexp(acc)
+			acc, expo = frac, expo+e
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumDenseValue is margSumDense without picks (the value alone: a lead move's
+// score, the log joint): cp holds the groups' cached products, ts the live values.
+func (s *scorer) margSumDenseValue(sp *sitePicks, cp, ts []float64, deriv bool, total float64) float64 {
+	nv := len(ts)
+	acc, expo := 1.0, 0
+	for n := 0; n+nv <= len(cp); n += nv {
+		cs := cp[n : n+nv : n+nv]
+		sum, ok := 0.0, true
+		for v, p := range cs {
+			p *= ts[v] // NaN when out of range
+			if !prodOK(p) {
+				ok = false
+				break
+			}
+			sum += p
+		}
+		if !ok || !prodOK(sum) {
+			g := n / nv
+			r := &sp.refs[g]
+			total += s.margLSE(int(r.gi), deriv, sp.picks[r.at:sp.refs[g+1].at])
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
+		if sum == 0 {
+			return math.Inf(-1)
 		}
 		acc *= sum
 		if !accOK(acc) {
