@@ -1465,18 +1465,36 @@ func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
 	acc, expo := 1.0, 0
 	for n, o := range sp.one {
 		nv, pOff := int(o.values), int(o.pOff)
-		cs, ts := cp[pOff:pOff+nv], t[:nv]
-		sum, pv, ok := 0.0, 0.0, true
-		for v, p := range cs {
-			p *= ts[v] // NaN when out of range
-			if !prodOK(p) {
-				ok = false
-				break
+		var sum, pv float64
+		ok := true
+		if nv == 3 && len(t) >= 3 {
+			// Three values (three classes), unrolled: the same arithmetic.
+			cs := cp[pOff : pOff+3 : pOff+3]
+			p0, p1, p2 := cs[0]*t[0], cs[1]*t[1], cs[2]*t[2]
+			ok = prodOK(p0) && prodOK(p1) && prodOK(p2)
+			sum = p0 + p1 + p2
+			switch o.v {
+			case 0:
+				pv = p0
+			case 1:
+				pv = p1
+			default:
+				pv = p2
 			}
-			if v == int(o.v) {
-				pv = p
+		} else {
+			cs, ts := cp[pOff:pOff+nv], t[:nv]
+			sum = 0.0
+			for v, p := range cs {
+				p *= ts[v] // NaN when out of range
+				if !prodOK(p) {
+					ok = false
+					break
+				}
+				if v == int(o.v) {
+					pv = p
+				}
+				sum += p
 			}
-			sum += p
 		}
 		if !ok || !prodOK(sum) {
 			total += s.margLSE(int(sp.refs[n].gi), true, sp.of(n))
