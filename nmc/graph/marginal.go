@@ -1538,13 +1538,20 @@ func (s *scorer) margSumDenseValue(sp *sitePicks, cp, ts []float64, deriv bool, 
 	for n := 0; n+nv <= len(cp); n += nv {
 		cs := cp[n : n+nv : n+nv]
 		sum, ok := 0.0, true
-		for v, p := range cs {
-			p *= ts[v] // NaN when out of range
-			if !prodOK(p) {
-				ok = false
-				break
+		if nv == 3 {
+			// Three values (three classes), unrolled: the same arithmetic.
+			p0, p1, p2 := cs[0]*ts[0], cs[1]*ts[1], cs[2]*ts[2]
+			ok = prodOK(p0) && prodOK(p1) && prodOK(p2)
+			sum = p0 + p1 + p2
+		} else {
+			for v, p := range cs {
+				p *= ts[v] // NaN when out of range
+				if !prodOK(p) {
+					ok = false
+					break
+				}
+				sum += p
 			}
-			sum += p
 		}
 		if !ok || !prodOK(sum) {
 			g := n / nv
