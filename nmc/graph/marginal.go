@@ -1370,6 +1370,15 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 	if len(pk) == 0 {
 		return s.margSumDenseValue(sp, cp, ts, deriv, total)
 	}
+	if nv == 3 && k == 3 && len(pk) == 3 && sp.diag {
+		tri := true
+		for i, p := range pk {
+			tri = tri && int(p.v) == i && int(p.c) == i
+		}
+		if tri {
+			return s.margSumDense3(sp, cp, ts, &gh, total)
+		}
+	}
 	var buf [maxSimpleValues]float64
 	acc, expo := 1.0, 0
 	for n := 0; n < ng; n++ {
@@ -1516,6 +1525,89 @@ func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
 			grad[c] += r * ga
 			hess[c*k+c] += r * ha
 			hess[c*k+c] += w * ga * ga
+		}
+		acc *= sum
+		if !accOK(acc) {
+			frac, e := math.Frexp(acc)
+			acc, expo = frac, expo+e
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumDense3 is margSumDense for groups of three values whose picks select
+// coordinate v of a three-coordinate active site at each value v (the weights of a
+// three-component mixture), unrolled, with margDiag's ḡ in registers: the same
+// arithmetic in the same order, so the same results bit for bit. gh holds the
+// picks' 1/p and −1/p².
+func (s *scorer) margSumDense3(sp *sitePicks, cp, ts []float64, gh *[2 * maxSimpleValues]float64, total float64) float64 {
+	refs := sp.refs
+	grad, hess := s.grad[:3], s.hess[:9]
+	t0, t1, t2 := ts[0], ts[1], ts[2]
+	g0, h0, g1, h1, g2, h2 := gh[0], gh[1], gh[2], gh[3], gh[4], gh[5]
+	acc, expo := 1.0, 0
+	for n := 0; n+3 <= len(cp); n += 3 {
+		cs := cp[n : n+3 : n+3]
+		p0, p1, p2 := cs[0]*t0, cs[1]*t1, cs[2]*t2
+		sum := p0 + p1 + p2
+		if !(prodOK(p0) && prodOK(p1) && prodOK(p2) && prodOK(sum)) {
+			g := n / 3
+			r := &refs[g]
+			total += s.margLSE(int(r.gi), true, sp.picks[r.at:refs[g+1].at])
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
+		if sum == 0 {
+			return math.Inf(-1)
+		}
+		if btoi(p0 != 0)+btoi(p1 != 0)+btoi(p2 != 0) < 2 {
+			prod := [3]float64{p0, p1, p2}
+			s.margDerivs(prod[:], sum, sp.picks[refs[0].at:refs[1].at])
+		} else {
+			inv := 1 / sum
+			var b0, b1, b2 float64 // ḡ: r·g of each value, 0 where P_v = 0
+			if p0 != 0 {
+				r := p0 * inv
+				grad[0] += r * g0
+				b0 = r * g0
+				hess[0] += r * h0
+				hess[0] += b0 * g0
+			}
+			if p1 != 0 {
+				r := p1 * inv
+				grad[1] += r * g1
+				b1 = r * g1
+				hess[4] += r * h1
+				hess[4] += b1 * g1
+			}
+			if p2 != 0 {
+				r := p2 * inv
+				grad[2] += r * g2
+				b2 = r * g2
+				hess[8] += r * h2
+				hess[8] += b2 * g2
+			}
+			if b0 != 0 {
+				hess[0] -= b0 * b0
+				hess[1] -= b0 * b1
+				hess[2] -= b0 * b2
+			}
+			if b1 != 0 {
+				hess[3] -= b1 * b0
+				hess[4] -= b1 * b1
+				hess[5] -= b1 * b2
+			}
+			if b2 != 0 {
+				hess[6] -= b2 * b0
+				hess[7] -= b2 * b1
+				hess[8] -= b2 * b2
+			}
 		}
 		acc *= sum
 		if !accOK(acc) {
