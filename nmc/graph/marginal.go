@@ -595,10 +595,36 @@ func (s *scorer) margSync() {
 			s.markChanged(int(run.r)+t, xs[t:], seen[t:])
 		}
 	}
-	for _, e := range c.stale {
-		s.margEntry(int(e))
-	}
+	s.margEntries(c.stale)
 	c.stale = c.stale[:0]
+}
+
+// margEntries recomputes the entries es of the product cache: the product of each
+// entry's group's elements at its value without the live ones (Model.entryCoord),
+// in element order; NaN when it is neither 0 nor in [prodMin, prodMax], so that
+// margSum's check of the full product sends the group to margLSE.
+func (s *scorer) margEntries(es []int32) {
+	x, start, coord := s.x, s.m.entryStart, s.m.entryCoord
+	cp, dirty := s.mc.p, s.mc.dirty
+	for _, e := range es {
+		prod := 1.0
+		for _, j := range coord[start[e]:start[e+1]] {
+			if j < 0 {
+				prod = 0
+				break
+			}
+			if p := x[j]; p > 0 && p <= math.MaxFloat64 {
+				prod *= p
+			} else {
+				prod = 0
+				break
+			}
+		}
+		if !prodOK(prod) {
+			prod = math.NaN() // sends the groups that read it to margLSE
+		}
+		cp[e], dirty[e] = prod, false
+	}
 }
 
 // markChanged compares the coordinates xs with their seen values (readCoord
@@ -624,33 +650,6 @@ func (s *scorer) markChanged(r0 int, xs, seen []float64) {
 // cache, readCoord[r : r+n].
 type readRun struct {
 	r, j, n int32
-}
-
-// margEntry recomputes entry i of the product cache: the product of its group's
-// elements at its value without the live ones (Model.entryCoord), in element order;
-// NaN when it is neither 0 nor in [prodMin, prodMax], so that margSum's check of
-// the full product sends the group to margLSE.
-func (s *scorer) margEntry(i int) float64 {
-	c := &s.mc
-	prod := 1.0
-	x := s.x
-	for _, j := range s.m.entryCoord[s.m.entryStart[i]:s.m.entryStart[i+1]] {
-		if j < 0 {
-			prod = 0
-			break
-		}
-		if p := x[j]; p > 0 && p <= math.MaxFloat64 {
-			prod *= p
-		} else {
-			prod = 0
-			break
-		}
-	}
-	if prod != 0 && !(prod >= prodMin && prod <= prodMax) {
-		prod = math.NaN()
-	}
-	c.p[i], c.dirty[i] = prod, false
-	return prod
 }
 
 // margDerivs adds to s.grad and s.hess the derivatives of log Σ_v P_v of a simple
@@ -1138,7 +1137,7 @@ const (
 // (margLSE), with deriv their derivatives; sp lists the groups of margs with the
 // active site's picks (Model.margPicks, Model.allRefs), or is nil.
 // Simple groups are scored here from the product cache, all in one loop: P_v is the
-// cached product of the group at v (margEntry when stale) times its live elements,
+// cached product of the group at v (margEntries when stale) times its live elements,
 // with the arithmetic of margProduct; the sums Σ_v P_v of all groups are multiplied
 // together, as a fraction times a power of two (renormalised by math.Frexp when the
 // product leaves [accMin, accMax]), and added with one log at the end, instead of
