@@ -528,10 +528,16 @@ func (m *Model) compileMarginalCache() {
 		}
 		m.readCoord = append(m.readCoord, int32(j))
 		m.readStart = append(m.readStart, int32(len(m.readEntry)))
-		m.readEntry = append(m.readEntry, l...)
+		for _, e := range l {
+			m.readEntry = append(m.readEntry, entryRef{e: e})
+		}
 	}
 	m.readStart = append(m.readStart, int32(len(m.readEntry)))
 	m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
+	for r := range m.readEntry {
+		er := &m.readEntry[r]
+		er.lo, er.hi = m.entryStart[er.e], m.entryStart[er.e+1]
+	}
 	for r, j := range m.readCoord {
 		if n := len(m.readRuns); n > 0 && m.readRuns[n-1].j+m.readRuns[n-1].n == j {
 			m.readRuns[n-1].n++
@@ -552,10 +558,10 @@ func (m *Model) compileMarginalCache() {
 // that read them need no check.
 type margCache struct {
 	p     []float64
-	dirty []bool    // entries listed in stale
-	stale []int32   // entries to recompute
-	seen  []float64 // per readCoord
-	epoch uint64    // the scorer call of the last margSync
+	dirty []bool     // entries listed in stale
+	stale []entryRef // entries to recompute
+	seen  []float64  // per readCoord
+	epoch uint64     // the scorer call of the last margSync
 }
 
 // margSync brings the product cache up to date with s.x, once per scorer call.
@@ -571,7 +577,7 @@ func (s *scorer) margSync() {
 		c.seen = make([]float64, len(m.readCoord))
 		for i := range c.dirty {
 			c.dirty[i] = true
-			c.stale = append(c.stale, int32(i))
+			c.stale = append(c.stale, entryRef{e: int32(i), lo: m.entryStart[i], hi: m.entryStart[i+1]})
 		}
 		for i := range c.seen {
 			c.seen[i] = math.NaN()
@@ -603,12 +609,13 @@ func (s *scorer) margSync() {
 // entry's group's elements at its value without the live ones (Model.entryCoord),
 // in element order; NaN when it is neither 0 nor in [prodMin, prodMax], so that
 // margSum's check of the full product sends the group to margLSE.
-func (s *scorer) margEntries(es []int32) {
-	x, start, coord := s.x, s.m.entryStart, s.m.entryCoord
+func (s *scorer) margEntries(es []entryRef) {
+	x, coord := s.x, s.m.entryCoord
 	cp, dirty := s.mc.p, s.mc.dirty
-	for _, e := range es {
+	for _, er := range es {
+		e := er.e
 		prod := 1.0
-		for _, j := range coord[start[e]:start[e+1]] {
+		for _, j := range coord[er.lo:er.hi] {
 			if j < 0 {
 				prod = 0
 				break
@@ -636,14 +643,20 @@ func (s *scorer) markChanged(r0 int, xs, seen []float64) {
 		if v != seen[t] {
 			seen[t] = v
 			r := r0 + t
-			for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
-				if !c.dirty[e] {
-					c.dirty[e] = true
-					c.stale = append(c.stale, e)
+			for _, er := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
+				if !c.dirty[er.e] {
+					c.dirty[er.e] = true
+					c.stale = append(c.stale, er)
 				}
 			}
 		}
 	}
+}
+
+// entryRef is entry e of the product cache with its coordinates
+// entryCoord[lo:hi], read together when it goes stale.
+type entryRef struct {
+	e, lo, hi int32
 }
 
 // readRun is a run of consecutive state coordinates j … j+n−1 read by the product
