@@ -121,11 +121,11 @@ type sitePicks struct {
 	refs  []margRef // one per group of margOf[site], and one past the end
 	picks []margPick
 	// dense: every group of refs is simple, with nv values and its product-cache
-	// entries right after the previous group's (the classes
-	// of every item, read by a mixture's weights and the log joint); uniform: every
-	// group's picks are then the first group's (the weights' own coordinates), and
-	// diag: they are at increasing values (margDiag's case). margSumDense scores
-	// such groups by position, without reading refs.
+	// entries right after the previous group's (the classes of every item, read
+	// by a mixture's weights and the log joint); uniform: every group's picks are
+	// then the first group's (the weights' own coordinates), and diag: they are at
+	// increasing values (margDiag's case). margSumDense scores such groups by
+	// position, without reading refs.
 	dense, uniform, diag bool
 	nv                   int32
 	// one, when every group of refs is simple and has exactly one pick (a confusion
@@ -1120,7 +1120,7 @@ func accOK(acc float64) bool {
 	return math.Float64bits(acc)-accMinBits <= accMaxBits-accMinBits
 }
 
-// The bit patterns of accMin and accMax (TestProdBits checks them).
+// The bit patterns of accMin and accMax (TestAccBits checks them).
 const (
 	accMinBits = 0x358dee7a4ad4b81f
 	accMaxBits = 0x4a511b0ec57e649a
