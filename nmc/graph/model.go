@@ -80,13 +80,14 @@ type Model struct {
 	allRefs sitePicks
 	// The scorers' product cache (margCache): per entry its group; the state
 	// coordinates the products read and, for readCoord[r], the entries
-	// readEntry[readStart[r]:readStart[r+1]] that read it.
+	// readEntry[readStart[r]:readStart[r+1]] that read it (with where their
+	// coordinates are in entryCoord).
 	pGroup []int32
 	// entryCoord[entryStart[i]:entryStart[i+1]]: the state coordinates whose product
 	// is entry i, in element order (−1: an element that makes it 0).
 	entryStart, entryCoord []int32
 	readCoord, readStart   []int32
-	readEntry              []int32
+	readEntry              []entryRef
 	readRuns               []readRun // readCoord as runs of consecutive coordinates
 }
 
