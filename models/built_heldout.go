@@ -56,6 +56,11 @@ func (h *linearHeldOut) Len() int { return len(h.test.Y) }
 func (h *linearHeldOut) LogLik(x []float64, dst []float64) {
 	n := len(h.test.Y)
 	nc := (n + chunkRows - 1) / chunkRows
+	if nc <= 1 {
+		// One chunk (the usual test set): no closure to allocate at every draw.
+		h.logLikRows(x, 0, n, dst)
+		return
+	}
 	parallel.Chunks(nc, runtime.GOMAXPROCS(0), func(_, c int) {
 		h.logLikRows(x, c*chunkRows, min((c+1)*chunkRows, n), dst)
 	})

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nmc-go/nmc/nmc"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/nmc-go/nmc/nmc"
 )
 
 func TestLogisticPointwise(t *testing.T) {
@@ -191,6 +192,26 @@ func TestPointwiseAllocs(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(20, func() { AnnotationPointwise(d, pi, theta, dst) }); a != 0 {
 		t.Errorf("AnnotationPointwise: %v allocations per call, want 0", a)
+	}
+	// The held-out likelihoods that the sampler evaluates at every recorded draw.
+	for _, robust := range []bool{false, true} {
+		var b *Built
+		var err error
+		if robust {
+			b, err = Robust(reg, &reg, nil)
+		} else {
+			b, err = Logistic(reg, &reg, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, nmc.Dim(b.Model.Sites()))
+		if err := b.Model.Init(rand.New(rand.NewPCG(1, 2)), x); err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(20, func() { b.HeldOut.LogLik(x, dst) }); a != 0 {
+			t.Errorf("%s held-out LogLik: %v allocations per call, want 0", b.Name, a)
+		}
 	}
 }
 

@@ -129,3 +129,35 @@ func BenchmarkBLRPlateSweep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReplicate times one replicated data set (nmc sample -yrep calls it at
+// every draw) at each of 16 states in turn, as at successive draws: logistic
+// regression with 500 rows and 10 features (X·β, then a Bernoulli draw per row),
+// and the per-draw calls' test model (perDrawModel).
+func BenchmarkReplicate(b *testing.B) {
+	blr, _, _ := blrBench(b, 500, 10)
+	for _, c := range []struct {
+		name string
+		m    *Model
+	}{{"blr500x10", blr}, {"small", perDrawModel(b)}} {
+		b.Run(c.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(5, 6))
+			states := make([][]float64, 16)
+			for i := range states {
+				states[i] = make([]float64, nmc.Dim(c.m.Sites()))
+				if err := c.m.Init(rng, states[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			dst := make([]float64, c.m.NumReplicated())
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if err := c.m.Replicate(rng, states[i%len(states)], dst); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}

@@ -120,6 +120,69 @@ type margPick struct {
 type sitePicks struct {
 	refs  []margRef // one per group of margOf[site], and one past the end
 	picks []margPick
+	// dense: every group of refs is simple, with nv values and its product-cache
+	// entries right after the previous group's (the classes of every item, read
+	// by a mixture's weights and the log joint); uniform: every group's picks are
+	// then the first group's (the weights' own coordinates), and diag: they are at
+	// increasing values (margDiag's case). margSumDense scores such groups by
+	// position, without reading refs.
+	dense, uniform, diag bool
+	nv                   int32
+	// one, when every group of refs is simple and has exactly one pick (a confusion
+	// row seen from the items its labeler labelled): per group, in refs order, what
+	// margSumOne reads of it.
+	one []margOne
+}
+
+// margOne is a simple group with one pick, for margSumOne: its product-cache entries
+// pOff … pOff+values−1, and the pick's value v and coordinate c of the active site
+// (state coordinate the site's offset + c).
+type margOne struct {
+	pOff, values, v, c int32
+}
+
+// setOne sets sp.one for the picks of site s at state offset off.
+func (sp *sitePicks) setOne(off int) {
+	sp.one = nil
+	if len(sp.refs) < 2 {
+		return
+	}
+	one := make([]margOne, 0, len(sp.refs)-1)
+	for n, r := range sp.refs[:len(sp.refs)-1] {
+		pk := sp.of(n)
+		if r.pOff < 0 || len(pk) != 1 || int(pk[0].j) != off+int(pk[0].c) {
+			return
+		}
+		one = append(one, margOne{pOff: r.pOff, values: r.values, v: pk[0].v, c: pk[0].c})
+	}
+	sp.one = one
+}
+
+// setDense sets the dense, uniform, diag and nv fields of sp from its refs and picks.
+func (sp *sitePicks) setDense() {
+	refs := sp.refs
+	sp.dense, sp.uniform, sp.diag = false, false, false
+	if len(refs) < 2 {
+		return
+	}
+	r0 := refs[0]
+	for n, r := range refs[:len(refs)-1] {
+		if r.pOff < 0 || r.values != r0.values || r.pOff != r0.pOff+int32(n)*r0.values {
+			return
+		}
+	}
+	sp.dense, sp.nv = true, r0.values
+	first := sp.of(0)
+	for n := 1; n+1 < len(refs); n++ {
+		if !slices.Equal(sp.of(n), first) {
+			return
+		}
+	}
+	sp.uniform = true
+	sp.diag = len(first) >= 2
+	for i := 1; i < len(first); i++ {
+		sp.diag = sp.diag && first[i].v > first[i-1].v
+	}
 }
 
 // margRef is what the score of a site needs of a summed-out group it reads, side by
@@ -158,6 +221,7 @@ func (m *Model) compileMarginalPicks() {
 		m.allRefs.refs = append(m.allRefs.refs, r)
 	}
 	m.allRefs.refs = append(m.allRefs.refs, margRef{gi: -1, pOff: -1})
+	m.allRefs.setDense()
 	m.margPicks = make([]sitePicks, len(m.sites))
 	for s := range m.sites {
 		gs := m.margOf[s]
@@ -189,6 +253,8 @@ func (m *Model) compileMarginalPicks() {
 			}
 		}
 		sp.refs = append(sp.refs, margRef{gi: -1, pOff: -1, at: int32(len(sp.picks))})
+		sp.setDense()
+		sp.setOne(m.offsets[s])
 	}
 }
 
@@ -462,10 +528,16 @@ func (m *Model) compileMarginalCache() {
 		}
 		m.readCoord = append(m.readCoord, int32(j))
 		m.readStart = append(m.readStart, int32(len(m.readEntry)))
-		m.readEntry = append(m.readEntry, l...)
+		for _, e := range l {
+			m.readEntry = append(m.readEntry, entryRef{e: e})
+		}
 	}
 	m.readStart = append(m.readStart, int32(len(m.readEntry)))
 	m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
+	for r := range m.readEntry {
+		er := &m.readEntry[r]
+		er.lo, er.hi = m.entryStart[er.e], m.entryStart[er.e+1]
+	}
 	for r, j := range m.readCoord {
 		if n := len(m.readRuns); n > 0 && m.readRuns[n-1].j+m.readRuns[n-1].n == j {
 			m.readRuns[n-1].n++
@@ -477,21 +549,22 @@ func (m *Model) compileMarginalCache() {
 
 // margCache is one scorer's cache of the products P_gv of the simple summed-out
 // groups: p[i] for entry i = pOff + v of group g, recomputed from scratch (the same
-// product in the same order as margSimple without a cache) when dirty. Before the
+// product in the same order as margSimple without a cache) when stale. Before the
 // groups of a Score, LogJoint or ScoreValues call are read, margSync compares every
 // coordinate the products read with seen (the values they were computed from) and
-// marks the entries reading a changed one dirty; so a read entry is always what a
+// recomputes the entries reading a changed one; so every entry is what a
 // computation from nothing at the current state gives, bit for bit, whatever the
-// order of the calls (NaN, never equal to itself, is always redone).
+// order of the calls (NaN, never equal to itself, is always redone), and the loops
+// that read them need no check.
 type margCache struct {
 	p     []float64
-	dirty []bool
-	seen  []float64 // per readCoord
-	epoch uint64    // the scorer call of the last margSync
+	dirty []bool     // entries listed in stale
+	stale []entryRef // entries to recompute
+	seen  []float64  // per readCoord
+	epoch uint64     // the scorer call of the last margSync
 }
 
-// margSync brings the dirty flags of the product cache up to date with s.x, once per
-// scorer call.
+// margSync brings the product cache up to date with s.x, once per scorer call.
 func (s *scorer) margSync() {
 	c := &s.mc
 	if c.p != nil && c.epoch == s.epoch {
@@ -504,6 +577,7 @@ func (s *scorer) margSync() {
 		c.seen = make([]float64, len(m.readCoord))
 		for i := range c.dirty {
 			c.dirty[i] = true
+			c.stale = append(c.stale, entryRef{e: int32(i), lo: m.entryStart[i], hi: m.entryStart[i+1]})
 		}
 		for i := range c.seen {
 			c.seen[i] = math.NaN()
@@ -514,49 +588,81 @@ func (s *scorer) margSync() {
 	for _, run := range m.readRuns {
 		xs := x[run.j : int(run.j)+int(run.n)]
 		seen := c.seen[run.r : int(run.r)+len(xs)]
-		for t, v := range xs {
-			if v != seen[t] {
-				seen[t] = v
-				r := int(run.r) + t
-				for _, e := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
-					c.dirty[e] = true
+		t := 0
+		for ; t+4 <= len(xs); t += 4 {
+			// Four at a time: most coordinates are as seen.
+			a, b := xs[t:t+4:t+4], seen[t:t+4:t+4]
+			if a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] {
+				continue
+			}
+			s.markChanged(int(run.r)+t, a, b)
+		}
+		if t < len(xs) {
+			s.markChanged(int(run.r)+t, xs[t:], seen[t:])
+		}
+	}
+	s.margEntries(c.stale)
+	c.stale = c.stale[:0]
+}
+
+// margEntries recomputes the entries es of the product cache: the product of each
+// entry's group's elements at its value without the live ones (Model.entryCoord),
+// in element order; NaN when it is neither 0 nor in [prodMin, prodMax], so that
+// margSum's check of the full product sends the group to margLSE.
+func (s *scorer) margEntries(es []entryRef) {
+	x, coord := s.x, s.m.entryCoord
+	cp, dirty := s.mc.p, s.mc.dirty
+	for _, er := range es {
+		e := er.e
+		prod := 1.0
+		for _, j := range coord[er.lo:er.hi] {
+			if j < 0 {
+				prod = 0
+				break
+			}
+			if p := x[j]; p > 0 && p <= math.MaxFloat64 {
+				prod *= p
+			} else {
+				prod = 0
+				break
+			}
+		}
+		if !prodOK(prod) {
+			prod = math.NaN() // sends the groups that read it to margLSE
+		}
+		cp[e], dirty[e] = prod, false
+	}
+}
+
+// markChanged compares the coordinates xs with their seen values (readCoord
+// r0, r0+1, …), records the changed ones and lists the entries that read them as stale.
+func (s *scorer) markChanged(r0 int, xs, seen []float64) {
+	m, c := s.m, &s.mc
+	seen = seen[:len(xs)]
+	for t, v := range xs {
+		if v != seen[t] {
+			seen[t] = v
+			r := r0 + t
+			for _, er := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
+				if !c.dirty[er.e] {
+					c.dirty[er.e] = true
+					c.stale = append(c.stale, er)
 				}
 			}
 		}
 	}
 }
 
+// entryRef is entry e of the product cache with its coordinates
+// entryCoord[lo:hi], read together when it goes stale.
+type entryRef struct {
+	e, lo, hi int32
+}
+
 // readRun is a run of consecutive state coordinates j … j+n−1 read by the product
 // cache, readCoord[r : r+n].
 type readRun struct {
 	r, j, n int32
-}
-
-// margEntry recomputes entry i of the product cache: the product of its group's
-// elements at its value without the live ones (Model.entryCoord), in element order;
-// NaN when it is neither 0 nor in [prodMin, prodMax], so that margSum's check of
-// the full product sends the group to margLSE.
-func (s *scorer) margEntry(i int) float64 {
-	c := &s.mc
-	prod := 1.0
-	x := s.x
-	for _, j := range s.m.entryCoord[s.m.entryStart[i]:s.m.entryStart[i+1]] {
-		if j < 0 {
-			prod = 0
-			break
-		}
-		if p := x[j]; p > 0 && p <= math.MaxFloat64 {
-			prod *= p
-		} else {
-			prod = 0
-			break
-		}
-	}
-	if prod != 0 && !(prod >= prodMin && prod <= prodMax) {
-		prod = math.NaN()
-	}
-	c.p[i], c.dirty[i] = prod, false
-	return prod
 }
 
 // margDerivs adds to s.grad and s.hess the derivatives of log Σ_v P_v of a simple
@@ -1000,6 +1106,32 @@ func (s *scorer) margDiag(prod []float64, sum float64, picks []margPick) bool {
 	return true
 }
 
+// prodOK reports whether p is 0 or in [prodMin, prodMax]. For +0 and the positive
+// floats the bit patterns are ordered as the values, so one unsigned comparison
+// decides the common cases; of the rest only −0 is 0.
+func prodOK(p float64) bool {
+	b := math.Float64bits(p)
+	return b-prodMinBits <= prodMaxBits-prodMinBits || b == 0 || p == 0
+}
+
+// accOK reports whether acc is in [accMin, accMax], by one unsigned comparison of
+// its bits (as prodOK).
+func accOK(acc float64) bool {
+	return math.Float64bits(acc)-accMinBits <= accMaxBits-accMinBits
+}
+
+// The bit patterns of accMin and accMax (TestAccBits checks them).
+const (
+	accMinBits = 0x358dee7a4ad4b81f
+	accMaxBits = 0x4a511b0ec57e649a
+)
+
+// The bit patterns of prodMin and prodMax (TestProdBits checks them).
+const (
+	prodMinBits = 0x0c06e93f5da2824c
+	prodMaxBits = 0x73d658e3ab795204
+)
+
 // Renormalisation bounds of margSum's running product: with a factor in [prodMin,
 // prodMax] = [1e-250, 1e250] and the product in [1e-50, 1e50] before it, the new
 // product stays a normal float.
@@ -1018,7 +1150,7 @@ const (
 // (margLSE), with deriv their derivatives; sp lists the groups of margs with the
 // active site's picks (Model.margPicks, Model.allRefs), or is nil.
 // Simple groups are scored here from the product cache, all in one loop: P_v is the
-// cached product of the group at v (margEntry when stale) times its live elements,
+// cached product of the group at v (margEntries when stale) times its live elements,
 // with the arithmetic of margProduct; the sums Σ_v P_v of all groups are multiplied
 // together, as a fraction times a power of two (renormalised by math.Frexp when the
 // product leaves [accMin, accMax]), and added with one log at the end, instead of
@@ -1039,7 +1171,7 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 	}
 	refs, all := sp.refs, sp.picks
 	s.margSync()
-	x, cp, dirty, liveProd := s.x, s.mc.p, s.mc.dirty, s.m.liveProd
+	x, cp, liveProd := s.x, s.mc.p, s.m.liveProd
 	var buf [maxSimpleValues]float64
 	// With live elements shared by every simple group, tab[e·nv + v] holds the value
 	// of live element e at v, or 0 where the per-group loop below would set P_v to 0
@@ -1063,6 +1195,15 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 			}
 		}
 	}
+	if len(shared) == 1 {
+		if sp.dense && sp.uniform {
+			return s.margSumDense(sp, tab, deriv, total)
+		}
+		if sp.one != nil && deriv && s.active >= 0 {
+			return s.margSumOne(sp, tab, total)
+		}
+		return s.margSumLive1(refs, all, tab, deriv, total)
+	}
 	acc, expo := 1.0, 0
 	for n := 0; n+1 < len(refs); n++ {
 		r := &refs[n]
@@ -1073,10 +1214,7 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 			live := liveProd[r.liveLo:r.liveHi]
 			sum, ok := 0.0, true
 			for v := range prod {
-				p := cp[pOff+v]
-				if dirty[pOff+v] {
-					p = s.margEntry(pOff + v) // NaN when out of range
-				}
+				p := cp[pOff+v] // NaN when out of range
 				if tab != nil {
 					for e := range shared {
 						p *= tab[e*tn+v]
@@ -1143,6 +1281,417 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 	}
 	e := float64(expo)
 	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumLive1 is margSum's loop over the groups refs (with their picks all) when
+// the simple groups share one live element (a mixture's weights), whose value at v
+// is t[v] (0 where margSum's loop sets P_v to 0): P_v = cached product · t[v], with
+// the arithmetic of margSum in the same order, so that the results are the same bit
+// for bit; only the bookkeeping per group is leaner.
+func (s *scorer) margSumLive1(refs []margRef, all []margPick, t []float64, deriv bool, total float64) float64 {
+	x, cp := s.x, s.mc.p
+	var buf [maxSimpleValues]float64
+	derivs := deriv && s.active >= 0
+	k := s.k
+	acc, expo := 1.0, 0
+	for n := 0; n+1 < len(refs); n++ {
+		r := &refs[n]
+		at, end := r.at, refs[n+1].at
+		if r.pOff >= 0 {
+			nv, pOff := int(r.values), int(r.pOff)
+			cs, ts := cp[pOff:pOff+nv], t[:nv]
+			prod := buf[:nv]
+			sum, ok := 0.0, true
+			for v, p := range cs {
+				p *= ts[v] // NaN when out of range
+				if !prodOK(p) {
+					ok = false
+					break
+				}
+				prod[v] = p
+				sum += p
+			}
+			if ok && prodOK(sum) {
+				if sum == 0 {
+					return math.Inf(-1)
+				}
+				if derivs && end > at {
+					pk := all[at:end]
+					if v := int(pk[0].v); len(pk) == 1 && prod[v] != 0 {
+						// margSum's one-pick case, the same arithmetic.
+						c := int(pk[0].c)
+						p := x[pk[0].j]
+						ga, ha := 1/p, -(1 / (p * p))
+						inv := 1 / sum
+						r := prod[v] * inv
+						w := r * (1 - r)
+						s.grad[c] += r * ga
+						s.hess[c*k+c] += r * ha
+						s.hess[c*k+c] += w * ga * ga
+					} else {
+						s.margDerivs(prod, sum, pk)
+					}
+				}
+				acc *= sum
+				if !accOK(acc) {
+					frac, e := math.Frexp(acc)
+					acc, expo = frac, expo+e
+				}
+				continue
+			}
+		}
+		total += s.margLSE(int(r.gi), deriv, all[at:end])
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumDense is margSumLive1 for dense groups with uniform picks (sitePicks): the
+// groups' entries are read by position, and the derivatives of the picks' ∂log p =
+// 1/p and ∂² = −1/p², the same for every group, are computed once. The arithmetic
+// is margSumLive1's (and margDiag's) in the same order: the same results bit for bit.
+func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total float64) float64 {
+	refs := sp.refs
+	ng, nv := len(refs)-1, int(sp.nv)
+	base := int(refs[0].pOff)
+	cp := s.mc.p[base : base+ng*nv]
+	ts := t[:nv]
+	k := s.k
+	var pk []margPick
+	var gh [2 * maxSimpleValues]float64 // per pick: 1/p, −1/p²
+	if deriv && s.active >= 0 {
+		pk = sp.picks[refs[0].at:refs[1].at]
+		if len(pk) > maxSimpleValues {
+			return s.margSumLive1(refs, sp.picks, t, deriv, total)
+		}
+		if len(s.margG) < nv*k {
+			s.margG, s.margH = make([]float64, nv*k), make([]float64, nv*k*k)
+			s.margBar = make([]float64, k)
+		}
+		for i, p := range pk {
+			q := s.x[p.j]
+			gh[2*i], gh[2*i+1] = 1/q, -(1 / (q * q))
+		}
+	}
+	if len(pk) == 0 {
+		return s.margSumDenseValue(sp, cp, ts, deriv, total)
+	}
+	if nv == 3 && k == 3 && len(pk) == 3 && sp.diag {
+		tri := true
+		for i, p := range pk {
+			tri = tri && int(p.v) == i && int(p.c) == i
+		}
+		if tri {
+			return s.margSumDense3(sp, cp, ts, &gh, total)
+		}
+	}
+	var buf [maxSimpleValues]float64
+	acc, expo := 1.0, 0
+	for n := 0; n < ng; n++ {
+		cs := cp[n*nv : (n+1)*nv]
+		prod := buf[:nv]
+		sum, ok := 0.0, true
+		for v, p := range cs {
+			p *= ts[v] // NaN when out of range
+			if !prodOK(p) {
+				ok = false
+				break
+			}
+			prod[v] = p
+			sum += p
+		}
+		if !ok || !prodOK(sum) {
+			total += s.margLSE(int(refs[n].gi), deriv, sp.picks[refs[n].at:refs[n+1].at])
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
+		if sum == 0 {
+			return math.Inf(-1)
+		}
+		switch {
+		case len(pk) == 0:
+		case len(pk) == 1 && prod[pk[0].v] != 0:
+			v, c := int(pk[0].v), int(pk[0].c)
+			ga, ha := gh[0], gh[1]
+			inv := 1 / sum
+			r := prod[v] * inv
+			w := r * (1 - r)
+			s.grad[c] += r * ga
+			s.hess[c*k+c] += r * ha
+			s.hess[c*k+c] += w * ga * ga
+		case sp.diag && s.diagLive(prod, pk):
+			bar := s.margBar[:k]
+			clear(bar)
+			inv := 1 / sum
+			for i, p := range pk {
+				v, c := int(p.v), int(p.c)
+				if prod[v] == 0 {
+					continue
+				}
+				g, h := gh[2*i], gh[2*i+1]
+				r := prod[v] * inv
+				s.grad[c] += r * g
+				bar[c] += r * g
+				s.hess[c*k+c] += r * h
+				ra := r * g
+				s.hess[c*k+c] += ra * g
+			}
+			for a := 0; a < k; a++ {
+				if bar[a] == 0 {
+					continue
+				}
+				for b := 0; b < k; b++ {
+					s.hess[a*k+b] -= bar[a] * bar[b]
+				}
+			}
+		default:
+			s.margDerivs(prod, sum, pk)
+		}
+		acc *= sum
+		if !accOK(acc) {
+			frac, e := math.Frexp(acc)
+			acc, expo = frac, expo+e
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumOne is margSumLive1 with derivatives for groups that each have one pick
+// (sitePicks.one): the picks' 1/p and −1/p² are computed once per coordinate of the
+// active site, and the groups are read from one compact list. The arithmetic is
+// margSumLive1's in the same order: the same results bit for bit.
+func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
+	k := s.k
+	var gInv, hInv [maxSimpleValues]float64
+	if k > maxSimpleValues {
+		return s.margSumLive1(sp.refs, sp.picks, t, true, total)
+	}
+	for c, p := range s.x[s.base : s.base+k] {
+		gInv[c], hInv[c] = 1/p, -(1 / (p * p))
+	}
+	cp := s.mc.p
+	grad, hess := s.grad[:k], s.hess[:k*k]
+	acc, expo := 1.0, 0
+	for n, o := range sp.one {
+		nv, pOff := int(o.values), int(o.pOff)
+		var sum, pv float64
+		ok := true
+		if nv == 3 && len(t) >= 3 {
+			// Three values (three classes), unrolled: the same arithmetic.
+			cs := cp[pOff : pOff+3 : pOff+3]
+			p0, p1, p2 := cs[0]*t[0], cs[1]*t[1], cs[2]*t[2]
+			ok = prodOK(p0) && prodOK(p1) && prodOK(p2)
+			sum = p0 + p1 + p2
+			switch o.v {
+			case 0:
+				pv = p0
+			case 1:
+				pv = p1
+			default:
+				pv = p2
+			}
+		} else {
+			cs, ts := cp[pOff:pOff+nv], t[:nv]
+			sum = 0.0
+			for v, p := range cs {
+				p *= ts[v] // NaN when out of range
+				if !prodOK(p) {
+					ok = false
+					break
+				}
+				if v == int(o.v) {
+					pv = p
+				}
+				sum += p
+			}
+		}
+		if !ok || !prodOK(sum) {
+			total += s.margLSE(int(sp.refs[n].gi), true, sp.of(n))
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
+		if sum == 0 {
+			return math.Inf(-1)
+		}
+		// margSumLive1's one-pick case; with P_v = 0 its margDerivs adds nothing.
+		if pv != 0 {
+			c := int(o.c)
+			ga, ha := gInv[c], hInv[c]
+			inv := 1 / sum
+			r := pv * inv
+			w := r * (1 - r)
+			grad[c] += r * ga
+			hess[c*k+c] += r * ha
+			hess[c*k+c] += w * ga * ga
+		}
+		acc *= sum
+		if !accOK(acc) {
+			frac, e := math.Frexp(acc)
+			acc, expo = frac, expo+e
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumDense3 is margSumDense for groups of three values whose picks select
+// coordinate v of a three-coordinate active site at each value v (the weights of a
+// three-component mixture), unrolled, with margDiag's ḡ in registers: the same
+// arithmetic in the same order, so the same results bit for bit. gh holds the
+// picks' 1/p and −1/p².
+func (s *scorer) margSumDense3(sp *sitePicks, cp, ts []float64, gh *[2 * maxSimpleValues]float64, total float64) float64 {
+	refs := sp.refs
+	grad, hess := s.grad[:3], s.hess[:9]
+	t0, t1, t2 := ts[0], ts[1], ts[2]
+	g0, h0, g1, h1, g2, h2 := gh[0], gh[1], gh[2], gh[3], gh[4], gh[5]
+	acc, expo := 1.0, 0
+	for n := 0; n+3 <= len(cp); n += 3 {
+		cs := cp[n : n+3 : n+3]
+		p0, p1, p2 := cs[0]*t0, cs[1]*t1, cs[2]*t2
+		sum := p0 + p1 + p2
+		if !(prodOK(p0) && prodOK(p1) && prodOK(p2) && prodOK(sum)) {
+			g := n / 3
+			r := &refs[g]
+			total += s.margLSE(int(r.gi), true, sp.picks[r.at:refs[g+1].at])
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
+		if sum == 0 {
+			return math.Inf(-1)
+		}
+		if btoi(p0 != 0)+btoi(p1 != 0)+btoi(p2 != 0) < 2 {
+			prod := [3]float64{p0, p1, p2}
+			s.margDerivs(prod[:], sum, sp.picks[refs[0].at:refs[1].at])
+		} else {
+			inv := 1 / sum
+			var b0, b1, b2 float64 // ḡ: r·g of each value, 0 where P_v = 0
+			if p0 != 0 {
+				r := p0 * inv
+				grad[0] += r * g0
+				b0 = r * g0
+				hess[0] += r * h0
+				hess[0] += b0 * g0
+			}
+			if p1 != 0 {
+				r := p1 * inv
+				grad[1] += r * g1
+				b1 = r * g1
+				hess[4] += r * h1
+				hess[4] += b1 * g1
+			}
+			if p2 != 0 {
+				r := p2 * inv
+				grad[2] += r * g2
+				b2 = r * g2
+				hess[8] += r * h2
+				hess[8] += b2 * g2
+			}
+			if b0 != 0 {
+				hess[0] -= b0 * b0
+				hess[1] -= b0 * b1
+				hess[2] -= b0 * b2
+			}
+			if b1 != 0 {
+				hess[3] -= b1 * b0
+				hess[4] -= b1 * b1
+				hess[5] -= b1 * b2
+			}
+			if b2 != 0 {
+				hess[6] -= b2 * b0
+				hess[7] -= b2 * b1
+				hess[8] -= b2 * b2
+			}
+		}
+		acc *= sum
+		if !accOK(acc) {
+			frac, e := math.Frexp(acc)
+			acc, expo = frac, expo+e
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// margSumDenseValue is margSumDense without picks (the value alone: a lead move's
+// score, the log joint): cp holds the groups' cached products, ts the live values.
+func (s *scorer) margSumDenseValue(sp *sitePicks, cp, ts []float64, deriv bool, total float64) float64 {
+	nv := len(ts)
+	acc, expo := 1.0, 0
+	for n := 0; n+nv <= len(cp); n += nv {
+		cs := cp[n : n+nv : n+nv]
+		sum, ok := 0.0, true
+		if nv == 3 {
+			// Three values (three classes), unrolled: the same arithmetic.
+			p0, p1, p2 := cs[0]*ts[0], cs[1]*ts[1], cs[2]*ts[2]
+			ok = prodOK(p0) && prodOK(p1) && prodOK(p2)
+			sum = p0 + p1 + p2
+		} else {
+			for v, p := range cs {
+				p *= ts[v] // NaN when out of range
+				if !prodOK(p) {
+					ok = false
+					break
+				}
+				sum += p
+			}
+		}
+		if !ok || !prodOK(sum) {
+			g := n / nv
+			r := &sp.refs[g]
+			total += s.margLSE(int(r.gi), deriv, sp.picks[r.at:sp.refs[g+1].at])
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
+		if sum == 0 {
+			return math.Inf(-1)
+		}
+		acc *= sum
+		if !accOK(acc) {
+			frac, e := math.Frexp(acc)
+			acc, expo = frac, expo+e
+		}
+	}
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+}
+
+// diagLive reports whether at least two of the picks are at values v with P_v > 0
+// (margDiag's condition, the picks being at increasing values).
+func (s *scorer) diagLive(prod []float64, picks []margPick) bool {
+	live := 0
+	for _, p := range picks {
+		if prod[p.v] != 0 {
+			live++
+		}
+	}
+	return live >= 2
 }
 
 // steerSimplex steers the Hessian of simplex site i, whose score reads summed-out

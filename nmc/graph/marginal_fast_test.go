@@ -19,7 +19,104 @@ import (
 // that products leave [prodMin, prodMax] (the log-domain fallback).
 func TestMarginalSimpleMatchesProduct(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 2))
-	ds := makeDS(rng, 200, 5, 3, 3)
+	checkSimpleMatchesProduct(t, rng, makeDS(rng, 200, 5, 3, 3), 1e-140)
+}
+
+// TestMarginalUnrolledMatchesLoop checks margSum's loops for particular layouts
+// (margSumDense, margSumDense3, margSumDenseValue: the weights' score and the log
+// joint; margSumOne: a confusion row read once per item) against the loop of
+// margSumLive1, which they must equal bit for bit, and against the general product
+// path as TestMarginalSimpleMatchesProduct does, on a Dawid-Skene model whose items
+// have three labels by different labelers. Every tenth step a confusion entry is
+// set so small (1e-260) that the products that read it leave [prodMin, prodMax]
+// (the fallback to margLSE inside those loops).
+func TestMarginalUnrolledMatchesLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 3))
+	ds := distinctLabelers(rng, makeDS(rng, 300, 12, 3, 3))
+	fast := buildDS(t, ds, true)
+	plain := buildDS(t, ds, true)
+	ones := 0
+	for i := range plain.margPicks {
+		sp := &plain.margPicks[i]
+		if sp.one != nil {
+			ones++
+		}
+		sp.one, sp.dense, sp.uniform = nil, false, false
+		if fast.Sites()[i].Name == "pi" && !(fast.margPicks[i].dense && fast.margPicks[i].uniform && fast.margPicks[i].diag) {
+			t.Fatal("the weights' groups are not dense with uniform picks at increasing values")
+		}
+	}
+	plain.allRefs.dense = false
+	if ones != ds.labelers*ds.classes {
+		t.Fatalf("%d confusion rows read once per item, want all %d", ones, ds.labelers*ds.classes)
+	}
+	sites := fast.Sites()
+	off := nmc.Offsets(sites)
+	x := make([]float64, nmc.Dim(sites))
+	if err := fast.Init(rng, x); err != nil {
+		t.Fatal(err)
+	}
+	fs, ps := fast.NewScorer(), plain.NewScorer()
+	for step := range 300 {
+		i := rng.IntN(len(sites))
+		s := sites[i]
+		if s.Support == nmc.Discrete {
+			continue
+		}
+		xi := x[off[i] : off[i]+s.Size]
+		saved := append([]float64(nil), xi...)
+		perturb(rng, s, xi, 0.5)
+		if step%10 == 0 && s.Name != "pi" {
+			xi[rng.IntN(len(xi))] = 1e-260
+		}
+		k := s.Size
+		ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
+		same := func(what string, a, b float64) {
+			if math.Float64bits(a) != math.Float64bits(b) {
+				t.Fatalf("step %d site %s: %s %v, margSumLive1's loop %v", step, s.Name, what, a, b)
+			}
+		}
+		same("score", fs.Score(x, i, ga, ha), ps.Score(x, i, gb, hb))
+		for c := range ga {
+			same("gradient", ga[c], gb[c])
+		}
+		for c := range ha {
+			same("Hessian", ha[c], hb[c])
+		}
+		same("score without derivatives", fs.Score(x, i, nil, nil), ps.Score(x, i, nil, nil))
+		same("log joint", fs.LogJoint(x), ps.LogJoint(x))
+		if rng.IntN(2) == 0 {
+			copy(xi, saved) // rejected
+		}
+	}
+	checkSimpleMatchesProduct(t, rng, ds, 1e-260)
+}
+
+// distinctLabelers redraws the labelers of d so that each item's labels (perItem
+// consecutive ones) are by different labelers.
+func distinctLabelers(rng *rand.Rand, d dsData) dsData {
+	for i := 0; i < len(d.item); {
+		j := i
+		for j < len(d.item) && d.item[j] == d.item[i] {
+			j++
+		}
+		for a := i; a < j; a++ {
+			for b := i; b < a; b++ {
+				if d.labeler[a] == d.labeler[b] {
+					d.labeler[a] = rng.IntN(d.labelers)
+					b = i - 1 // check again from the first
+				}
+			}
+		}
+		i = j
+	}
+	return d
+}
+
+// checkSimpleMatchesProduct is TestMarginalSimpleMatchesProduct on ds, with tiny
+// the value of the confusion entry set small every tenth step.
+func checkSimpleMatchesProduct(t *testing.T, rng *rand.Rand, ds dsData, tiny float64) {
+	t.Helper()
 	fast := buildDS(t, ds, true)
 	slow := buildDS(t, ds, true)
 	nSimple := 0
@@ -60,11 +157,12 @@ func TestMarginalSimpleMatchesProduct(t *testing.T) {
 		xi := x[off[i] : off[i]+s.Size]
 		saved := append([]float64(nil), xi...)
 		perturb(rng, s, xi, 0.5)
-		tiny := step%10 == 0 && s.Name != "pi"
-		if tiny {
+		small := step%10 == 0 && s.Name != "pi"
+		if small {
 			// A confusion entry so small that the products of the items that read
-			// it twice leave [prodMin, prodMax]: those groups go through margLSE.
-			xi[rng.IntN(len(xi))] = 1e-140
+			// it (twice, at 1e-140) leave [prodMin, prodMax]: those groups go
+			// through margLSE.
+			xi[rng.IntN(len(xi))] = tiny
 		}
 		k := s.Size
 		ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
@@ -90,7 +188,7 @@ func TestMarginalSimpleMatchesProduct(t *testing.T) {
 			}
 		}
 		for c := range ha {
-			if tiny {
+			if small {
 				// Terms of order 1/p² = 1e280 cancel in the Hessian, whose two
 				// algebraically equal forms (one value: r(1 − r)·g gᵀ; general:
 				// r·g gᵀ − ḡḡᵀ) then round differently; score and gradient are compared.
@@ -100,8 +198,34 @@ func TestMarginalSimpleMatchesProduct(t *testing.T) {
 				t.Fatalf("step %d site %s: Hessian[%d] %v, general path %v", step, s.Name, c, ha[c], hb[c])
 			}
 		}
-		if tiny || rng.IntN(2) == 0 {
+		if small || rng.IntN(2) == 0 {
 			copy(xi, saved) // rejected
+		}
+	}
+}
+
+// TestProdBits checks prodOK's constants and prodOK against its definition.
+func TestProdBits(t *testing.T) {
+	if math.Float64bits(prodMin) != prodMinBits || math.Float64bits(prodMax) != prodMaxBits {
+		t.Fatalf("prodMinBits, prodMaxBits = %#x, %#x; want %#x, %#x", uint64(prodMinBits), uint64(prodMaxBits), math.Float64bits(prodMin), math.Float64bits(prodMax))
+	}
+	for _, p := range []float64{0, math.Copysign(0, -1), prodMin, prodMax, math.Nextafter(prodMin, 0), math.Nextafter(prodMax, math.Inf(1)),
+		1, 0.5, 1e-300, 5e-324, 1e300, -1, -prodMin, math.Inf(1), math.Inf(-1), math.NaN()} {
+		if want := p == 0 || p >= prodMin && p <= prodMax; prodOK(p) != want {
+			t.Errorf("prodOK(%g) = %v, want %v", p, !want, want)
+		}
+	}
+}
+
+// TestAccBits checks accOK's constants and accOK against its definition.
+func TestAccBits(t *testing.T) {
+	if math.Float64bits(accMin) != accMinBits || math.Float64bits(accMax) != accMaxBits {
+		t.Fatalf("accMinBits, accMaxBits = %#x, %#x; want %#x, %#x", uint64(accMinBits), uint64(accMaxBits), math.Float64bits(accMin), math.Float64bits(accMax))
+	}
+	for _, a := range []float64{0, math.Copysign(0, -1), accMin, accMax, math.Nextafter(accMin, 0), math.Nextafter(accMax, math.Inf(1)),
+		1, 0.5, 1e-300, 1e300, -1, -accMin, math.Inf(1), math.NaN()} {
+		if want := a >= accMin && a <= accMax; accOK(a) != want {
+			t.Errorf("accOK(%g) = %v, want %v", a, !want, want)
 		}
 	}
 }

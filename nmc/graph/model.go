@@ -20,8 +20,15 @@ type Model struct {
 	fams    []*family
 	factors []*factor
 	derived []namedNode
-	// derivers holds value scorers for Derive, reused across draws and chains.
-	derivers sync.Pool
+	// valueScorers holds value scorers (valueScorer) for the calls made at every
+	// draw — Derive, Replicate, Init — reused across calls, draws and chains.
+	valueScorers sync.Pool
+	// obs: the indices in factors of the observations (observed), numReplicated the
+	// values of one replicated data set, logLik their pointwise log-likelihood
+	// (LogLik); set by compile.
+	obs           []int
+	numReplicated int
+	logLik        *observedLogLik
 
 	sites     []nmc.Site
 	offsets   []int
@@ -73,13 +80,14 @@ type Model struct {
 	allRefs sitePicks
 	// The scorers' product cache (margCache): per entry its group; the state
 	// coordinates the products read and, for readCoord[r], the entries
-	// readEntry[readStart[r]:readStart[r+1]] that read it.
+	// readEntry[readStart[r]:readStart[r+1]] that read it (with where their
+	// coordinates are in entryCoord).
 	pGroup []int32
 	// entryCoord[entryStart[i]:entryStart[i+1]]: the state coordinates whose product
 	// is entry i, in element order (−1: an element that makes it 0).
 	entryStart, entryCoord []int32
 	readCoord, readStart   []int32
-	readEntry              []int32
+	readEntry              []entryRef
 	readRuns               []readRun // readCoord as runs of consecutive coordinates
 }
 
@@ -263,6 +271,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	m.groupBlankets()
 	m.compileValElems()
 	m.numberMatVecs()
+	m.compileObserved()
 	m.linearBlankets()
 	m.compileSelPacks()
 	m.compileSelCounts()
@@ -607,36 +616,41 @@ func valueInKind(v []float64, kind nmc.Support, lo, hi float64, nv int) bool {
 func (m *Model) NewScorer() nmc.Scorer { return m.newScorer() }
 
 // Init draws a starting state from the prior, latent families in declaration order.
+// PriorPredictive calls it at every prior draw, so it reuses value scorers and
+// their scratch (pooledValueScorer).
 func (m *Model) Init(rng *rand.Rand, x []float64) error {
 	if len(x) != m.dim {
 		return fmt.Errorf("graph: Init: state has %d coordinates, want %d", len(x), m.dim)
 	}
-	sc := m.valueScorer(x)
-	params := make([]float64, 0, 16)
-	val := make([]float64, 0, 16)
-	for _, f := range m.fams {
+	sc := m.pooledValueScorer(x)
+	err := sc.drawPrior(rng)
+	m.releaseValueScorer(sc)
+	return err
+}
+
+// drawPrior writes into s.x a draw from the prior (Init).
+func (s *scorer) drawPrior(rng *rand.Rand) error {
+	for _, f := range s.m.fams {
 		for e := 0; e < f.length; e++ {
-			params = params[:0]
+			s.params = s.params[:0]
 			for _, p := range f.d.params {
 				pe := e
 				if p.length == 1 {
 					pe = 0
 				}
-				params = sc.values(p, pe, params)
+				s.params = s.values(p, pe, s.params)
 			}
-			for _, v := range params {
+			for _, v := range s.params {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return fmt.Errorf("graph: Init: latent %q element %d: prior parameter is %v", f.name, e, v)
 				}
 			}
-			if err := f.d.fam.CheckParams(params, f.d.k); err != nil {
+			if err := f.d.fam.CheckParams(s.params, f.d.k); err != nil {
 				return fmt.Errorf("graph: Init: latent %q element %d: %w", f.name, e, err)
 			}
-			val = slices.Grow(val[:0], f.width)[:f.width]
-			f.d.fam.Rand(rng, params, f.d.k, val)
-			for c := 0; c < f.width; c++ {
-				x[f.offset+e*f.width+c] = val[c]
-			}
+			s.drawn = slices.Grow(s.drawn[:0], f.width)[:f.width]
+			f.d.fam.Rand(rng, s.params, f.d.k, s.drawn)
+			copy(s.x[f.offset+e*f.width:], s.drawn)
 		}
 	}
 	return nil
@@ -667,24 +681,19 @@ func (m *Model) DerivedNames() []string {
 
 // Derive writes the deterministic quantities at state x into dst.
 // It is called at every recorded draw, from every chain, so it reuses value
-// scorers (derivers) instead of making one per call.
+// scorers (pooledValueScorer) instead of making one per call.
 func (m *Model) Derive(x []float64, dst []float64) {
 	if len(m.derived) == 0 {
 		return
 	}
-	sc, _ := m.derivers.Get().(*scorer)
-	if sc == nil {
-		sc = m.valueScorer(x)
-	}
-	sc.x = x
+	sc := m.pooledValueScorer(x)
 	out := dst[:0]
 	for _, d := range m.derived {
 		for e := 0; e < d.n.length; e++ {
 			out = sc.values(d.n, e, out)
 		}
 	}
-	sc.x = nil
-	m.derivers.Put(sc)
+	m.releaseValueScorer(sc)
 }
 
 // groupBlankets moves, from each site's blanket, the runs of elements that

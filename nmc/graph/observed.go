@@ -17,6 +17,18 @@ import (
 
 var _ nmc.Replicator = (*Model)(nil)
 
+// compileObserved sets m.obs, m.numReplicated and m.logLik: what the calls made at
+// every draw (PointwiseLogLik, Replicate) would otherwise make anew each time.
+func (m *Model) compileObserved() {
+	m.obs = m.observed()
+	m.numReplicated, m.logLik = 0, &observedLogLik{m: m, obs: m.obs}
+	for _, fi := range m.obs {
+		fc := m.factors[fi]
+		m.numReplicated += fc.length * fc.width
+		m.logLik.n += fc.length
+	}
+}
+
 // observed returns the indices in m.factors of the observations, in declaration order.
 func (m *Model) observed() []int {
 	var out []int
@@ -35,18 +47,14 @@ func (m *Model) observed() []int {
 // NumObserved returns the number of observed elements: one per element of every
 // observation (a scalar for scalar families, a vector for vector families).
 func (m *Model) NumObserved() int {
-	n := 0
-	for _, fi := range m.observed() {
-		n += m.factors[fi].length
-	}
-	return n
+	return m.logLik.n
 }
 
 // ObservedNames names the observed elements in the order of PointwiseLogLik:
 // name[i] for an observation of several elements, name for one of a single element.
 func (m *Model) ObservedNames() []string {
 	var out []string
-	for _, fi := range m.observed() {
+	for _, fi := range m.obs {
 		fc := m.factors[fi]
 		for e := 0; e < fc.length; e++ {
 			if fc.length == 1 {
@@ -62,22 +70,19 @@ func (m *Model) ObservedNames() []string {
 // PointwiseLogLik writes into dst (length NumObserved()) the log density of every
 // observed element at state x, log p(y_i | x), in the order of ObservedNames. Their
 // sum plus the log priors of the latent variables and the Factor terms is LogJoint.
-// It is safe for concurrent use.
+// It is safe for concurrent use and reuses its evaluators between calls (those of
+// LogLik).
 func (m *Model) PointwiseLogLik(x, dst []float64) {
-	m.LogLik().LogLik(x, dst)
+	m.logLik.LogLik(x, dst)
 }
 
 // LogLik returns the pointwise log-likelihood of the observed elements as an
 // nmc.HeldOut (Len is NumObserved, LogLik is PointwiseLogLik), for the
 // log-likelihood draws of PSIS-LOO (nmc.PointwiseDraws). The value is safe for
-// concurrent use and reuses its evaluators between calls.
+// concurrent use and reuses its evaluators between calls; every call returns the
+// model's one value.
 func (m *Model) LogLik() nmc.HeldOut {
-	obs := m.observed()
-	n := 0
-	for _, fi := range obs {
-		n += m.factors[fi].length
-	}
-	return &observedLogLik{m: m, obs: obs, n: n}
+	return m.logLik
 }
 
 // observedLogLik is the nmc.HeldOut of Model.LogLik.
@@ -113,11 +118,7 @@ func (h *observedLogLik) LogLik(x, dst []float64) {
 // NumReplicated returns the number of scalar values of one replicated data set:
 // the observed elements times their widths.
 func (m *Model) NumReplicated() int {
-	n := 0
-	for _, fi := range m.observed() {
-		n += m.factors[fi].length * m.factors[fi].width
-	}
-	return n
+	return m.numReplicated
 }
 
 // ReplicatedNames names the values of Replicate: prefix[i] for the i-th scalar
@@ -127,7 +128,7 @@ func (m *Model) NumReplicated() int {
 func (m *Model) ReplicatedNames(prefix string) []string {
 	var out []string
 	i := 0
-	for _, fi := range m.observed() {
+	for _, fi := range m.obs {
 		fc := m.factors[fi]
 		for e := 0; e < fc.length; e++ {
 			if fc.width == 1 {
@@ -152,24 +153,30 @@ func (m *Model) Replicate(rng *rand.Rand, x, dst []float64) error {
 	if len(x) != m.dim {
 		return fmt.Errorf("graph: Replicate: state has %d coordinates, want %d", len(x), m.dim)
 	}
-	if want := m.NumReplicated(); len(dst) != want {
-		return fmt.Errorf("graph: Replicate: %d values, want %d", len(dst), want)
+	if len(dst) != m.numReplicated {
+		return fmt.Errorf("graph: Replicate: %d values, want %d", len(dst), m.numReplicated)
 	}
-	sc := m.valueScorer(x)
-	var params []float64
+	// Called at every draw: the value scorer and its scratch are reused.
+	sc := m.pooledValueScorer(x)
+	err := sc.replicate(rng, dst)
+	m.releaseValueScorer(sc)
+	return err
+}
+
+// replicate draws every observed element at state s.x into dst (Replicate).
+func (s *scorer) replicate(rng *rand.Rand, dst []float64) error {
 	i := 0
-	for _, fi := range m.observed() {
-		fc := m.factors[fi]
+	for _, fi := range s.m.obs {
+		fc := s.m.factors[fi]
 		for e := 0; e < fc.length; e++ {
-			params = params[:0]
+			s.params = s.params[:0]
 			for _, p := range fc.d.params {
-				params = sc.values(p, elem(p, e), params)
+				s.params = s.values(p, elem(p, e), s.params)
 			}
-			if err := fc.d.fam.CheckParams(params, fc.d.k); err != nil {
+			if err := fc.d.fam.CheckParams(s.params, fc.d.k); err != nil {
 				return fmt.Errorf("graph: Replicate: observed %q element %d: %w", fc.name, e, err)
 			}
-			params = slices.Clip(params)
-			fc.d.fam.Rand(rng, params, fc.d.k, dst[i:i+fc.width])
+			fc.d.fam.Rand(rng, slices.Clip(s.params), fc.d.k, dst[i:i+fc.width])
 			i += fc.width
 		}
 	}

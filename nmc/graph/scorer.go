@@ -64,6 +64,10 @@ type scorer struct {
 	mc     margCache  // products of the simple summed-out groups
 	// liveTab: margSum's values of the shared live elements (Model.sharedLive).
 	liveTab []float64
+
+	// A value scorer's scratch for Init and Replicate: one element's parameter
+	// values and one drawn element.
+	params, drawn []float64
 }
 
 const (
@@ -93,6 +97,29 @@ func (m *Model) newScorer() *scorer {
 
 func (m *Model) valueScorer(x []float64) *scorer {
 	return &scorer{m: m, x: x, active: -1, stack: make([]jet, 64), mv: make([]mvCache, m.numMatVec)}
+}
+
+// pooledValueScorer returns a value scorer at state x for a call made at every draw
+// (Derive, Replicate, Init), taken from m's pool or new; give it back with
+// releaseValueScorer. A reused scorer gives what a new one gives, bit for bit: what
+// it keeps of earlier states (the MatVec products, the log cache) is looked up by
+// the exact values it was computed at and recomputed from scratch on a miss.
+// Only for a compiled model: a scorer made during compile (support, checkFactor)
+// would lack the MatVec caches numbered later, so those make their own.
+func (m *Model) pooledValueScorer(x []float64) *scorer {
+	sc, _ := m.valueScorers.Get().(*scorer)
+	if sc == nil {
+		return m.valueScorer(x)
+	}
+	sc.x = x
+	return sc
+}
+
+// releaseValueScorer returns a scorer of pooledValueScorer to the pool, without
+// the state it was given.
+func (m *Model) releaseValueScorer(sc *scorer) {
+	sc.x = nil
+	m.valueScorers.Put(sc)
 }
 
 // push reserves n jets on the stack.
