@@ -12,27 +12,23 @@ import (
 	"github.com/nmc-go/nmc/nmc/dist"
 )
 
-// annotationPair builds the annotation model on train in both forms and returns the
-// marginalised model (Built.Model: the graph model with the classes summed out) and
-// the explicit hand-written one (whose layout fields describe both).
-func annotationPair(t *testing.T, train AnnotationData) (marg nmc.Model, expl *annotationFast) {
+// annotationPair builds the annotation model on train with the classes summed out
+// (the default) and returns Built.Model (the graph model) with the reference of the
+// explicit form (annotationReference, whose layout fields describe both forms).
+func annotationPair(t *testing.T, train AnnotationData) (marg nmc.Model, ref *annotationReference) {
 	t.Helper()
 	bm, err := Annotation(train, nil, &AnnotationPrior{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	be, err := Annotation(train, nil, &AnnotationPrior{ExplicitClasses: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := bm.Model.(*annotationStart); !ok {
 		t.Fatalf("marginalised form: Built.Model is %T, want the graph model (*annotationStart)", bm.Model)
 	}
-	return bm.Model, be.Model.(*annotationFast)
+	return bm.Model, newAnnotationReference(annotationLayoutOf(t, bm, train), train, nil)
 }
 
-// marginalAnnotation is annotationPair on the train data fastAnnotation generates.
-func marginalAnnotation(t *testing.T, seed uint64, cfg AnnotationConfig) (marg nmc.Model, expl *annotationFast) {
+// marginalAnnotation is annotationPair on the train data explicitAnnotation generates.
+func marginalAnnotation(t *testing.T, seed uint64, cfg AnnotationConfig) (marg nmc.Model, ref *annotationReference) {
 	t.Helper()
 	train, _, _, err := GenerateAnnotation(rand.New(rand.NewPCG(seed, 1)), cfg)
 	if err != nil {
@@ -66,11 +62,12 @@ func tinyAnnotationSets(t *testing.T) map[string]AnnotationData {
 }
 
 // bruteForceMarginal returns log Σ_z exp(explicit log joint) over all C^N class
-// vectors, at the pi and theta of x (x's classes are used as scratch and restored).
-func bruteForceMarginal(expl *annotationFast, sc nmc.Scorer, x []float64) float64 {
-	n, c := expl.numItems, expl.numClasses
-	saved := append([]float64(nil), x[expl.zOff:expl.zOff+n]...)
-	defer copy(x[expl.zOff:], saved)
+// vectors, at the pi and theta of x (x's classes are used as scratch and restored),
+// the explicit log joint that of the reference.
+func bruteForceMarginal(ref *annotationReference, x []float64) float64 {
+	n, c := ref.numItems, ref.numClasses
+	saved := append([]float64(nil), x[ref.zOff:ref.zOff+n]...)
+	defer copy(x[ref.zOff:], saved)
 	total := 1
 	for range n {
 		total *= c
@@ -79,10 +76,10 @@ func bruteForceMarginal(expl *annotationFast, sc nmc.Scorer, x []float64) float6
 	for code := range terms {
 		v := code
 		for i := 0; i < n; i++ {
-			x[expl.zOff+i] = float64(v % c)
+			x[ref.zOff+i] = float64(v % c)
 			v /= c
 		}
-		terms[code] = sc.LogJoint(x)
+		terms[code] = ref.logJoint(x)
 	}
 	return special.LogSumExp(terms)
 }
@@ -94,20 +91,24 @@ func TestAnnotationMarginalSites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	marg, expl := annotationPair(t, train)
-	graphSites := expl.start.Model.Sites()
+	marg, ref := annotationPair(t, train)
+	be, err := Annotation(train, nil, &AnnotationPrior{ExplicitClasses: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphSites := be.Model.Sites()
 	for i, s := range marg.Sites() {
-		isZ := i >= expl.zSite && i < expl.thetaSite
+		isZ := i >= ref.zSite && i < ref.thetaSite
 		if s.Marginalised != isZ {
 			t.Errorf("marginalised form: site %s: Marginalised = %v, want %v", s.Name, s.Marginalised, isZ)
 		}
 		g := graphSites[i]
 		g.Marginalised = s.Marginalised
 		if s.Name != g.Name || s.Size != g.Size || s.Support != g.Support || s.NumValues != g.NumValues {
-			t.Errorf("marginalised form: site %d is %+v, graph %+v", i, s, graphSites[i])
+			t.Errorf("marginalised form: site %d is %+v, explicit form %+v", i, s, graphSites[i])
 		}
 	}
-	for _, s := range expl.Sites() {
+	for _, s := range graphSites {
 		if s.Marginalised {
 			t.Errorf("explicit form: site %s is Marginalised", s.Name)
 		}
@@ -119,40 +120,40 @@ func TestAnnotationMarginalSites(t *testing.T) {
 // models, and the marginalised scores of pi and every theta row by their
 // differences between two values of the site (a score differs from the log joint by
 // a term that does not depend on the site). The class sites' scores are those of
-// the explicit form.
+// the explicit form. The explicit log joint and scores are annotationReference's.
 func TestAnnotationMarginalBruteForce(t *testing.T) {
 	const tol = 1e-10
 	for name, train := range tinyAnnotationSets(t) {
 		t.Run(name, func(t *testing.T) {
-			marg, expl := annotationPair(t, train)
-			ms, es := marg.NewScorer(), expl.NewScorer()
+			marg, ref := annotationPair(t, train)
+			ms := marg.NewScorer()
 			sites := marg.Sites()
 			off := nmc.Offsets(sites)
 			rng := rand.New(rand.NewPCG(9, 9))
 			x := make([]float64, nmc.Dim(sites))
 			var dir dist.Dirichlet
-			ones := make([]float64, expl.numClasses)
+			ones := make([]float64, ref.numClasses)
 			for m := range ones {
 				ones[m] = 1
 			}
 			for state := 0; state < 5; state++ {
-				randomAnnotationState(rng, expl, x)
-				lm, lb := ms.LogJoint(x), bruteForceMarginal(expl, es, x)
+				randomAnnotationState(rng, ref.annotationLayout, x)
+				lm, lb := ms.LogJoint(x), bruteForceMarginal(ref, x)
 				if !closeRel(lm, lb, tol) {
 					t.Errorf("state %d: marginal LogJoint %.17g, brute force %.17g", state, lm, lb)
 				}
 				for i, s := range sites {
 					if s.Support == nmc.Discrete {
-						if got, want := ms.Score(x, i, nil, nil), es.Score(x, i, nil, nil); got != want {
+						if got, want := ms.Score(x, i, nil, nil), ref.score(x, i, nil, nil); !closeRel(got, want, tol) {
 							t.Errorf("state %d, site %s: marginalised form scores %v, explicit %v", state, s.Name, got, want)
 						}
 						continue
 					}
 					xs := x[off[i] : off[i]+s.Size]
 					saved := append([]float64(nil), xs...)
-					f0, b0 := ms.Score(x, i, nil, nil), bruteForceMarginal(expl, es, x)
+					f0, b0 := ms.Score(x, i, nil, nil), bruteForceMarginal(ref, x)
 					dir.Rand(rng, ones, s.Size, xs)
-					f1, b1 := ms.Score(x, i, nil, nil), bruteForceMarginal(expl, es, x)
+					f1, b1 := ms.Score(x, i, nil, nil), bruteForceMarginal(ref, x)
 					if !closeRel(f1-f0, b1-b0, tol) {
 						t.Errorf("state %d, site %s: score difference %.17g, brute force %.17g", state, s.Name, f1-f0, b1-b0)
 					}
@@ -175,7 +176,7 @@ func TestAnnotationMarginalCache(t *testing.T) {
 	off := nmc.Offsets(sites)
 	rng := rand.New(rand.NewPCG(32, 1))
 	x := make([]float64, nmc.Dim(sites))
-	randomAnnotationState(rng, f, x)
+	randomAnnotationState(rng, f.annotationLayout, x)
 	sc := m.NewScorer()
 	var dir dist.Dirichlet
 	ones := []float64{1, 1, 1}
@@ -268,7 +269,7 @@ func TestAnnotationMarginalOutsideSupport(t *testing.T) {
 		{"theta[0,1,2] = +Inf", theta1 + 2, math.Inf(1), f.thetaSite + 1, true, -1},
 	}
 	for _, tc := range cases {
-		randomAnnotationState(rng, f, x)
+		randomAnnotationState(rng, f.annotationLayout, x)
 		x[tc.at] = tc.value
 		if lj := sc.LogJoint(x); math.IsInf(lj, -1) != tc.jointInf || math.IsNaN(lj) {
 			t.Errorf("%s: LogJoint %v", tc.name, lj)
@@ -305,7 +306,7 @@ func TestSteerSimplexHessian(t *testing.T) {
 			y := xs[off[i] : off[i]+k]
 			g, h := make([]float64, k), make([]float64, k*k)
 			sc.Score(xs, i, g, h)
-			// (The tangent parts are checked by TestAnnotationFastDerivativesFD.)
+			// (The tangent parts are checked by TestAnnotationDerivativesFD.)
 			a := simplexfit.DirichletFit(y, h)
 			lam := (a[0]-1)/y[0] - g[0]
 			consistent := true

@@ -17,17 +17,15 @@ import (
 type Built struct {
 	// Name is the model's name as the command line knows it, e.g. "blr".
 	Name string
-	// Model is what to sample. For the annotation model with its classes explicit it
-	// is a hand-written model with Graph's sites, state layout and start, whose scorer
-	// works on label counts and is tested against Graph's scores, gradients and
-	// Hessians, started from majority-vote classes (with the classes summed out it is
-	// Graph itself, from the same start); for every other model, the regressions included, it is
-	// Graph itself (the graph engine scores their likelihoods as linear factors: the
-	// linear predictor cached, see nmc/graph). Model and Graph declare the same group
-	// moves (nmc.Grouper): logistic regression's (alpha, beta) dilation, robust
-	// regression's (nu, sigma) ridge, the funnel's orbit and the centred eight
-	// schools' (theta about mu, tau) dilation; Options.NoGroupMoves of the sampler
-	// turns them off.
+	// Model is what to sample: Graph itself for every model (the graph engine
+	// scores the regressions' likelihoods as linear factors with the linear
+	// predictor cached, and the annotation model's labels through their counts by
+	// class, see nmc/graph), the annotation model, in both its forms, wrapped to
+	// start from majority-vote classes instead of a prior draw. Model and Graph
+	// declare the same group moves (nmc.Grouper): logistic regression's (alpha,
+	// beta) dilation, robust regression's (nu, sigma) ridge, the funnel's orbit and
+	// the centred eight schools' (theta about mu, tau) dilation; Options.NoGroupMoves
+	// of the sampler turns them off.
 	Model nmc.Model
 	// Graph is the compiled graph model (state layout, Offset, Neighbors).
 	Graph *graph.Model
@@ -202,13 +200,12 @@ type AnnotationPrior struct {
 	PiConcentration, Gamma, Rho float64
 	// ExplicitClasses keeps the classes z in the sweep, as the paper has them: pi and
 	// theta are scored given z (pi's conditional is an exact Dirichlet) and z is
-	// updated by exact enumeration, one item at a time; Built.Model is then a
-	// hand-written scorer (see Annotation). By default (false) the classes are summed
-	// out (graph.Builder.Marginalise; Built.Model is the graph model Built.Graph,
-	// majority-vote start): every z site is nmc.Site.Marginalised, pi and theta see
-	// the marginal likelihood of each item's labels, and z is drawn from its exact
-	// conditional after each sweep, so it is still recorded. Both forms have the same
-	// posterior. `nmc sample -explicit-classes` sets it.
+	// updated by exact enumeration, one item at a time. By default (false) the
+	// classes are summed out (graph.Builder.Marginalise): every z site is
+	// nmc.Site.Marginalised, pi and theta see the marginal likelihood of each item's
+	// labels, and z is drawn from its exact conditional after each sweep, so it is
+	// still recorded. Both forms have the same posterior and run on the graph
+	// engine. `nmc sample -explicit-classes` sets it.
 	//
 	// With the classes summed out, pi is declared the lead of the sampler's
 	// lead-and-follow moves (graph.Builder.Lead): after warm-up, random walks of pi
@@ -232,14 +229,12 @@ type AnnotationPrior struct {
 // Parameters: pi[m], z[i], theta[l,m,n] (0-based). test may be nil; its held-out
 // likelihood sums out each test item's class. Built.Graph is the model written with
 // the graph API (z summed out by graph.Builder.Marginalise unless
-// prior.ExplicitClasses, see AnnotationPrior). Built.Model, started from
-// majority-vote classes, is with z summed out the graph model itself, and with z
-// explicit a hand-written implementation with the same sites, state layout and
-// scores (tested against Built.Graph), kept because the graph engine is not yet
-// within 1.3× of it per sweep: at 5,000 train items, 100 labelers and 3 classes
-// (BenchmarkAnnotationSweep, one chain, interleaved runs) the graph form takes about
-// 1.55× its time with z explicit (see annotationFast; 1.2–1.25× of the former
-// hand-written form with z summed out, which is why that one is gone).
+// prior.ExplicitClasses, see AnnotationPrior), and Built.Model is that graph model
+// started from majority-vote classes, in both forms. (Each form once had a
+// hand-written scorer beside it; they are gone since the graph engine came within
+// 1.3× of them per sweep: 1.2–1.25× with z summed out, 1.06–1.08× with z explicit,
+// at 5,000 train items, 100 labelers and 3 classes, see BenchmarkAnnotationSweep
+// and BENCHMARKS.md.)
 func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPrior) (*Built, error) {
 	if err := train.Validate(); err != nil {
 		return nil, fmt.Errorf("models: annotation: train: %w", err)
@@ -288,13 +283,6 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 		return nil, err
 	}
 	out := &Built{Name: "annotation", Model: start, Graph: m}
-	if p.ExplicitClasses {
-		fast, err := newAnnotationFast(start, train, conc, rows)
-		if err != nil {
-			return nil, err
-		}
-		out.Model = fast
-	}
 	if test != nil {
 		if err := test.Validate(); err != nil {
 			return nil, fmt.Errorf("models: annotation: test: %w", err)
@@ -306,7 +294,7 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 		if err != nil {
 			return nil, err
 		}
-		out.HeldOut = newAnnotationFastHeldOut(h)
+		out.HeldOut = newAnnotationProductHeldOut(h)
 	}
 	return out, nil
 }

@@ -68,7 +68,7 @@ func TestBuiltLogLik(t *testing.T) {
 			}
 			for i := range got {
 				if math.Abs(got[i]-want[i]) > 1e-10*math.Max(1, math.Abs(want[i])) {
-					t.Errorf("%s: point %d: graph %v, hand-written %v", b.Name, i, got[i], want[i])
+					t.Errorf("%s: point %d: graph %v, pointwise function %v", b.Name, i, got[i], want[i])
 				}
 			}
 		}

@@ -186,8 +186,9 @@ func TestSampleRobustRecovery(t *testing.T) {
 // pi mixes slowly: its exact Dirichlet conditional given the 5000 classes z is much
 // narrower than its marginal posterior, and the classes change a few at a time, so
 // pi's bulk ESS is about 1% of the draws (4 × 2000 draws after 200 warm-up sweeps gave
-// pi[1] and pi[2] bulk ESS 91 and 75 < 100). With the hand-written annotation model a
-// sweep is cheap, so the test runs long enough for every bulk ESS to pass 100.
+// pi[1] and pi[2] bulk ESS 91 and 75 < 100; that was with the classes explicit,
+// Annotation now sums them out by default, which mixes pi faster: see
+// AnnotationPrior). The test runs 4 × 5000 draws so that every bulk ESS passes 100.
 func TestSampleAnnotationRecovery(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(61, 1))

@@ -2,8 +2,8 @@
 // that nmc's Dirichlet proposer, which fits its concentration from the Hessian alone,
 // proposes well from a score that is not a Dirichlet in the homogeneous form: a
 // mixture's marginal likelihood, where a discrete latent has been summed out. The
-// hand-written Dawid-Skene model (package models) and the marginalised discrete
-// latents of nmc/graph both use it, so that the rule lives in one place.
+// marginalised discrete latents of nmc/graph use it (the Dawid-Skene model of package
+// models with its classes summed out among them).
 package simplexfit
 
 import "math"
