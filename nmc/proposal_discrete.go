@@ -128,6 +128,39 @@ func (c *chain) stepEnumerate(i int) {
 	}
 }
 
+// drawWeighted updates the Marginalised site i by its exact conditional from the
+// weights w (ValuesWeigher: finite, ≥ 0, one at least > 0), overwritten: the draw of
+// stepEnumerate, weights taken relative to the largest, one uniform. As the site is
+// Marginalised, no other score reads it and every cache stays valid.
+func (c *chain) drawWeighted(i int, w []float64) {
+	top := 0.0
+	for _, f := range w {
+		top = max(top, f)
+	}
+	sum := 0.0
+	for v, f := range w {
+		f /= top
+		w[v] = f
+		sum += f
+	}
+	u := c.rng.Float64() * sum
+	v, cum := len(w)-1, 0.0
+	for j, f := range w {
+		cum += f
+		if u < cum {
+			v = j
+			break
+		}
+	}
+	for w[v] == 0 { // rounding pushed u past the last value with weight
+		v--
+	}
+	st := &c.stats[i]
+	st.Proposals++
+	st.Accepted++
+	c.x[c.off[i]] = float64(v)
+}
+
 // stepDiscreteMH updates the unbounded discrete site i by the folded geometric walk.
 func (c *chain) stepDiscreteMH(i int) {
 	off := c.off[i]

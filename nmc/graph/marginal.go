@@ -285,6 +285,10 @@ func (m *Model) compileMarginals(fams []*family) error {
 	if len(fams) == 0 {
 		return nil
 	}
+	m.margIdx = make([]int32, len(m.sites))
+	for s := range m.margIdx {
+		m.margIdx[s] = -1
+	}
 	owner := make([][]int32, len(m.factors)) // per factor element: its group, or −1
 	for _, f := range fams {
 		for s := f.first; s < f.first+f.length; s++ {
@@ -312,6 +316,7 @@ func (m *Model) compileMarginals(fams []*family) error {
 				owner[en.f][en.e] = gi
 			}
 			site.Marginalised = true
+			m.margIdx[s] = gi
 			m.margAll = append(m.margAll, gi)
 			m.marg = append(m.marg, g)
 		}
@@ -651,6 +656,70 @@ func (s *scorer) markChanged(r0 int, xs, seen []float64) {
 			}
 		}
 	}
+}
+
+var _ nmc.ValuesWeigher = (*scorer)(nil)
+
+// WeighValues writes the conditional weights of the summed-out sites (nmc.ValuesWeigher)
+// from the product cache: for a simple group, w_v = P_v, its cached product at v
+// times its live elements at v, the probability whose log Score gives for the site
+// at v (up to rounding: Score sums logs). ok[n] is false for a site that is not
+// summed out, whose group is not simple, or whose weights are not all finite and
+// within [prodMin, prodMax] or 0 with one at least > 0 (the sampler then scores
+// its values).
+func (s *scorer) WeighValues(x []float64, sites []int, dst []float64, ok []bool) {
+	m := s.m
+	s.x, s.active, s.orbit = x, -1, nil
+	s.epoch++
+	synced := false
+	for n, i := range sites {
+		ok[n] = false
+		nv := m.sites[i].NumValues
+		w := dst[:nv]
+		dst = dst[nv:]
+		if m.margIdx == nil || m.margIdx[i] < 0 {
+			continue
+		}
+		g := &m.marg[m.margIdx[i]]
+		if !g.simple || g.values != nv {
+			continue
+		}
+		if !synced {
+			s.margSync()
+			synced = true
+		}
+		ok[n] = s.groupWeights(g, w)
+	}
+}
+
+// groupWeights writes into w the products P_v of the simple group g (its cached
+// product times its live elements, as margSum multiplies them) and reports whether
+// they are all 0 or in [prodMin, prodMax], at least one not 0.
+func (s *scorer) groupWeights(g *margGroup, w []float64) bool {
+	x, cp := s.x, s.mc.p[g.pOff:int(g.pOff)+len(w)]
+	live := s.m.liveProd[g.liveLo:g.liveHi]
+	any := false
+	for v := range w {
+		p := cp[v] // NaN when out of range
+		for _, pe := range live {
+			if v >= int(pe.lim) {
+				p = 0
+				break
+			}
+			if q := x[int(pe.j0)+v*int(pe.jstep)]; q > 0 && q <= math.MaxFloat64 {
+				p *= q
+			} else {
+				p = 0
+				break
+			}
+		}
+		if p != 0 && !(p >= prodMin && p <= prodMax) {
+			return false
+		}
+		any = any || p > 0
+		w[v] = p
+	}
+	return any
 }
 
 // entryRef is entry e of the product cache with its coordinates

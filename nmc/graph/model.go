@@ -51,6 +51,7 @@ type Model struct {
 	margAll []int32 // 0 … len(marg)−1 (LogJoint)
 	margOf  [][]int32
 	inMarg  [][]int32
+	margIdx []int32 // per site: its own summed-out group, or −1 (WeighValues)
 
 	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
