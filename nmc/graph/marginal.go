@@ -557,10 +557,11 @@ func (m *Model) compileMarginalCache() {
 // product in the same order as margSimple without a cache) when stale. Before the
 // groups of a Score, LogJoint or ScoreValues call are read, margSync compares every
 // coordinate the products read with seen (the values they were computed from) and
-// recomputes the entries reading a changed one; so every entry is what a
-// computation from nothing at the current state gives, bit for bit, whatever the
-// order of the calls (NaN, never equal to itself, is always redone), and the loops
-// that read them need no check.
+// recomputes the entries reading a changed one (compared bit for bit: an entry is
+// a function of its coordinates' bits, so one that kept them, NaN included, is
+// current); so every entry is what a computation from nothing at the current state
+// gives, bit for bit, whatever the order of the calls, and the loops that read them
+// need no check.
 type margCache struct {
 	p     []float64
 	dirty []bool     // entries listed in stale
@@ -594,10 +595,18 @@ func (s *scorer) margSync() {
 		xs := x[run.j : int(run.j)+int(run.n)]
 		seen := c.seen[run.r : int(run.r)+len(xs)]
 		t := 0
-		for ; t+4 <= len(xs); t += 4 {
-			// Four at a time: most coordinates are as seen.
-			a, b := xs[t:t+4:t+4], seen[t:t+4:t+4]
-			if a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] {
+		for ; t+8 <= len(xs); t += 8 {
+			// Eight at a time, one branch: most coordinates are as seen.
+			a, b := xs[t:t+8:t+8], seen[t:t+8:t+8]
+			d := (math.Float64bits(a[0]) ^ math.Float64bits(b[0])) |
+				(math.Float64bits(a[1]) ^ math.Float64bits(b[1])) |
+				(math.Float64bits(a[2]) ^ math.Float64bits(b[2])) |
+				(math.Float64bits(a[3]) ^ math.Float64bits(b[3])) |
+				(math.Float64bits(a[4]) ^ math.Float64bits(b[4])) |
+				(math.Float64bits(a[5]) ^ math.Float64bits(b[5])) |
+				(math.Float64bits(a[6]) ^ math.Float64bits(b[6])) |
+				(math.Float64bits(a[7]) ^ math.Float64bits(b[7]))
+			if d == 0 {
 				continue
 			}
 			s.markChanged(int(run.r)+t, a, b)
@@ -645,7 +654,7 @@ func (s *scorer) markChanged(r0 int, xs, seen []float64) {
 	m, c := s.m, &s.mc
 	seen = seen[:len(xs)]
 	for t, v := range xs {
-		if v != seen[t] {
+		if math.Float64bits(v) != math.Float64bits(seen[t]) {
 			seen[t] = v
 			r := r0 + t
 			for _, er := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
