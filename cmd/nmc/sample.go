@@ -220,14 +220,19 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 	if o.vars != "" {
 		opts.Variables = splitNames(o.vars)
 	}
-	printed, err := diagnostics.Summarize(res.Draws, opts)
+	// Only the printed rows are summarized.
+	names, err := diagnostics.SummaryVariables(res.Draws, opts.Variables)
 	if err != nil {
 		return err
 	}
 	more := 0
-	if len(printed) > maxPrinted {
-		more = len(printed) - maxPrinted
-		printed = printed[:maxPrinted]
+	if len(names) > maxPrinted {
+		more = len(names) - maxPrinted
+		opts.Variables = names[:maxPrinted]
+	}
+	printed, err := diagnostics.Summarize(res.Draws, opts)
+	if err != nil {
+		return err
 	}
 	fmt.Fprint(w, diagnostics.FormatSummary(printed))
 	if more > 0 {
