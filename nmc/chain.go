@@ -566,7 +566,7 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 
 // drawMarginalised draws every Marginalised site from its exact conditional, in
 // state order: from the weights the Scorer gives (ValuesWeigher) where it gives
-// them, else by scoring each value (stepEnumerate).
+// valid ones, else by scoring each value (stepEnumerate).
 func (c *chain) drawMarginalised() {
 	if c.vw != nil {
 		c.site = -1
@@ -576,9 +576,7 @@ func (c *chain) drawMarginalised() {
 	for n, i := range c.marg {
 		c.site = i
 		nv := c.sites[i].NumValues
-		if c.vw != nil && c.margOK[n] {
-			c.drawWeighted(i, w[:nv])
-		} else {
+		if c.vw == nil || !c.margOK[n] || !c.drawWeighted(i, w[:nv]) {
 			c.stepEnumerate(i)
 		}
 		if c.vw != nil {

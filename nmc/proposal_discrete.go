@@ -129,13 +129,21 @@ func (c *chain) stepEnumerate(i int) {
 }
 
 // drawWeighted updates the Marginalised site i by its exact conditional from the
-// weights w (ValuesWeigher: finite, ≥ 0, one at least > 0), overwritten: the draw of
-// stepEnumerate, weights taken relative to the largest, one uniform. As the site is
-// Marginalised, no other score reads it and every cache stays valid.
-func (c *chain) drawWeighted(i int, w []float64) {
+// weights w (ValuesWeigher), overwritten: the draw of stepEnumerate, weights taken
+// relative to the largest, one uniform. It reports false, having drawn nothing,
+// when the weights break ValuesWeigher's contract (not all finite and ≥ 0, or all
+// 0). As the site is Marginalised, no other score reads it and every cache stays
+// valid.
+func (c *chain) drawWeighted(i int, w []float64) bool {
 	top := 0.0
 	for _, f := range w {
+		if !(f >= 0 && f <= math.MaxFloat64) {
+			return false
+		}
 		top = max(top, f)
+	}
+	if top == 0 {
+		return false
 	}
 	sum := 0.0
 	for v, f := range w {
@@ -159,6 +167,7 @@ func (c *chain) drawWeighted(i int, w []float64) {
 	st.Proposals++
 	st.Accepted++
 	c.x[c.off[i]] = float64(v)
+	return true
 }
 
 // stepDiscreteMH updates the unbounded discrete site i by the folded geometric walk.

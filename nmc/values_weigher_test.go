@@ -16,8 +16,9 @@ import (
 type weighedModel struct {
 	w      [][3]float64
 	refuse map[int]bool
-	weigh  bool // whether the scorer implements ValuesWeigher
-	calls  *int // WeighValues calls
+	broken map[int][3]float64 // weights the weigher gives with ok, breaking the contract
+	weigh  bool               // whether the scorer implements ValuesWeigher
+	calls  *int               // WeighValues calls
 }
 
 func (m *weighedModel) Sites() []Site {
@@ -64,7 +65,9 @@ func (s *weighingScorer) WeighValues(x []float64, sites []int, dst []float64, ok
 	*s.m.calls++
 	for n, i := range sites {
 		ok[n] = !s.m.refuse[i]
-		if ok[n] {
+		if b, bad := s.m.broken[i]; bad {
+			copy(dst[3*n:3*n+3], b[:])
+		} else if ok[n] {
 			copy(dst[3*n:3*n+3], s.m.w[i-1][:])
 		} else {
 			dst[3*n] = math.NaN() // unspecified: must not be read
@@ -75,13 +78,15 @@ func (s *weighingScorer) WeighValues(x []float64, sites []int, dst []float64, ok
 // TestValuesWeigherDraws: Marginalised sites drawn from a ValuesWeigher's weights
 // follow their conditional (every value's frequency within 4.5 standard errors of
 // its probability over 8000 independent draws; a weight-0 value never drawn), a site
-// the weigher refuses is enumerated instead, WeighValues is called once per sweep,
-// and the draws are those of the enumeration from the scores log w.
+// the weigher refuses, or gives weights that break the contract (all 0, NaN,
+// negative), is enumerated instead, WeighValues is called once per sweep, and the
+// draws are those of the enumeration from the scores log w.
 func TestValuesWeigherDraws(t *testing.T) {
 	t.Parallel()
-	w := [][3]float64{{1, 2, 3}, {0.05, 0, 0.95}, {1e-3, 0.5, 0.4995}, {2, 2, 2}}
+	w := [][3]float64{{1, 2, 3}, {0.05, 0, 0.95}, {1e-3, 0.5, 0.4995}, {2, 2, 2}, {1, 4, 5}, {3, 1, 1}, {1, 1, 8}}
 	calls := 0
-	weighed := &weighedModel{w: w, refuse: map[int]bool{4: true}, weigh: true, calls: &calls}
+	broken := map[int][3]float64{5: {0, 0, 0}, 6: {1, math.NaN(), 1}, 7: {-1, 2, 3}}
+	weighed := &weighedModel{w: w, refuse: map[int]bool{4: true}, broken: broken, weigh: true, calls: &calls}
 	opts := &Options{Chains: 2, Draws: 4000, Warmup: 10, Seed: 5}
 	res, err := Sample(context.Background(), weighed, opts)
 	if err != nil {
