@@ -40,7 +40,8 @@ type Site struct {
 	// LogJoint and its orbit scores (OrbitScorer) do not depend on the site's value.
 	// The sampler then takes the site out of the sweep and, after each sweep, draws
 	// it from its exact conditional given the rest (by enumeration, as any finite
-	// Discrete site), so it is still recorded in every draw.
+	// Discrete site, or from the weights of a ValuesWeigher), so it is still
+	// recorded in every draw.
 	Marginalised bool
 	// CoordNames names the scalar coordinates, as they appear in results:
 	// "beta[0]", …, or just Name when Size is 1. Nil means the defaults Name (Size 1)
