@@ -1,6 +1,9 @@
 package diagnostics
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // HeldOutTotals returns, for held-out log-likelihoods laid out as a sampler
 // records them (heldOut[c] holds chain c's values row-major, draws × n, as
@@ -59,6 +62,46 @@ func PLLInterleaved(heldOut [][]float64, n int) (joint, pointwise []float64, err
 	if err != nil {
 		return nil, nil, err
 	}
+	if joint, err = PLLCurveJoint(interleaveTotals(totals)); err != nil {
+		return nil, nil, err
+	}
+	if pointwise, err = PLLCurve(Interleave(rows)); err != nil {
+		return nil, nil, err
+	}
+	return joint, pointwise, nil
+}
+
+// PLLInterleavedFinal is PLLInterleaved for a caller that needs the pointwise curve's
+// last value only: it returns the joint curve and pointwise[len−1], both bit for bit
+// PLLInterleaved's, with one logarithm per held-out point instead of one per point
+// and draw. Its errors are PLLInterleaved's.
+func PLLInterleavedFinal(heldOut [][]float64, n int) (joint []float64, pointwise float64, err error) {
+	rows, err := heldOutRows(heldOut, n)
+	if err != nil {
+		return nil, 0, err
+	}
+	totals, err := HeldOutTotals(heldOut, n)
+	if err != nil {
+		return nil, 0, err
+	}
+	if joint, err = PLLCurveJoint(interleaveTotals(totals)); err != nil {
+		return nil, 0, err
+	}
+	pooled := Interleave(rows)
+	if len(pooled) == 0 {
+		return nil, 0, errors.New("diagnostics: pll curve: no draws")
+	}
+	r := NewRunningPLL(len(pooled[0]))
+	for s, row := range pooled {
+		if _, err := r.accumulate(row, s); err != nil {
+			return nil, 0, err
+		}
+	}
+	return joint, r.pointwise(len(pooled)), nil
+}
+
+// interleaveTotals pools per-chain totals[c][s] in the order of Interleave.
+func interleaveTotals(totals [][]float64) []float64 {
 	perChain := make([][][]float64, len(totals))
 	for c, t := range totals {
 		perChain[c] = make([][]float64, len(t))
@@ -70,13 +113,7 @@ func PLLInterleaved(heldOut [][]float64, n int) (joint, pointwise []float64, err
 	for _, row := range Interleave(perChain) {
 		T = append(T, row[0])
 	}
-	if joint, err = PLLCurveJoint(T); err != nil {
-		return nil, nil, err
-	}
-	if pointwise, err = PLLCurve(Interleave(rows)); err != nil {
-		return nil, nil, err
-	}
-	return joint, pointwise, nil
+	return T
 }
 
 // PLLPerChain returns the joint and pointwise running predictive log-likelihood

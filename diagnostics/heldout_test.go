@@ -136,3 +136,60 @@ func TestCompareExact(t *testing.T) {
 		t.Errorf("unknown reference: error %v", err)
 	}
 }
+
+// TestPLLInterleavedFinal: the joint curve and the pointwise curve's last value are
+// PLLInterleaved's bit for bit (chains of different lengths, log densities spread
+// over 1400 nats, a density 0 at one draw, a point with densities 0 only), and its
+// errors are PLLInterleaved's.
+func TestPLLInterleavedFinal(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 2))
+	const n = 7
+	h := [][]float64{make([]float64, 30*n), make([]float64, 25*n), make([]float64, 31*n)}
+	for c := range h {
+		for i := range h[c] {
+			h[c][i] = -700 * rng.Float64() * rng.Float64()
+		}
+	}
+	h[1][3*n+2] = math.Inf(-1)
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	check := func(name string, h [][]float64) {
+		joint, point, err := PLLInterleaved(h, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fj, fp, err := PLLInterleavedFinal(h, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fj) != len(joint) {
+			t.Fatalf("%s: joint curve of %d draws, want %d", name, len(fj), len(joint))
+		}
+		for i := range joint {
+			if !same(fj[i], joint[i]) {
+				t.Errorf("%s: joint[%d] %v, want %v", name, i, fj[i], joint[i])
+			}
+		}
+		if !same(fp, point[len(point)-1]) {
+			t.Errorf("%s: final pointwise %v, want %v", name, fp, point[len(point)-1])
+		}
+	}
+	check("spread", h)
+	for c := range h {
+		for s := 0; s < len(h[c])/n; s++ {
+			h[c][s*n+4] = math.Inf(-1)
+		}
+	}
+	check("a point of density 0", h)
+
+	for _, bad := range []struct {
+		h [][]float64
+		n int
+	}{{h, 0}, {[][]float64{{1, 2, 3}}, 2}, {[][]float64{{}}, 2}, {[][]float64{{-1, math.NaN()}}, 2}, {[][]float64{{-1, -2}, {math.Inf(1), -1}}, 2}} {
+		_, _, want := PLLInterleaved(bad.h, bad.n)
+		_, _, err := PLLInterleavedFinal(bad.h, bad.n)
+		if want == nil || err == nil || err.Error() != want.Error() {
+			t.Errorf("h %v, n %d: error %v, want %v", bad.h, bad.n, err, want)
+		}
+	}
+}

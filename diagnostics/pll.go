@@ -60,42 +60,62 @@ func NewRunningPLL(J int) *RunningPLL {
 // It returns an error, and leaves the accumulator unchanged, if len(row) ≠ J
 // or an entry is NaN or +Inf. −Inf (density 0) is allowed.
 func (r *RunningPLL) Add(row []float64) error {
-	draw := len(r.curve)
+	t, err := r.accumulate(row, len(r.curve))
+	if err != nil {
+		return err
+	}
+	r.joint.add(t)
+	n := len(r.curve) + 1
+	r.curve = append(r.curve, r.pointwise(n))
+	r.jcurve = append(r.jcurve, r.joint.value()-math.Log(float64(n)))
+	return nil
+}
+
+// accumulate checks row, draw number draw (0-based, for the messages), adds it to
+// the points' running sums and returns its total log density T_s (−Inf when a
+// density is 0).
+func (r *RunningPLL) accumulate(row []float64, draw int) (float64, error) {
 	if r.j < 1 {
-		return fmt.Errorf("diagnostics: running pll: need at least 1 held-out point, have J = %d", r.j)
+		return 0, fmt.Errorf("diagnostics: running pll: need at least 1 held-out point, have J = %d", r.j)
 	}
 	if len(row) != r.j {
-		return fmt.Errorf("diagnostics: running pll: draw %d has %d log densities, want J = %d", draw, len(row), r.j)
+		return 0, fmt.Errorf("diagnostics: running pll: draw %d has %d log densities, want J = %d", draw, len(row), r.j)
 	}
 	for j, v := range row {
 		if math.IsNaN(v) || math.IsInf(v, 1) {
-			return fmt.Errorf("diagnostics: running pll: draw %d, held-out point %d: log density %v is not allowed", draw, j, v)
+			return 0, fmt.Errorf("diagnostics: running pll: draw %d, held-out point %d: log density %v is not allowed", draw, j, v)
 		}
 	}
-	// A point whose densities are all 0 so far (−Inf) makes both sums −Inf. Add
-	// that explicitly: with huge positive log densities elsewhere the running
-	// sums can overflow to +Inf first, and +Inf + −Inf would be NaN.
-	var c, t float64
-	cZero, tZero := false, false
+	var t float64
+	tZero := false
 	for j, v := range row {
 		r.acc[j].add(v)
-		a := r.acc[j].value()
-		cZero = cZero || math.IsInf(a, -1)
 		tZero = tZero || math.IsInf(v, -1)
-		c += a
 		t += v
 	}
-	if cZero {
-		c = math.Inf(-1)
-	}
 	if tZero {
+		// With huge positive log densities elsewhere the sum can overflow to +Inf
+		// first, and +Inf + −Inf would be NaN.
 		t = math.Inf(-1)
 	}
-	r.joint.add(t)
-	logn := math.Log(float64(draw + 1))
-	r.curve = append(r.curve, c-float64(r.j)*logn)
-	r.jcurve = append(r.jcurve, r.joint.value()-logn)
-	return nil
+	return t, nil
+}
+
+// pointwise returns the pointwise curve after n draws from the points' running
+// sums. A point whose densities are all 0 so far (−Inf) makes it −Inf, set
+// explicitly for the reason accumulate gives.
+func (r *RunningPLL) pointwise(n int) float64 {
+	var c float64
+	cZero := false
+	for j := range r.acc {
+		a := r.acc[j].value()
+		cZero = cZero || math.IsInf(a, -1)
+		c += a
+	}
+	if cZero {
+		return math.Inf(-1)
+	}
+	return c - float64(r.j)*math.Log(float64(n))
 }
 
 // Len returns the number of draws added.

@@ -156,6 +156,25 @@ func Summarize(d *draws.Draws, opts *SummaryOptions) ([]SummaryRow, error) {
 	return rows, nil
 }
 
+// SummaryVariables returns the names of the quantities Summarize summarizes for
+// the selection variables (SummaryOptions.Variables; nil selects every quantity), in
+// its order. A caller that shows only some rows can pass a prefix of the names as
+// Variables and summarize just those.
+func SummaryVariables(d *draws.Draws, variables []string) ([]string, error) {
+	if d == nil {
+		return nil, fmt.Errorf("diagnostics: summarize: nil draws")
+	}
+	cols, err := selectColumns(d, variables)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(cols))
+	for i, p := range cols {
+		names[i] = d.Names[p]
+	}
+	return names, nil
+}
+
 // selectColumns returns the column indices selected by names (all when nil).
 func selectColumns(d *draws.Draws, names []string) ([]int, error) {
 	if names == nil {

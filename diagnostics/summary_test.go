@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,6 +126,31 @@ func TestSummarizeVariablesAndErrors(t *testing.T) {
 		t.Errorf("selected %v", got)
 	}
 	checkRef(t, "alpha rhat", rows[2].RHat, 1.013225921)
+
+	// SummaryVariables names the rows in Summarize's order; summarizing a prefix of
+	// them gives those rows of the full summary.
+	names, err := SummaryVariables(d, []string{"beta", "alpha"})
+	if err != nil || strings.Join(names, ",") != strings.Join(got, ",") {
+		t.Errorf("SummaryVariables %v (%v), want %v", names, err, got)
+	}
+	if all, err := SummaryVariables(d, nil); err != nil || strings.Join(all, ",") != "alpha,beta[0],beta[1]" {
+		t.Errorf("SummaryVariables(nil) %v (%v)", all, err)
+	}
+	head, err := Summarize(d, &SummaryOptions{Variables: names[:2]})
+	if err != nil || len(head) != 2 {
+		t.Fatalf("prefix: %d rows (%v)", len(head), err)
+	}
+	for i, r := range head {
+		if !reflect.DeepEqual(r, rows[i]) {
+			t.Errorf("prefix row %d: %+v, want %+v", i, r, rows[i])
+		}
+	}
+	if _, err := SummaryVariables(d, []string{"gamma"}); err == nil || !strings.Contains(err.Error(), `unknown variable "gamma"`) {
+		t.Errorf("SummaryVariables of an unknown variable: %v", err)
+	}
+	if _, err := SummaryVariables(nil, nil); err == nil || !strings.Contains(err.Error(), "nil draws") {
+		t.Errorf("SummaryVariables(nil draws): %v", err)
+	}
 
 	bad := []struct {
 		name string

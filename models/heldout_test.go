@@ -218,63 +218,65 @@ func TestPointwiseAllocs(t *testing.T) {
 // TestAnnotationProductHeldOut compares the annotation model's held-out likelihood
 // (annotationProductHeldOut) with annotationHeldOut (AnnotationPointwiseFlat, log-sum-exp)
 // at random states, at states whose products underflow (so the log-domain path is
-// taken) and at invalid states (NaN everywhere in both).
+// taken) and at invalid states (NaN everywhere in both), with 3 and 4 classes.
 func TestAnnotationProductHeldOut(t *testing.T) {
-	train, test, _, err := GenerateAnnotation(rand.New(rand.NewPCG(15, 1)), AnnotationConfig{N: 400, Labelers: 8, Classes: 3, JLoc: 3, Gamma: 10, Rho: 0.5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// An unlabelled test item and a test item with many labels.
-	test.NumItems++
-	for r := 0; r < 200; r++ {
-		test.Item = append(test.Item, test.NumItems-1)
-		test.Labeler = append(test.Labeler, r%test.NumLabelers)
-		test.Label = append(test.Label, r%test.NumClasses)
-	}
-	test.NumItems++
-	test.Z = nil
-	b, err := Annotation(train, &test, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fast, ok := b.HeldOut.(*annotationProductHeldOut)
-	if !ok {
-		t.Fatalf("HeldOut is %T, want *annotationProductHeldOut", b.HeldOut)
-	}
-	slow, err := newAnnotationHeldOut(b.Graph, test)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := annotationLayoutOf(t, b, train)
-	if fast.Len() != test.NumItems || slow.Len() != test.NumItems {
-		t.Fatalf("Len %d and %d, want %d", fast.Len(), slow.Len(), test.NumItems)
-	}
-	rng := rand.New(rand.NewPCG(7, 8))
-	x := make([]float64, nmc.Dim(b.Model.Sites()))
-	got, want := make([]float64, test.NumItems), make([]float64, test.NumItems)
-	for state := 0; state < 8; state++ {
-		randomAnnotationState(rng, f, x)
-		switch state {
-		case 1: // underflow for every labelled item
-			for j := f.thetaOff; j < len(x); j++ {
-				x[j] *= 1e-120
-			}
-		case 2: // one class with a zero weight
-			x[f.piOff] = 0
-		case 3: // invalid: a negative theta entry
-			x[f.thetaOff+4] = -0.1
-		case 4: // invalid: pi NaN
-			x[f.piOff+1] = math.NaN()
+	for _, classes := range []int{3, 4} { // unrolled and general loops
+		train, test, _, err := GenerateAnnotation(rand.New(rand.NewPCG(15, 1)), AnnotationConfig{N: 400, Labelers: 8, Classes: classes, JLoc: 3, Gamma: 10, Rho: 0.5})
+		if err != nil {
+			t.Fatal(err)
 		}
-		fast.LogLik(x, got)
-		slow.LogLik(x, want)
-		for j := range got {
-			if math.IsNaN(want[j]) != math.IsNaN(got[j]) || !math.IsNaN(want[j]) && !closeRel(got[j], want[j], 1e-12) {
-				t.Fatalf("state %d, item %d: %.17g, annotationHeldOut %.17g", state, j, got[j], want[j])
-			}
+		// An unlabelled test item and a test item with many labels.
+		test.NumItems++
+		for r := 0; r < 200; r++ {
+			test.Item = append(test.Item, test.NumItems-1)
+			test.Labeler = append(test.Labeler, r%test.NumLabelers)
+			test.Label = append(test.Label, r%test.NumClasses)
 		}
-		if nan := math.IsNaN(got[0]); nan != (state == 3 || state == 4) {
-			t.Errorf("state %d: item 0 is %v", state, got[0])
+		test.NumItems++
+		test.Z = nil
+		b, err := Annotation(train, &test, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, ok := b.HeldOut.(*annotationProductHeldOut)
+		if !ok {
+			t.Fatalf("HeldOut is %T, want *annotationProductHeldOut", b.HeldOut)
+		}
+		slow, err := newAnnotationHeldOut(b.Graph, test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := annotationLayoutOf(t, b, train)
+		if fast.Len() != test.NumItems || slow.Len() != test.NumItems {
+			t.Fatalf("Len %d and %d, want %d", fast.Len(), slow.Len(), test.NumItems)
+		}
+		rng := rand.New(rand.NewPCG(7, 8))
+		x := make([]float64, nmc.Dim(b.Model.Sites()))
+		got, want := make([]float64, test.NumItems), make([]float64, test.NumItems)
+		for state := 0; state < 8; state++ {
+			randomAnnotationState(rng, f, x)
+			switch state {
+			case 1: // underflow for every labelled item
+				for j := f.thetaOff; j < len(x); j++ {
+					x[j] *= 1e-120
+				}
+			case 2: // one class with a zero weight
+				x[f.piOff] = 0
+			case 3: // invalid: a negative theta entry
+				x[f.thetaOff+4] = -0.1
+			case 4: // invalid: pi NaN
+				x[f.piOff+1] = math.NaN()
+			}
+			fast.LogLik(x, got)
+			slow.LogLik(x, want)
+			for j := range got {
+				if math.IsNaN(want[j]) != math.IsNaN(got[j]) || !math.IsNaN(want[j]) && !closeRel(got[j], want[j], 1e-12) {
+					t.Fatalf("%d classes, state %d, item %d: %.17g, annotationHeldOut %.17g", classes, state, j, got[j], want[j])
+				}
+			}
+			if nan := math.IsNaN(got[0]); nan != (state == 3 || state == 4) {
+				t.Errorf("%d classes, state %d: item 0 is %v", classes, state, got[0])
+			}
 		}
 	}
 }

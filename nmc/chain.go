@@ -70,6 +70,11 @@ type chain struct {
 	grates []orbitRate       // per group: the rate of its log-Gamma fit (see orbitRate)
 	gscore []orbitScore      // per group: its orbit score at the state its last step left
 	marg   []int             // the Marginalised sites, in state order
+	// vw is sc when it implements ValuesWeigher and there are Marginalised sites;
+	// margW and margOK are its buffers (ValuesWeigher.WeighValues over marg).
+	vw     ValuesWeigher
+	margW  []float64
+	margOK []bool
 	// keepRates says whether the group steps of the current sweep keep their probed
 	// rates (warm-up).
 	keepRates bool
@@ -318,6 +323,14 @@ func (c *chain) run(ctx context.Context) (err error) {
 	c.phase = "NewScorer"
 	c.sc = c.m.NewScorer()
 	c.vs, _ = c.sc.(ValuesScorer)
+	if vw, ok := c.sc.(ValuesWeigher); ok && len(c.marg) > 0 {
+		c.vw = vw
+		n := 0
+		for _, i := range c.marg {
+			n += c.sites[i].NumValues
+		}
+		c.margW, c.margOK = make([]float64, n), make([]bool, len(c.marg))
+	}
 	if c.dw, _ = c.sc.(DiscreteWatcher); c.dw != nil {
 		c.dw.Watch(c.x)
 	}
@@ -547,12 +560,30 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 		}
 		c.site = -1
 	}
-	for _, i := range c.marg {
+	c.drawMarginalised()
+	return true
+}
+
+// drawMarginalised draws every Marginalised site from its exact conditional, in
+// state order: from the weights the Scorer gives (ValuesWeigher) where it gives
+// valid ones, else by scoring each value (stepEnumerate).
+func (c *chain) drawMarginalised() {
+	if c.vw != nil {
+		c.site = -1
+		c.vw.WeighValues(c.x, c.marg, c.margW, c.margOK)
+	}
+	w := c.margW
+	for n, i := range c.marg {
 		c.site = i
-		c.stepEnumerate(i)
+		nv := c.sites[i].NumValues
+		if c.vw == nil || !c.margOK[n] || !c.drawWeighted(i, w[:nv]) {
+			c.stepEnumerate(i)
+		}
+		if c.vw != nil {
+			w = w[nv:]
+		}
 	}
 	c.site = -1
-	return true
 }
 
 // sweepSites steps every site of the sweep once, in a fresh random order (after

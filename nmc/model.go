@@ -40,7 +40,8 @@ type Site struct {
 	// LogJoint and its orbit scores (OrbitScorer) do not depend on the site's value.
 	// The sampler then takes the site out of the sweep and, after each sweep, draws
 	// it from its exact conditional given the rest (by enumeration, as any finite
-	// Discrete site), so it is still recorded in every draw.
+	// Discrete site, or from the weights of a ValuesWeigher), so it is still
+	// recorded in every draw.
 	Marginalised bool
 	// CoordNames names the scalar coordinates, as they appear in results:
 	// "beta[0]", …, or just Name when Size is 1. Nil means the defaults Name (Size 1)
@@ -104,6 +105,22 @@ type ValuesScorer interface {
 	// Discrete site i with its coordinate set to v and the rest of x as given. It
 	// leaves x unchanged. len(dst) is the site's NumValues.
 	ScoreValues(x []float64, i int, dst []float64)
+}
+
+// ValuesWeigher is an optional interface of a Scorer for models with Marginalised
+// sites (Site.Marginalised). After every sweep the sampler draws each such site from
+// its exact conditional; a model that already holds that conditional's unnormalised
+// probabilities (the graph engine keeps, for a summed-out latent, the product of its
+// blanket's probabilities at each value) hands them over in one call instead of the
+// sampler scoring every value of every site.
+type ValuesWeigher interface {
+	// WeighValues writes, for each Marginalised site sites[n] (in the order given),
+	// its NumValues weights into dst, one site after another: w_v proportional to
+	// exp(Score of the site at value v) with the rest of x as given, every w_v finite
+	// and ≥ 0 and at least one > 0. It sets ok[n] to whether it wrote site n's (when
+	// false, that site's part of dst is unspecified and the sampler scores its
+	// values). It leaves x unchanged.
+	WeighValues(x []float64, sites []int, dst []float64, ok []bool)
 }
 
 // DiscreteWatcher is an optional interface of a Scorer that keeps statistics of the

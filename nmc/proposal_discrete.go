@@ -128,6 +128,48 @@ func (c *chain) stepEnumerate(i int) {
 	}
 }
 
+// drawWeighted updates the Marginalised site i by its exact conditional from the
+// weights w (ValuesWeigher), overwritten: the draw of stepEnumerate, weights taken
+// relative to the largest, one uniform. It reports false, having drawn nothing,
+// when the weights break ValuesWeigher's contract (not all finite and ≥ 0, or all
+// 0). As the site is Marginalised, no other score reads it and every cache stays
+// valid.
+func (c *chain) drawWeighted(i int, w []float64) bool {
+	top := 0.0
+	for _, f := range w {
+		if !(f >= 0 && f <= math.MaxFloat64) {
+			return false
+		}
+		top = max(top, f)
+	}
+	if top == 0 {
+		return false
+	}
+	sum := 0.0
+	for v, f := range w {
+		f /= top
+		w[v] = f
+		sum += f
+	}
+	u := c.rng.Float64() * sum
+	v, cum := len(w)-1, 0.0
+	for j, f := range w {
+		cum += f
+		if u < cum {
+			v = j
+			break
+		}
+	}
+	for w[v] == 0 { // rounding pushed u past the last value with weight
+		v--
+	}
+	st := &c.stats[i]
+	st.Proposals++
+	st.Accepted++
+	c.x[c.off[i]] = float64(v)
+	return true
+}
+
 // stepDiscreteMH updates the unbounded discrete site i by the folded geometric walk.
 func (c *chain) stepDiscreteMH(i int) {
 	off := c.off[i]

@@ -38,6 +38,9 @@ type runSettings struct {
 	// curve's input) instead of every point: a million points × 1000 draws would be
 	// 8 GB. pointwise is then nil.
 	heldOutTotal bool
+	// pllCurve asks for the whole pointwise PLL curve (-pll writes it); otherwise
+	// only its last value, which the report prints, is computed.
+	pllCurve bool
 	// logLik and yRep add the training data's pointwise log-likelihood (log_lik[i])
 	// and replicated data (y_rep[i]) at every draw to the -out draws (-loglik, -yrep).
 	logLik, yRep bool
@@ -111,8 +114,12 @@ type runResult struct {
 	out *draws.Draws
 	// joint and pointwise are the running predictive log-likelihood curves of the
 	// held-out data over the draws of all chains interleaved by draw (draw 0 of
-	// every chain, then draw 1, …); nil without held-out data.
+	// every chain, then draw 1, …); nil without held-out data, pointwise also
+	// without runSettings.pllCurve. finalPointwise is the pointwise curve's last
+	// value when hasPointwise (not with runSettings.heldOutTotal).
 	joint, pointwise []float64
+	finalPointwise   float64
+	hasPointwise     bool
 }
 
 // execute builds and samples the model of d with settings s, showing a progress
@@ -171,9 +178,18 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 		return nil, fmt.Errorf("%s: %w", d.Model, err)
 	}
 	if res.NumHeldOut > 0 {
-		if r.joint, r.pointwise, err = diagnostics.PLLInterleaved(res.HeldOut, res.NumHeldOut); err != nil {
+		if s.pllCurve {
+			r.joint, r.pointwise, err = diagnostics.PLLInterleaved(res.HeldOut, res.NumHeldOut)
+			if err == nil {
+				r.finalPointwise = r.pointwise[len(r.pointwise)-1]
+			}
+		} else {
+			r.joint, r.finalPointwise, err = diagnostics.PLLInterleavedFinal(res.HeldOut, res.NumHeldOut)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.Model, err)
 		}
+		r.hasPointwise = !s.heldOutTotal
 		if s.heldOutTotal {
 			r.pointwise = nil
 		}

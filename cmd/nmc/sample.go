@@ -153,6 +153,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if *vars != "" {
 			selected = splitNames(*vars)
 		}
+		s.pllCurve = *pll != ""
 		r, err := execute(ctx, e, d, s, d.Model, func(b *models.Built, names []string) error {
 			if err := checkVars(selected, names); err != nil {
 				return usage(err)
@@ -220,14 +221,19 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 	if o.vars != "" {
 		opts.Variables = splitNames(o.vars)
 	}
-	printed, err := diagnostics.Summarize(res.Draws, opts)
+	// Only the printed rows are summarized.
+	names, err := diagnostics.SummaryVariables(res.Draws, opts.Variables)
 	if err != nil {
 		return err
 	}
 	more := 0
-	if len(printed) > maxPrinted {
-		more = len(printed) - maxPrinted
-		printed = printed[:maxPrinted]
+	if len(names) > maxPrinted {
+		more = len(names) - maxPrinted
+		opts.Variables = names[:maxPrinted]
+	}
+	printed, err := diagnostics.Summarize(res.Draws, opts)
+	if err != nil {
+		return err
 	}
 	fmt.Fprint(w, diagnostics.FormatSummary(printed))
 	if more > 0 {
@@ -256,8 +262,8 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 	}
 	if r.joint != nil {
 		fmt.Fprintf(w, "\nheld-out data: %d points; PLL: joint form, chains interleaved by draw\n", res.NumHeldOut)
-		if r.pointwise != nil {
-			fmt.Fprintf(w, "final PLL %.6g (pointwise form %.6g)", r.joint[len(r.joint)-1], r.pointwise[len(r.pointwise)-1])
+		if r.hasPointwise {
+			fmt.Fprintf(w, "final PLL %.6g (pointwise form %.6g)", r.joint[len(r.joint)-1], r.finalPointwise)
 		} else {
 			fmt.Fprintf(w, "final PLL %.6g (pointwise form not computed: too many held-out points to keep each one)", r.joint[len(r.joint)-1])
 		}

@@ -285,6 +285,10 @@ func (m *Model) compileMarginals(fams []*family) error {
 	if len(fams) == 0 {
 		return nil
 	}
+	m.margIdx = make([]int32, len(m.sites))
+	for s := range m.margIdx {
+		m.margIdx[s] = -1
+	}
 	owner := make([][]int32, len(m.factors)) // per factor element: its group, or −1
 	for _, f := range fams {
 		for s := f.first; s < f.first+f.length; s++ {
@@ -312,6 +316,7 @@ func (m *Model) compileMarginals(fams []*family) error {
 				owner[en.f][en.e] = gi
 			}
 			site.Marginalised = true
+			m.margIdx[s] = gi
 			m.margAll = append(m.margAll, gi)
 			m.marg = append(m.marg, g)
 		}
@@ -527,17 +532,17 @@ func (m *Model) compileMarginalCache() {
 			continue
 		}
 		m.readCoord = append(m.readCoord, int32(j))
-		m.readStart = append(m.readStart, int32(len(m.readEntry)))
-		for _, e := range l {
-			m.readEntry = append(m.readEntry, entryRef{e: e})
+	}
+	m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
+	for _, j := range m.readCoord {
+		m.readStart = append(m.readStart, int32(len(m.readPack)))
+		for _, e := range byCoord[j] {
+			coords := m.entryCoord[m.entryStart[e]:m.entryStart[e+1]]
+			m.readPack = append(m.readPack, e, int32(len(coords)))
+			m.readPack = append(m.readPack, coords...)
 		}
 	}
-	m.readStart = append(m.readStart, int32(len(m.readEntry)))
-	m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
-	for r := range m.readEntry {
-		er := &m.readEntry[r]
-		er.lo, er.hi = m.entryStart[er.e], m.entryStart[er.e+1]
-	}
+	m.readStart = append(m.readStart, int32(len(m.readPack)))
 	for r, j := range m.readCoord {
 		if n := len(m.readRuns); n > 0 && m.readRuns[n-1].j+m.readRuns[n-1].n == j {
 			m.readRuns[n-1].n++
@@ -550,18 +555,19 @@ func (m *Model) compileMarginalCache() {
 // margCache is one scorer's cache of the products P_gv of the simple summed-out
 // groups: p[i] for entry i = pOff + v of group g, recomputed from scratch (the same
 // product in the same order as margSimple without a cache) when stale. Before the
-// groups of a Score, LogJoint or ScoreValues call are read, margSync compares every
-// coordinate the products read with seen (the values they were computed from) and
-// recomputes the entries reading a changed one; so every entry is what a
-// computation from nothing at the current state gives, bit for bit, whatever the
-// order of the calls (NaN, never equal to itself, is always redone), and the loops
+// groups of a Score, LogJoint, ScoreValues or WeighValues call are read, margSync
+// compares every coordinate the products read with seen (the values they were
+// computed from) and recomputes the entries reading a changed one (compared bit for
+// bit: an entry is a function of its coordinates' bits, so one that kept them, NaN
+// included, is current); so every entry is what a computation from nothing at the
+// current state gives, bit for bit, whatever the order of the calls, and the loops
 // that read them need no check.
 type margCache struct {
 	p     []float64
-	dirty []bool     // entries listed in stale
-	stale []entryRef // entries to recompute
-	seen  []float64  // per readCoord
-	epoch uint64     // the scorer call of the last margSync
+	done  []uint32  // per entry: the sync that last recomputed it (see syncs)
+	seen  []float64 // per readCoord
+	syncs uint32    // margSync calls that found a changed coordinate (from 1)
+	epoch uint64    // the scorer call of the last margSync
 }
 
 // margSync brings the product cache up to date with s.x, once per scorer call.
@@ -570,93 +576,179 @@ func (s *scorer) margSync() {
 	if c.p != nil && c.epoch == s.epoch {
 		return
 	}
-	m := s.m
+	c.epoch = s.epoch
+	m, x := s.m, s.x
 	if c.p == nil {
 		c.p = make([]float64, len(m.pGroup))
-		c.dirty = make([]bool, len(m.pGroup))
+		c.done = make([]uint32, len(m.pGroup))
 		c.seen = make([]float64, len(m.readCoord))
-		for i := range c.dirty {
-			c.dirty[i] = true
-			c.stale = append(c.stale, entryRef{e: int32(i), lo: m.entryStart[i], hi: m.entryStart[i+1]})
+		for e := range c.p {
+			c.p[e] = s.margEntry(m.entryCoord[m.entryStart[e]:m.entryStart[e+1]])
 		}
-		for i := range c.seen {
-			c.seen[i] = math.NaN()
+		for r, j := range m.readCoord {
+			c.seen[r] = x[j]
 		}
+		return
 	}
-	c.epoch = s.epoch
-	x := s.x
+	marked := false
 	for _, run := range m.readRuns {
 		xs := x[run.j : int(run.j)+int(run.n)]
 		seen := c.seen[run.r : int(run.r)+len(xs)]
 		t := 0
-		for ; t+4 <= len(xs); t += 4 {
-			// Four at a time: most coordinates are as seen.
-			a, b := xs[t:t+4:t+4], seen[t:t+4:t+4]
-			if a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] {
+		for ; t+8 <= len(xs); t += 8 {
+			// Eight at a time, one branch: most coordinates are as seen.
+			a, b := xs[t:t+8:t+8], seen[t:t+8:t+8]
+			d := (math.Float64bits(a[0]) ^ math.Float64bits(b[0])) |
+				(math.Float64bits(a[1]) ^ math.Float64bits(b[1])) |
+				(math.Float64bits(a[2]) ^ math.Float64bits(b[2])) |
+				(math.Float64bits(a[3]) ^ math.Float64bits(b[3])) |
+				(math.Float64bits(a[4]) ^ math.Float64bits(b[4])) |
+				(math.Float64bits(a[5]) ^ math.Float64bits(b[5])) |
+				(math.Float64bits(a[6]) ^ math.Float64bits(b[6])) |
+				(math.Float64bits(a[7]) ^ math.Float64bits(b[7]))
+			if d == 0 {
 				continue
+			}
+			if !marked {
+				marked = true
+				s.nextSync()
 			}
 			s.markChanged(int(run.r)+t, a, b)
 		}
 		if t < len(xs) {
+			if !marked {
+				marked = true
+				s.nextSync()
+			}
 			s.markChanged(int(run.r)+t, xs[t:], seen[t:])
 		}
 	}
-	s.margEntries(c.stale)
-	c.stale = c.stale[:0]
 }
 
-// margEntries recomputes the entries es of the product cache: the product of each
-// entry's group's elements at its value without the live ones (Model.entryCoord),
-// in element order; NaN when it is neither 0 nor in [prodMin, prodMax], so that
-// margSum's check of the full product sends the group to margLSE.
-func (s *scorer) margEntries(es []entryRef) {
-	x, coord := s.x, s.m.entryCoord
-	cp, dirty := s.mc.p, s.mc.dirty
-	for _, er := range es {
-		e := er.e
-		prod := 1.0
-		for _, j := range coord[er.lo:er.hi] {
-			if j < 0 {
-				prod = 0
-				break
-			}
-			if p := x[j]; p > 0 && p <= math.MaxFloat64 {
-				prod *= p
-			} else {
-				prod = 0
-				break
-			}
-		}
-		if !prodOK(prod) {
-			prod = math.NaN() // sends the groups that read it to margLSE
-		}
-		cp[e], dirty[e] = prod, false
+// nextSync starts a margSync that recomputes entries: entries whose done is
+// syncs are those it has recomputed. On the wrap of the counter every stamp is
+// cleared.
+func (s *scorer) nextSync() {
+	c := &s.mc
+	c.syncs++
+	if c.syncs == 0 {
+		clear(c.done)
+		c.syncs = 1
 	}
+}
+
+// margEntry returns the product of the state coordinates coords (an entry of the
+// product cache: its group's elements at its value without the live ones, in
+// element order); NaN when it is neither 0 nor in [prodMin, prodMax], so that
+// margSum's check of the full product sends the group to margLSE.
+func (s *scorer) margEntry(coords []int32) float64 {
+	x := s.x
+	prod := 1.0
+	for _, j := range coords {
+		if j < 0 {
+			return 0
+		}
+		if p := x[j]; p > 0 && p <= math.MaxFloat64 {
+			prod *= p
+		} else {
+			return 0
+		}
+	}
+	if !prodOK(prod) {
+		return math.NaN() // sends the groups that read it to margLSE
+	}
+	return prod
 }
 
 // markChanged compares the coordinates xs with their seen values (readCoord
-// r0, r0+1, …), records the changed ones and lists the entries that read them as stale.
+// r0, r0+1, …), records the changed ones and recomputes the entries that read
+// them, each once per sync.
 func (s *scorer) markChanged(r0 int, xs, seen []float64) {
 	m, c := s.m, &s.mc
 	seen = seen[:len(xs)]
+	cp, done, sync := c.p, c.done, c.syncs
 	for t, v := range xs {
-		if v != seen[t] {
-			seen[t] = v
-			r := r0 + t
-			for _, er := range m.readEntry[m.readStart[r]:m.readStart[r+1]] {
-				if !c.dirty[er.e] {
-					c.dirty[er.e] = true
-					c.stale = append(c.stale, er)
-				}
+		if math.Float64bits(v) == math.Float64bits(seen[t]) {
+			continue
+		}
+		seen[t] = v
+		r := r0 + t
+		pack := m.readPack[m.readStart[r]:m.readStart[r+1]]
+		for len(pack) > 0 {
+			e, n := pack[0], int(pack[1])
+			coords := pack[2 : 2+n]
+			pack = pack[2+n:]
+			if done[e] == sync {
+				continue
 			}
+			done[e] = sync
+			cp[e] = s.margEntry(coords)
 		}
 	}
 }
 
-// entryRef is entry e of the product cache with its coordinates
-// entryCoord[lo:hi], read together when it goes stale.
-type entryRef struct {
-	e, lo, hi int32
+var _ nmc.ValuesWeigher = (*scorer)(nil)
+
+// WeighValues writes the conditional weights of the summed-out sites (nmc.ValuesWeigher)
+// from the product cache: for a simple group, w_v = P_v, its cached product at v
+// times its live elements at v, the probability whose log Score gives for the site
+// at v (up to rounding: Score sums logs). ok[n] is false for a site that is not
+// summed out, whose group is not simple, or whose weights are not all finite and
+// within [prodMin, prodMax] or 0 with one at least > 0 (the sampler then scores
+// its values).
+func (s *scorer) WeighValues(x []float64, sites []int, dst []float64, ok []bool) {
+	m := s.m
+	s.x, s.active, s.orbit = x, -1, nil
+	s.epoch++
+	synced := false
+	for n, i := range sites {
+		ok[n] = false
+		nv := m.sites[i].NumValues
+		w := dst[:nv]
+		dst = dst[nv:]
+		if m.margIdx == nil || m.margIdx[i] < 0 {
+			continue
+		}
+		g := &m.marg[m.margIdx[i]]
+		if !g.simple || g.values != nv {
+			continue
+		}
+		if !synced {
+			s.margSync()
+			synced = true
+		}
+		ok[n] = s.groupWeights(g, w)
+	}
+}
+
+// groupWeights writes into w the products P_v of the simple group g (its cached
+// product times its live elements, as margSum multiplies them) and reports whether
+// they are all 0 or in [prodMin, prodMax], at least one not 0.
+func (s *scorer) groupWeights(g *margGroup, w []float64) bool {
+	x, cp := s.x, s.mc.p[g.pOff:int(g.pOff)+len(w)]
+	live := s.m.liveProd[g.liveLo:g.liveHi]
+	any := false
+	for v := range w {
+		p := cp[v] // NaN when out of range
+		for _, pe := range live {
+			if v >= int(pe.lim) {
+				p = 0
+				break
+			}
+			if q := x[int(pe.j0)+v*int(pe.jstep)]; q > 0 && q <= math.MaxFloat64 {
+				p *= q
+			} else {
+				p = 0
+				break
+			}
+		}
+		if p != 0 && !(p >= prodMin && p <= prodMax) {
+			return false
+		}
+		any = any || p > 0
+		w[v] = p
+	}
+	return any
 }
 
 // readRun is a run of consecutive state coordinates j … j+n−1 read by the product
@@ -1150,7 +1242,7 @@ const (
 // (margLSE), with deriv their derivatives; sp lists the groups of margs with the
 // active site's picks (Model.margPicks, Model.allRefs), or is nil.
 // Simple groups are scored here from the product cache, all in one loop: P_v is the
-// cached product of the group at v (margEntries when stale) times its live elements,
+// cached product of the group at v (margEntry when stale) times its live elements,
 // with the arithmetic of margProduct; the sums Σ_v P_v of all groups are multiplied
 // together, as a fraction times a power of two (renormalised by math.Frexp when the
 // product leaves [accMin, accMax]), and added with one log at the end, instead of

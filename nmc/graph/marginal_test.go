@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -591,6 +592,116 @@ func TestMarginalCacheNeverStale(t *testing.T) {
 		}
 		if rng.IntN(2) == 0 {
 			copy(xi, saved) // rejected
+		}
+	}
+}
+
+// TestWeighValues: the weights of the summed-out classes of Dawid-Skene
+// (nmc.ValuesWeigher) are the conditional of ScoreValues — w_v / Σw within 1e-12 of
+// softmax(ScoreValues) — at states walked as in TestMarginalCacheNeverStale, bit
+// for bit those of a fresh scorer; a site whose products leave [prodMin, prodMax],
+// a site that is not summed out and the groups that are not simple (Normal
+// mixture, two indices) are refused.
+func TestWeighValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 1))
+	m := buildDS(t, makeDS(rng, 30, 4, 3, 3), true)
+	sites := m.Sites()
+	off := nmc.Offsets(sites)
+	x := make([]float64, nmc.Dim(sites))
+	if err := m.Init(rng, x); err != nil {
+		t.Fatal(err)
+	}
+	var zs []int
+	for i, s := range sites {
+		if s.Marginalised {
+			zs = append(zs, i)
+		}
+	}
+	sc := m.NewScorer()
+	w, wf := make([]float64, 3*len(zs)), make([]float64, 3*len(zs))
+	ok, okf := make([]bool, len(zs)), make([]bool, len(zs))
+	lp := make([]float64, 3)
+	for step := range 200 {
+		i := rng.IntN(len(sites))
+		s := sites[i]
+		if s.Support != nmc.Discrete {
+			perturb(rng, s, x[off[i]:off[i]+s.Size], 0.5)
+			sc.Score(x, i, make([]float64, s.Size), make([]float64, s.Size*s.Size))
+		}
+		sc.(nmc.ValuesWeigher).WeighValues(x, zs, w, ok)
+		m.NewScorer().(nmc.ValuesWeigher).WeighValues(x, zs, wf, okf)
+		for n, z := range zs {
+			if !ok[n] || !okf[n] {
+				t.Fatalf("step %d: %s refused (ok %v, fresh %v)", step, sites[z].Name, ok[n], okf[n])
+			}
+			sc.(nmc.ValuesScorer).ScoreValues(x, z, lp)
+			lse := special.LogSumExp(lp)
+			sum := w[3*n] + w[3*n+1] + w[3*n+2]
+			for v := range 3 {
+				if math.Float64bits(w[3*n+v]) != math.Float64bits(wf[3*n+v]) {
+					t.Fatalf("step %d %s: weight %d %v, fresh %v", step, sites[z].Name, v, w[3*n+v], wf[3*n+v])
+				}
+				if got, want := w[3*n+v]/sum, math.Exp(lp[v]-lse); math.Abs(got-want) > 1e-12 {
+					t.Fatalf("step %d %s: P(%d) %v from the weights, %v from ScoreValues", step, sites[z].Name, v, got, want)
+				}
+			}
+		}
+	}
+
+	// Products below prodMin: the items with a label of labeler 0 are refused, the others kept.
+	toff, _, err := m.Offset("theta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := makeDS(rand.New(rand.NewPCG(22, 1)), 30, 4, 3, 3)
+	for c := range 9 {
+		x[toff+c] = 1e-130
+	}
+	sc.(nmc.ValuesWeigher).WeighValues(x, zs, w, ok)
+	refused := 0
+	for n := range zs {
+		if d.item[3*n] != n {
+			t.Fatal("makeDS: items not in order")
+		}
+		nZero := 0
+		for j := 3 * n; j < 3*n+3; j++ {
+			if d.labeler[j] == 0 {
+				nZero++
+			}
+		}
+		if want := nZero < 2; ok[n] != want {
+			t.Errorf("%s with %d labels by labeler 0 (θ entries 1e-130): ok %v, want %v", sites[zs[n]].Name, nZero, ok[n], want)
+		}
+		if !ok[n] {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Error("no site refused: the data set has no item labelled twice by labeler 0")
+	}
+
+	// Not summed out, not simple.
+	for name, mm := range map[string]*Model{"explicit": buildDS(t, d, false), "mixture": buildMixture(t, mixtureData, true), "two indices": buildTwoIndex(t, true)} {
+		sites := mm.Sites()
+		y := make([]float64, nmc.Dim(sites))
+		if err := mm.Init(rng, y); err != nil {
+			t.Fatal(err)
+		}
+		var zs []int
+		n := 0
+		for i, s := range sites {
+			if s.Support == nmc.Discrete && strings.HasPrefix(s.Name, "z[") {
+				zs = append(zs, i)
+				n += s.NumValues
+			}
+		}
+		ok := make([]bool, len(zs))
+		for n := range ok {
+			ok[n] = true
+		}
+		mm.NewScorer().(nmc.ValuesWeigher).WeighValues(y, zs, make([]float64, n), ok)
+		if len(zs) == 0 || slices.Contains(ok, true) {
+			t.Errorf("%s: %d sites, ok %v, want all refused", name, len(zs), ok)
 		}
 	}
 }

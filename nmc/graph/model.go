@@ -51,6 +51,7 @@ type Model struct {
 	margAll []int32 // 0 … len(marg)−1 (LogJoint)
 	margOf  [][]int32
 	inMarg  [][]int32
+	margIdx []int32 // per site: its own summed-out group, or −1 (WeighValues)
 
 	sels     []*catSel   // per factor: its compiled selection (catSel), or nil
 	valElems [][]valElem // per finite discrete site: per blanket entry (ScoreValues), or nil
@@ -79,15 +80,17 @@ type Model struct {
 	// allRefs: every summed-out group, without picks (LogJoint).
 	allRefs sitePicks
 	// The scorers' product cache (margCache): per entry its group; the state
-	// coordinates the products read and, for readCoord[r], the entries
-	// readEntry[readStart[r]:readStart[r+1]] that read it (with where their
-	// coordinates are in entryCoord).
+	// coordinates the products read and, for readCoord[r], the entries that read
+	// it, packed with their coordinates in readPack[readStart[r]:readStart[r+1]]:
+	// per entry e, then its number of coordinates n, then entryCoord's n
+	// coordinates of e (so that recomputing the entries of one coordinate reads
+	// one contiguous run).
 	pGroup []int32
 	// entryCoord[entryStart[i]:entryStart[i+1]]: the state coordinates whose product
 	// is entry i, in element order (−1: an element that makes it 0).
 	entryStart, entryCoord []int32
 	readCoord, readStart   []int32
-	readEntry              []entryRef
+	readPack               []int32
 	readRuns               []readRun // readCoord as runs of consecutive coordinates
 }
 
