@@ -197,3 +197,24 @@ var (
 	_ RowsDeriver = BernoulliLogit{}
 	_ RowsDeriver = Normal{}
 )
+
+// RowTermsDeriver is a RowsDeriver that keeps each row's transcendental terms
+// (StudentT: log(1 + z²/ν); BernoulliLogit: e^−|η| and log(1 + e^−|η|)) in a caller's
+// buffer, so that a later call at the same rows, values v and arguments args — a
+// scorer evaluating the state it has just evaluated, with derivatives in another
+// argument — computes none of them again. DerivsRowsTerms is DerivsRows with terms of
+// length RowTerms()·len(x): with reuse false it writes row r's terms to
+// terms[r·RowTerms() : (r+1)·RowTerms()] (nil terms: nothing is kept); with reuse true
+// it reads them, and the caller guarantees that a call with reuse false and the same
+// x, v and args wrote them and returned a finite sum. The sum and derivatives equal
+// DerivsRows' bit for bit either way.
+type RowTermsDeriver interface {
+	RowsDeriver
+	RowTerms() int
+	DerivsRowsTerms(x, v, args []float64, k, vary, wrt int, d1, d2 []float64, m *Memo, terms []float64, reuse bool) (sum float64, ok bool)
+}
+
+var (
+	_ RowTermsDeriver = StudentT{}
+	_ RowTermsDeriver = BernoulliLogit{}
+)

@@ -276,7 +276,16 @@ func (StudentT) DerivsOf(args []float64, _ int, wrt uint64, grad, hess []float64
 // DerivsRows evaluates rows whose location μ (argument 2) varies, with derivatives
 // in μ, ν or σ (RowsDeriver): the formulas of DerivsOf, ν's and σ's terms computed
 // once.
-func (StudentT) DerivsRows(x, v, args []float64, _, vary, wrt int, d1, d2 []float64, m *Memo) (float64, bool) {
+func (StudentT) DerivsRows(x, v, args []float64, k, vary, wrt int, d1, d2 []float64, m *Memo) (float64, bool) {
+	return StudentT{}.DerivsRowsTerms(x, v, args, k, vary, wrt, d1, d2, m, nil, false)
+}
+
+// RowTerms returns 1: a row keeps log(1 + z²/ν) (RowTermsDeriver).
+func (StudentT) RowTerms() int { return 1 }
+
+// DerivsRowsTerms is DerivsRows keeping or reusing each row's log(1 + z²/ν) in terms
+// (RowTermsDeriver).
+func (StudentT) DerivsRowsTerms(x, v, args []float64, _, vary, wrt int, d1, d2 []float64, m *Memo, terms []float64, reuse bool) (float64, bool) {
 	deriv := d1 != nil && d2 != nil
 	if vary != 2 || (deriv && wrt != 1 && wrt != 2 && wrt != 3) {
 		return 0, false
@@ -300,6 +309,10 @@ func (StudentT) DerivsRows(x, v, args []float64, _, vary, wrt int, d1, d2 []floa
 	is := 1 / s
 	is2 := is * is
 	total := 0.0
+	keep := terms != nil && !reuse
+	if reuse {
+		terms = terms[:len(x)]
+	}
 	for r, xr := range x {
 		mu := v[r]
 		if !finite(xr) || !finite(mu) {
@@ -307,7 +320,15 @@ func (StudentT) DerivsRows(x, v, args []float64, _, vary, wrt int, d1, d2 []floa
 		}
 		z := (xr - mu) * is
 		z2 := z * z
-		l1p := math.Log1p(z2 / nu)
+		var l1p float64
+		if reuse {
+			l1p = terms[r]
+		} else {
+			l1p = math.Log1p(z2 / nu)
+			if keep {
+				terms[r] = l1p
+			}
+		}
 		total += c - half*l1p
 		if !deriv {
 			continue
