@@ -218,3 +218,19 @@ var (
 	_ RowTermsDeriver = StudentT{}
 	_ RowTermsDeriver = BernoulliLogit{}
 )
+
+// SharedRowsDeriver is implemented by families that sum, in one call, the
+// derivatives of many rows' log densities with respect to arguments every row
+// shares (a regression's ν and σ moved together): row r has value x[r], argument
+// vary equal to v[r] and every other argument from args, as in RowsDeriver.
+// DerivsSharedRows returns the sum over rows of log p and, row by row in order, adds
+// each row's DerivsOf gradient entries g1[a] and Hessian entries g2[a·n+b]
+// (n = len(args)) for the arguments a, b whose bits are set in wrt, so that the
+// sums equal accumulating DerivsOf row by row bit for bit. ok = false means the
+// family does not sum this combination (nothing is written); invalid arguments or
+// a row outside the support give a sum of −Inf.
+type SharedRowsDeriver interface {
+	DerivsSharedRows(x, v, args []float64, k, vary int, wrt uint64, g1, g2 []float64, m *Memo) (sum float64, ok bool)
+}
+
+var _ SharedRowsDeriver = StudentT{}

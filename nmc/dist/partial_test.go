@@ -244,3 +244,67 @@ func TestDerivsRowsTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivsSharedRows checks StudentT's summed shared-argument derivatives against
+// DerivsOf accumulated row by row: sums, gradients and Hessians bit for bit for ν,
+// σ and both; other argument sets are refused; a NaN row gives −Inf.
+func TestDerivsSharedRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const rows, n = 30, 4
+	for trial := 0; trial < 20; trial++ {
+		args := []float64{0, math.Exp(2 * rng.NormFloat64()), 0, math.Exp(rng.NormFloat64())}
+		x, v := make([]float64, rows), make([]float64, rows)
+		for r := range x {
+			x[r], v[r] = 3*rng.NormFloat64(), 5*rng.NormFloat64()
+		}
+		for _, wrt := range []uint64{2, 8, 10} {
+			g1, g2 := make([]float64, n), make([]float64, n*n)
+			var memo Memo
+			sum, ok := StudentT{}.DerivsSharedRows(x, v, args, 1, 2, wrt, g1, g2, &memo)
+			if !ok {
+				t.Fatalf("wrt %b refused", wrt)
+			}
+			w1, w2 := make([]float64, n), make([]float64, n*n)
+			d1, d2 := make([]float64, n), make([]float64, n*n)
+			want := 0.0
+			for r := range x {
+				a := append([]float64(nil), args...)
+				a[0], a[2] = x[r], v[r]
+				want += StudentT{}.DerivsOf(a, 1, wrt, d1, d2, nil)
+				for i := 0; i < n; i++ {
+					if wrt&(1<<i) == 0 {
+						continue
+					}
+					w1[i] += d1[i]
+					for j := 0; j < n; j++ {
+						if wrt&(1<<j) != 0 {
+							w2[i*n+j] += d2[i*n+j]
+						}
+					}
+				}
+			}
+			if sum != want {
+				t.Fatalf("wrt %b: sum %v, DerivsOf %v", wrt, sum, want)
+			}
+			for i := range g1 {
+				if g1[i] != w1[i] {
+					t.Fatalf("wrt %b: gradient %v, DerivsOf %v", wrt, g1, w1)
+				}
+			}
+			for i := range g2 {
+				if g2[i] != w2[i] {
+					t.Fatalf("wrt %b: Hessian %v, DerivsOf %v", wrt, g2, w2)
+				}
+			}
+		}
+		for _, wrt := range []uint64{0, 1, 4, 6, 14} {
+			if _, ok := (StudentT{}).DerivsSharedRows(x, v, args, 1, 2, wrt, make([]float64, n), make([]float64, n*n), nil); ok {
+				t.Errorf("wrt %b accepted", wrt)
+			}
+		}
+		x[rows/3] = math.NaN()
+		if s, ok := (StudentT{}).DerivsSharedRows(x, v, args, 1, 2, 10, make([]float64, n), make([]float64, n*n), nil); !ok || !math.IsInf(s, -1) {
+			t.Errorf("a NaN value gives %v (ok %v), want −Inf", s, ok)
+		}
+	}
+}

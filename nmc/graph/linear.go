@@ -68,6 +68,8 @@ type linFactor struct {
 	byRows dist.RowsDeriver
 	// byTerms is the family, when it also keeps its rows' transcendental terms.
 	byTerms dist.RowTermsDeriver
+	// sharedRows is the family, when it sums rows' derivatives in shared arguments.
+	sharedRows dist.SharedRowsDeriver
 }
 
 // linearFactor returns fc's description as a linear factor, or false.
@@ -103,6 +105,7 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 	lf.partial, _ = fc.d.fam.(dist.PartialDeriver)
 	lf.byRows, _ = fc.d.fam.(dist.RowsDeriver)
 	lf.byTerms, _ = fc.d.fam.(dist.RowTermsDeriver)
+	lf.sharedRows, _ = fc.d.fam.(dist.SharedRowsDeriver)
 	if na := 1 + len(fc.d.params); na > 64 {
 		return lf, false
 	}
@@ -373,7 +376,7 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 	if cap(ls.deriv) < nch*per {
 		ls.deriv = make([]float64, nch*per)
 	}
-	if ls.d1 == nil && (mode == linRow || lf.byRows != nil) {
+	if ls.d1 == nil && (mode == linRow || lf.byRows != nil || lf.sharedRows != nil) {
 		ls.d1, ls.d2, ls.eta = make([]float64, n), make([]float64, n), make([]float64, n)
 	}
 	ls.mode, ls.na, ls.per, ls.sv, ls.rowTerm = mode, na, per, S.v, rowTerm
@@ -641,6 +644,12 @@ func (s *scorer) linChunk(li, w, c int) {
 	if ls.tcur >= 0 && !ls.reuse {
 		ls.filled[c] = done && !math.IsInf(t, -1) && !math.IsNaN(t)
 	}
+	if !done && mode == linShared && lf.sharedRows != nil {
+		// Several shared arguments move (a ridge group's ν and σ): the rows' sums in
+		// one call, as the loop below would add them.
+		ev := etaRows(lf, ls, lo, hi)
+		t, done = lf.sharedRows.DerivsSharedRows(obs[lo:hi], ev, argv, d.k, eta, ls.wrt, dc[:na], dc[na:], &wk.memo)
+	}
 	for r := lo; r < hi && !done; r++ {
 		var e float64
 		if one {
@@ -757,15 +766,9 @@ func rowsWrt(lf *linFactor, ls *linScratch) (wrt int, ok bool) {
 	return -1, true
 }
 
-// linChunkRows scores rows [lo, hi) of linear factor lf by one call of the family's
-// DerivsRows where it applies (the value only, or derivatives in one argument), and
-// reports whether it did; otherwise linChunk scores row by row.
-func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi int, dc []float64) (float64, bool) {
-	wrt, rows := rowsWrt(lf, ls)
-	if !rows {
-		return 0, false
-	}
-	mode, eta, na := ls.mode, lf.eta, ls.na
+// etaRows writes η of rows [lo, hi) into ls.eta, as linChunk's loop computes it,
+// and returns that part of ls.eta.
+func etaRows(lf *linFactor, ls *linScratch, lo, hi int) []float64 {
 	ev := ls.eta[lo:hi]
 	if len(lf.terms) == 1 && lf.terms[0].sign == 1 && lf.offset == nil {
 		for r, v := range ls.xv[0][lo:hi] {
@@ -783,6 +786,19 @@ func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi
 			ev[r] = e
 		}
 	}
+	return ev
+}
+
+// linChunkRows scores rows [lo, hi) of linear factor lf by one call of the family's
+// DerivsRows where it applies (the value only, or derivatives in one argument), and
+// reports whether it did; otherwise linChunk scores row by row.
+func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi int, dc []float64) (float64, bool) {
+	wrt, rows := rowsWrt(lf, ls)
+	if !rows {
+		return 0, false
+	}
+	mode, eta, na := ls.mode, lf.eta, ls.na
+	ev := etaRows(lf, ls, lo, hi)
 	var d1, d2 []float64
 	if mode != linValue {
 		d1, d2 = ls.d1[lo:hi], ls.d2[lo:hi]
