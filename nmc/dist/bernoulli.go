@@ -160,10 +160,23 @@ func (BernoulliLogit) Derivs(args []float64, _ int, grad, hess []float64) float6
 
 // DerivsRows evaluates rows whose log-odds (argument 1) vary, with derivatives in the
 // log-odds (RowsDeriver): the formulas of Derivs, one exponential per row.
-func (BernoulliLogit) DerivsRows(x, v, _ []float64, _, vary, wrt int, d1, d2 []float64, _ *Memo) (float64, bool) {
+func (BernoulliLogit) DerivsRows(x, v, args []float64, k, vary, wrt int, d1, d2 []float64, m *Memo) (float64, bool) {
+	return BernoulliLogit{}.DerivsRowsTerms(x, v, args, k, vary, wrt, d1, d2, m, nil, false)
+}
+
+// RowTerms returns 2: a row keeps e^−|η| and log(1 + e^−|η|) (RowTermsDeriver).
+func (BernoulliLogit) RowTerms() int { return 2 }
+
+// DerivsRowsTerms is DerivsRows keeping or reusing each row's e^−|η| and
+// log(1 + e^−|η|) in terms (RowTermsDeriver).
+func (BernoulliLogit) DerivsRowsTerms(x, v, _ []float64, _, vary, wrt int, d1, d2 []float64, _ *Memo, terms []float64, reuse bool) (float64, bool) {
 	deriv := d1 != nil && d2 != nil
 	if vary != 1 || (deriv && wrt != 1) {
 		return 0, false
+	}
+	keep := terms != nil && !reuse
+	if terms != nil {
+		terms = terms[:2*len(x)]
 	}
 	total := 0.0
 	for r, y := range x {
@@ -171,8 +184,16 @@ func (BernoulliLogit) DerivsRows(x, v, _ []float64, _, vary, wrt int, d1, d2 []f
 		if !binaryOK(y) || !finite(l) {
 			return negInf, true
 		}
-		e := math.Exp(-math.Abs(l))
-		lp := math.Log1p(e)
+		var e, lp float64
+		if reuse {
+			e, lp = terms[2*r], terms[2*r+1]
+		} else {
+			e = math.Exp(-math.Abs(l))
+			lp = math.Log1p(e)
+			if keep {
+				terms[2*r], terms[2*r+1] = e, lp
+			}
+		}
 		if y == 1 {
 			total -= max(-l, 0) + lp
 		} else {

@@ -197,3 +197,40 @@ var (
 	_ RowsDeriver = BernoulliLogit{}
 	_ RowsDeriver = Normal{}
 )
+
+// RowTermsDeriver is a RowsDeriver that keeps each row's transcendental terms
+// (StudentT: log(1 + z²/ν); BernoulliLogit: e^−|η| and log(1 + e^−|η|)) in a caller's
+// buffer, so that a later call at the same rows, values v and arguments args — a
+// scorer evaluating the state it has just evaluated, with derivatives in another
+// argument — computes none of them again. DerivsRowsTerms is DerivsRows with terms of
+// length RowTerms()·len(x): with reuse false it writes row r's terms to
+// terms[r·RowTerms() : (r+1)·RowTerms()] (nil terms: nothing is kept); with reuse true
+// it reads them, and the caller guarantees that a call with reuse false and the same
+// x, v and args wrote them and returned a finite sum. The sum and derivatives equal
+// DerivsRows' bit for bit either way.
+type RowTermsDeriver interface {
+	RowsDeriver
+	RowTerms() int
+	DerivsRowsTerms(x, v, args []float64, k, vary, wrt int, d1, d2 []float64, m *Memo, terms []float64, reuse bool) (sum float64, ok bool)
+}
+
+var (
+	_ RowTermsDeriver = StudentT{}
+	_ RowTermsDeriver = BernoulliLogit{}
+)
+
+// SharedRowsDeriver is implemented by families that sum, in one call, the
+// derivatives of many rows' log densities with respect to arguments every row
+// shares (a regression's ν and σ moved together): row r has value x[r], argument
+// vary equal to v[r] and every other argument from args, as in RowsDeriver.
+// DerivsSharedRows returns the sum over rows of log p and, row by row in order, adds
+// each row's DerivsOf gradient entries g1[a] and Hessian entries g2[a·n+b]
+// (n = len(args)) for the arguments a, b whose bits are set in wrt, so that the
+// sums equal accumulating DerivsOf row by row bit for bit. ok = false means the
+// family does not sum this combination (nothing is written); invalid arguments or
+// a row outside the support give a sum of −Inf.
+type SharedRowsDeriver interface {
+	DerivsSharedRows(x, v, args []float64, k, vary int, wrt uint64, g1, g2 []float64, m *Memo) (sum float64, ok bool)
+}
+
+var _ SharedRowsDeriver = StudentT{}

@@ -185,3 +185,126 @@ func TestDirichletDerivsOf(t *testing.T) {
 		t.Errorf("x[2] = 0: log p %v, grad %v, hess[1,1] %v", lp, g, h[n+1])
 	}
 }
+
+// TestDerivsRowsTerms checks the row-terms families: a call that fills the terms and
+// later calls that read them (with derivatives in each supported argument, and the
+// value alone) give DerivsRows' sum and derivatives bit for bit; terms written with
+// other arguments would not (a stale-term guard).
+func TestDerivsRowsTerms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const rows = 40
+	cases := []struct {
+		fam  RowTermsDeriver
+		vary int
+		wrts []int
+		args func() []float64
+		x    func() float64
+	}{
+		{BernoulliLogit{}, 1, []int{1}, func() []float64 { return []float64{0, 0} }, func() float64 { return float64(rng.IntN(2)) }},
+		{StudentT{}, 2, []int{1, 2, 3}, func() []float64 {
+			return []float64{0, math.Exp(2 * rng.NormFloat64()), 0, math.Exp(rng.NormFloat64())}
+		}, func() float64 { return 3 * rng.NormFloat64() }},
+	}
+	for _, c := range cases {
+		for trial := 0; trial < 10; trial++ {
+			args := c.args()
+			x, v := make([]float64, rows), make([]float64, rows)
+			for r := range x {
+				x[r], v[r] = c.x(), 5*rng.NormFloat64()
+			}
+			terms := make([]float64, rows*c.fam.RowTerms())
+			fill, ok := c.fam.DerivsRowsTerms(x, v, args, 1, c.vary, -1, nil, nil, nil, terms, false)
+			if want, _ := c.fam.DerivsRows(x, v, args, 1, c.vary, -1, nil, nil, nil); !ok || fill != want {
+				t.Fatalf("%s: filling call %v (ok %v), DerivsRows %v", c.fam.(Family).Name(), fill, ok, want)
+			}
+			for _, wrt := range append([]int{-1}, c.wrts...) {
+				var d1, d2, w1, w2 []float64
+				if wrt >= 0 {
+					d1, d2, w1, w2 = make([]float64, rows), make([]float64, rows), make([]float64, rows), make([]float64, rows)
+				}
+				got, ok := c.fam.DerivsRowsTerms(x, v, args, 1, c.vary, wrt, d1, d2, nil, terms, true)
+				want, _ := c.fam.DerivsRows(x, v, args, 1, c.vary, wrt, w1, w2, nil)
+				if !ok || got != want {
+					t.Fatalf("%s wrt %d: reusing call %v (ok %v), DerivsRows %v", c.fam.(Family).Name(), wrt, got, ok, want)
+				}
+				for r := range d1 {
+					if d1[r] != w1[r] || d2[r] != w2[r] {
+						t.Fatalf("%s wrt %d row %d: %v %v, DerivsRows %v %v", c.fam.(Family).Name(), wrt, r, d1[r], d2[r], w1[r], w2[r])
+					}
+				}
+			}
+			v2 := append([]float64(nil), v...)
+			for r := range v2 {
+				v2[r] += 1
+			}
+			stale, _ := c.fam.DerivsRowsTerms(x, v2, args, 1, c.vary, -1, nil, nil, nil, terms, true)
+			if want, _ := c.fam.DerivsRows(x, v2, args, 1, c.vary, -1, nil, nil, nil); stale == want {
+				t.Fatalf("%s: terms of other values give the right sum %v: the terms are not read", c.fam.(Family).Name(), stale)
+			}
+		}
+	}
+}
+
+// TestDerivsSharedRows checks StudentT's summed shared-argument derivatives against
+// DerivsOf accumulated row by row: sums, gradients and Hessians bit for bit for ν,
+// σ and both; other argument sets are refused; a NaN row gives −Inf.
+func TestDerivsSharedRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const rows, n = 30, 4
+	for trial := 0; trial < 20; trial++ {
+		args := []float64{0, math.Exp(2 * rng.NormFloat64()), 0, math.Exp(rng.NormFloat64())}
+		x, v := make([]float64, rows), make([]float64, rows)
+		for r := range x {
+			x[r], v[r] = 3*rng.NormFloat64(), 5*rng.NormFloat64()
+		}
+		for _, wrt := range []uint64{2, 8, 10} {
+			g1, g2 := make([]float64, n), make([]float64, n*n)
+			var memo Memo
+			sum, ok := StudentT{}.DerivsSharedRows(x, v, args, 1, 2, wrt, g1, g2, &memo)
+			if !ok {
+				t.Fatalf("wrt %b refused", wrt)
+			}
+			w1, w2 := make([]float64, n), make([]float64, n*n)
+			d1, d2 := make([]float64, n), make([]float64, n*n)
+			want := 0.0
+			for r := range x {
+				a := append([]float64(nil), args...)
+				a[0], a[2] = x[r], v[r]
+				want += StudentT{}.DerivsOf(a, 1, wrt, d1, d2, nil)
+				for i := 0; i < n; i++ {
+					if wrt&(1<<i) == 0 {
+						continue
+					}
+					w1[i] += d1[i]
+					for j := 0; j < n; j++ {
+						if wrt&(1<<j) != 0 {
+							w2[i*n+j] += d2[i*n+j]
+						}
+					}
+				}
+			}
+			if sum != want {
+				t.Fatalf("wrt %b: sum %v, DerivsOf %v", wrt, sum, want)
+			}
+			for i := range g1 {
+				if g1[i] != w1[i] {
+					t.Fatalf("wrt %b: gradient %v, DerivsOf %v", wrt, g1, w1)
+				}
+			}
+			for i := range g2 {
+				if g2[i] != w2[i] {
+					t.Fatalf("wrt %b: Hessian %v, DerivsOf %v", wrt, g2, w2)
+				}
+			}
+		}
+		for _, wrt := range []uint64{0, 1, 4, 6, 14} {
+			if _, ok := (StudentT{}).DerivsSharedRows(x, v, args, 1, 2, wrt, make([]float64, n), make([]float64, n*n), nil); ok {
+				t.Errorf("wrt %b accepted", wrt)
+			}
+		}
+		x[rows/3] = math.NaN()
+		if s, ok := (StudentT{}).DerivsSharedRows(x, v, args, 1, 2, 10, make([]float64, n), make([]float64, n*n), nil); !ok || !math.IsInf(s, -1) {
+			t.Errorf("a NaN value gives %v (ok %v), want −Inf", s, ok)
+		}
+	}
+}

@@ -276,7 +276,16 @@ func (StudentT) DerivsOf(args []float64, _ int, wrt uint64, grad, hess []float64
 // DerivsRows evaluates rows whose location μ (argument 2) varies, with derivatives
 // in μ, ν or σ (RowsDeriver): the formulas of DerivsOf, ν's and σ's terms computed
 // once.
-func (StudentT) DerivsRows(x, v, args []float64, _, vary, wrt int, d1, d2 []float64, m *Memo) (float64, bool) {
+func (StudentT) DerivsRows(x, v, args []float64, k, vary, wrt int, d1, d2 []float64, m *Memo) (float64, bool) {
+	return StudentT{}.DerivsRowsTerms(x, v, args, k, vary, wrt, d1, d2, m, nil, false)
+}
+
+// RowTerms returns 1: a row keeps log(1 + z²/ν) (RowTermsDeriver).
+func (StudentT) RowTerms() int { return 1 }
+
+// DerivsRowsTerms is DerivsRows keeping or reusing each row's log(1 + z²/ν) in terms
+// (RowTermsDeriver).
+func (StudentT) DerivsRowsTerms(x, v, args []float64, _, vary, wrt int, d1, d2 []float64, m *Memo, terms []float64, reuse bool) (float64, bool) {
 	deriv := d1 != nil && d2 != nil
 	if vary != 2 || (deriv && wrt != 1 && wrt != 2 && wrt != 3) {
 		return 0, false
@@ -300,6 +309,10 @@ func (StudentT) DerivsRows(x, v, args []float64, _, vary, wrt int, d1, d2 []floa
 	is := 1 / s
 	is2 := is * is
 	total := 0.0
+	keep := terms != nil && !reuse
+	if reuse {
+		terms = terms[:len(x)]
+	}
 	for r, xr := range x {
 		mu := v[r]
 		if !finite(xr) || !finite(mu) {
@@ -307,7 +320,15 @@ func (StudentT) DerivsRows(x, v, args []float64, _, vary, wrt int, d1, d2 []floa
 		}
 		z := (xr - mu) * is
 		z2 := z * z
-		l1p := math.Log1p(z2 / nu)
+		var l1p float64
+		if reuse {
+			l1p = terms[r]
+		} else {
+			l1p = math.Log1p(z2 / nu)
+			if keep {
+				terms[r] = l1p
+			}
+		}
 		total += c - half*l1p
 		if !deriv {
 			continue
@@ -328,6 +349,74 @@ func (StudentT) DerivsRows(x, v, args []float64, _, vary, wrt int, d1, d2 []floa
 			rn := nu * iq
 			d1[r] = rn * a * is
 			d2[r] = rn * is2 * ((1 - 3*z2) + 2*z2*a*iq)
+		}
+	}
+	return total, true
+}
+
+// DerivsSharedRows sums the derivatives in ν and σ (wrt ⊆ {1, 3}) of rows whose
+// location μ (argument 2) varies (SharedRowsDeriver), with DerivsOf's formulas and
+// ν's and σ's terms computed once.
+func (StudentT) DerivsSharedRows(x, v, args []float64, _, vary int, wrt uint64, g1, g2 []float64, m *Memo) (float64, bool) {
+	const n = 4
+	if vary != 2 || wrt == 0 || wrt&^(1<<1|1<<3) != 0 || len(args) != n {
+		return 0, false
+	}
+	wnu, ws := wrt&2 != 0, wrt&8 != 0
+	nu, s := args[1], args[3]
+	if !(nu > 0) || math.IsInf(nu, 1) || !(s > 0) || math.IsInf(s, 1) {
+		return negInf, true
+	}
+	var lg, dg, tg, ls float64
+	if m != nil && m.OK && m.Key == nu {
+		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
+	} else {
+		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
+		if m != nil {
+			m.Key, m.Val, m.OK = nu, [4]float64{lg, dg, tg}, true
+		}
+	}
+	if m != nil && m.OK2 && m.Key2 == s {
+		ls = m.Val2
+	} else {
+		ls = math.Log(s)
+		if m != nil {
+			m.Key2, m.Val2, m.OK2 = s, ls, true
+		}
+	}
+	c := lg - logSqrt2Pi - ls
+	half := (nu + 1) / 2
+	is := 1 / s
+	is2 := is * is
+	g2 = g2[:n*n]
+	total := 0.0
+	for r, xr := range x {
+		mu := v[r]
+		if !finite(xr) || !finite(mu) {
+			return negInf, true
+		}
+		// DerivsOf's expressions, in its order.
+		z := (xr - mu) / s
+		z2 := z * z
+		l1p := math.Log1p(z2 / nu)
+		total += c - half*l1p
+		q := nu + z2
+		iq := 1 / q
+		iq2 := iq * iq
+		a := z2 - 1
+		if wnu {
+			g1[1] += 0.5 * (dg - l1p + a*iq)
+			g2[5] += 0.25*tg + 0.5*z2/nu*iq - 0.5*a*iq2
+			if ws {
+				hnus := a * z2 * is * iq2
+				g2[7] += hnus
+				g2[13] += hnus
+			}
+		}
+		if ws {
+			rn := nu * iq
+			g1[3] += rn * a * is
+			g2[15] += rn * is2 * ((1 - 3*z2) + 2*z2*a*iq)
 		}
 	}
 	return total, true

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -65,6 +66,10 @@ type linFactor struct {
 	partial dist.PartialDeriver
 	// byRows is the family, when it evaluates many rows in one call.
 	byRows dist.RowsDeriver
+	// byTerms is the family, when it also keeps its rows' transcendental terms.
+	byTerms dist.RowTermsDeriver
+	// sharedRows is the family, when it sums rows' derivatives in shared arguments.
+	sharedRows dist.SharedRowsDeriver
 }
 
 // linearFactor returns fc's description as a linear factor, or false.
@@ -99,6 +104,8 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 	}
 	lf.partial, _ = fc.d.fam.(dist.PartialDeriver)
 	lf.byRows, _ = fc.d.fam.(dist.RowsDeriver)
+	lf.byTerms, _ = fc.d.fam.(dist.RowTermsDeriver)
+	lf.sharedRows, _ = fc.d.fam.(dist.SharedRowsDeriver)
 	if na := 1 + len(fc.d.params); na > 64 {
 		return lf, false
 	}
@@ -220,6 +227,25 @@ type linScratch struct {
 	sg, sh  []float64 // linOrbit: the shared arguments' first and second derivatives in t
 	dep     []int     // the arguments that depend on the active coordinates
 	wrt     uint64    // dep as a bit set (dist.PartialDeriver)
+
+	// The rows' transcendental terms at the last two evaluated states
+	// (dist.RowTermsDeriver), and this call's use of them.
+	terms  [2]rowTerms
+	tclock uint64
+	tcur   int    // the slot of this call, or −1
+	reuse  bool   // the slot holds this call's state: read its terms
+	filled []bool // per chunk: its rows' terms were written (reuse false)
+	key    []float64
+}
+
+// rowTerms is the rows' transcendental terms of a linear factor at one state, which
+// key identifies: the factor's shared arguments (η's shared part S among them) and
+// the MatVec terms' vectors, compared bit for bit.
+type rowTerms struct {
+	key   []float64
+	terms []float64
+	ok    bool
+	used  uint64
 }
 
 // linWork is one goroutine's scratch for a linear factor.
@@ -350,7 +376,7 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 	if cap(ls.deriv) < nch*per {
 		ls.deriv = make([]float64, nch*per)
 	}
-	if ls.d1 == nil && (mode == linRow || lf.byRows != nil) {
+	if ls.d1 == nil && (mode == linRow || lf.byRows != nil || lf.sharedRows != nil) {
 		ls.d1, ls.d2, ls.eta = make([]float64, n), make([]float64, n), make([]float64, n)
 	}
 	ls.mode, ls.na, ls.per, ls.sv, ls.rowTerm = mode, na, per, S.v, rowTerm
@@ -378,6 +404,7 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 			ls.wrt |= 1 << a
 		}
 	}
+	s.pickRowTerms(lf, ls, na)
 	if workers := len(ls.work); nch == 1 || workers == 1 {
 		for c := 0; c < nch; c++ {
 			s.linChunk(li, 0, c)
@@ -392,6 +419,9 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			return total, true
 		}
+	}
+	if ls.tcur >= 0 && !ls.reuse && !slices.Contains(ls.filled[:nch], false) {
+		ls.terms[ls.tcur].ok = true
 	}
 	switch mode {
 	case linRow:
@@ -432,6 +462,59 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 		}
 	}
 	return total, true
+}
+
+// pickRowTerms chooses the slot of the rows' terms for the call set up by
+// linearSum: the slot of the same state, whose terms the chunks then read, or else
+// the least recently used one, which they fill (valid once every chunk has, with a
+// finite sum). A score is thereby the same function of the state as without the
+// slots: the terms read are the ones the same formulas gave at the same state.
+func (s *scorer) pickRowTerms(lf *linFactor, ls *linScratch, na int) {
+	ls.tcur, ls.reuse = -1, false
+	if _, rows := rowsWrt(lf, ls); !rows || lf.byTerms == nil {
+		return
+	}
+	key := append(ls.key[:0], ls.argv[1:na]...)
+	for _, tm := range lf.terms {
+		f := tm.fam
+		key = append(key, s.x[f.offset:f.offset+f.length]...)
+	}
+	ls.key = key
+	ls.tclock++
+	for i := range ls.terms {
+		if sl := &ls.terms[i]; sl.ok && sameBits(sl.key, key) {
+			sl.used, ls.tcur, ls.reuse = ls.tclock, i, true
+			return
+		}
+	}
+	i := 0
+	if ls.terms[1].used < ls.terms[0].used {
+		i = 1
+	}
+	sl := &ls.terms[i]
+	n := s.m.factors[lf.f].length * lf.byTerms.RowTerms()
+	if len(sl.terms) != n {
+		sl.terms = make([]float64, n)
+	}
+	sl.key = append(sl.key[:0], key...)
+	sl.ok, sl.used, ls.tcur = false, ls.tclock, i
+	if nch := len(ls.part); len(ls.filled) != nch {
+		ls.filled = make([]bool, nch)
+	}
+	clear(ls.filled)
+}
+
+// sameBits reports whether a and b hold the same float64 values bit for bit.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // chainSums adds the derivatives of Σ_r log p_r through argument jets args shared by
@@ -558,6 +641,15 @@ func (s *scorer) linChunk(li, w, c int) {
 		rowSign = lf.terms[ls.rowTerm].sign
 	}
 	t, done := s.linChunkRows(lf, ls, wk, lo, hi, dc)
+	if ls.tcur >= 0 && !ls.reuse {
+		ls.filled[c] = done && !math.IsInf(t, -1) && !math.IsNaN(t)
+	}
+	if !done && mode == linShared && lf.sharedRows != nil {
+		// Several shared arguments move (a ridge group's ν and σ): the rows' sums in
+		// one call, as the loop below would add them.
+		ev := etaRows(lf, ls, lo, hi)
+		t, done = lf.sharedRows.DerivsSharedRows(obs[lo:hi], ev, argv, d.k, eta, ls.wrt, dc[:na], dc[na:], &wk.memo)
+	}
 	for r := lo; r < hi && !done; r++ {
 		var e float64
 		if one {
@@ -650,29 +742,33 @@ func (s *scorer) linChunk(li, w, c int) {
 	gram.AddWeighted(dc[k:], k, x.data, ls.kept[c], ls.d2)
 }
 
-// linChunkRows scores rows [lo, hi) of linear factor lf by one call of the family's
-// DerivsRows where it applies (the value only, or derivatives in one argument), and
-// reports whether it did; otherwise linChunk scores row by row.
-func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi int, dc []float64) (float64, bool) {
+// rowsWrt returns the argument in which linChunkRows differentiates for the call
+// set up by linearSum (−1: none), or false if that call is not for it.
+func rowsWrt(lf *linFactor, ls *linScratch) (wrt int, ok bool) {
 	if lf.byRows == nil {
 		return 0, false
 	}
-	mode, eta, dep, na := ls.mode, lf.eta, ls.dep, ls.na
-	wrt := -1
-	switch mode {
+	dep := ls.dep
+	switch ls.mode {
 	case linRow:
-		wrt = eta
+		return lf.eta, true
 	case linShared:
 		if len(dep) != 1 {
 			return 0, false
 		}
-		wrt = dep[0]
+		return dep[0], true
 	case linOrbit:
-		if len(dep) != 1 || dep[0] != eta {
+		if len(dep) != 1 || dep[0] != lf.eta {
 			return 0, false
 		}
-		wrt = eta
+		return lf.eta, true
 	}
+	return -1, true
+}
+
+// etaRows writes η of rows [lo, hi) into ls.eta, as linChunk's loop computes it,
+// and returns that part of ls.eta.
+func etaRows(lf *linFactor, ls *linScratch, lo, hi int) []float64 {
 	ev := ls.eta[lo:hi]
 	if len(lf.terms) == 1 && lf.terms[0].sign == 1 && lf.offset == nil {
 		for r, v := range ls.xv[0][lo:hi] {
@@ -690,12 +786,33 @@ func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi
 			ev[r] = e
 		}
 	}
+	return ev
+}
+
+// linChunkRows scores rows [lo, hi) of linear factor lf by one call of the family's
+// DerivsRows where it applies (the value only, or derivatives in one argument), and
+// reports whether it did; otherwise linChunk scores row by row.
+func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi int, dc []float64) (float64, bool) {
+	wrt, rows := rowsWrt(lf, ls)
+	if !rows {
+		return 0, false
+	}
+	mode, eta, na := ls.mode, lf.eta, ls.na
+	ev := etaRows(lf, ls, lo, hi)
 	var d1, d2 []float64
 	if mode != linValue {
 		d1, d2 = ls.d1[lo:hi], ls.d2[lo:hi]
 	}
 	fc := s.m.factors[lf.f]
-	t, ok := lf.byRows.DerivsRows(fc.obs[lo:hi], ev, wk.argv[:na], fc.d.k, eta, wrt, d1, d2, &wk.memo)
+	var t float64
+	var ok bool
+	if ls.tcur >= 0 {
+		nt := lf.byTerms.RowTerms()
+		terms := ls.terms[ls.tcur].terms[lo*nt : hi*nt]
+		t, ok = lf.byTerms.DerivsRowsTerms(fc.obs[lo:hi], ev, wk.argv[:na], fc.d.k, eta, wrt, d1, d2, &wk.memo, terms, ls.reuse)
+	} else {
+		t, ok = lf.byRows.DerivsRows(fc.obs[lo:hi], ev, wk.argv[:na], fc.d.k, eta, wrt, d1, d2, &wk.memo)
+	}
 	if !ok || math.IsInf(t, -1) || math.IsNaN(t) {
 		return t, ok
 	}

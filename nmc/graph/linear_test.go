@@ -71,6 +71,7 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 		b.Observe("y", StudentT(nu, Add(alpha, MatVec(x, beta)), sigma), y)
 		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
 		b.Group("noise", Dilate(sigma, 1), Dilate(nu, 0.5), Shift(alpha, 0.2))
+		b.Group("ridge", Dilate(nu, 1), Dilate(sigma, 0.3)) // shared arguments only
 		add("robust", b)
 	}
 	{
