@@ -105,18 +105,7 @@ func (c *chain) stepEnumerate(i int) {
 		lp[v] = w
 		sum += w
 	}
-	u := c.rng.Float64() * sum
-	v, cum := nv-1, 0.0
-	for j, w := range lp {
-		cum += w
-		if u < cum {
-			v = j
-			break
-		}
-	}
-	for lp[v] == 0 { // rounding pushed u past the last value with weight
-		v--
-	}
+	v := pickWeighted(c.rng.Float64()*sum, lp)
 	st.Accepted++
 	c.x[off] = float64(v)
 	// No other score reads a Marginalised site (see Site.Marginalised), so drawing
@@ -151,18 +140,7 @@ func (c *chain) drawWeighted(i int, w []float64) bool {
 		w[v] = f
 		sum += f
 	}
-	u := c.rng.Float64() * sum
-	v, cum := len(w)-1, 0.0
-	for j, f := range w {
-		cum += f
-		if u < cum {
-			v = j
-			break
-		}
-	}
-	for w[v] == 0 { // rounding pushed u past the last value with weight
-		v--
-	}
+	v := pickWeighted(c.rng.Float64()*sum, w)
 	st := &c.stats[i]
 	st.Proposals++
 	st.Accepted++
@@ -198,4 +176,22 @@ func (c *chain) stepDiscreteMH(i int) {
 	}
 	c.x[off] = x
 	c.discreteWritten(i)
+}
+
+// pickWeighted returns the value v whose cumulative weight interval holds u, for
+// u uniform on [0, Σw): the first v with u < w_0 + … + w_v, and never a value of
+// weight 0 (rounding may push u past the last value with weight).
+func pickWeighted(u float64, w []float64) int {
+	v, cum := len(w)-1, 0.0
+	for j, f := range w {
+		cum += f
+		if u < cum {
+			v = j
+			break
+		}
+	}
+	for w[v] == 0 {
+		v--
+	}
+	return v
 }

@@ -190,23 +190,7 @@ func (StudentT) DerivsOf(args []float64, _ int, wrt uint64, grad, hess []float64
 		}
 		return negInf
 	}
-	var lg, dg, tg, ls float64
-	if m != nil && m.OK && m.Key == nu {
-		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
-	} else {
-		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
-		if m != nil {
-			m.Key, m.Val, m.OK = nu, [4]float64{lg, dg, tg}, true
-		}
-	}
-	if m != nil && m.OK2 && m.Key2 == s {
-		ls = m.Val2
-	} else {
-		ls = math.Log(s)
-		if m != nil {
-			m.Key2, m.Val2, m.OK2 = s, ls, true
-		}
-	}
+	lg, dg, tg, ls := studentTerms(nu, s, m)
 	z := (x - mu) / s
 	z2 := z * z
 	l1p := math.Log1p(z2 / nu)
@@ -367,23 +351,7 @@ func (StudentT) DerivsSharedRows(x, v, args []float64, _, vary int, wrt uint64, 
 	if !(nu > 0) || math.IsInf(nu, 1) || !(s > 0) || math.IsInf(s, 1) {
 		return negInf, true
 	}
-	var lg, dg, tg, ls float64
-	if m != nil && m.OK && m.Key == nu {
-		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
-	} else {
-		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
-		if m != nil {
-			m.Key, m.Val, m.OK = nu, [4]float64{lg, dg, tg}, true
-		}
-	}
-	if m != nil && m.OK2 && m.Key2 == s {
-		ls = m.Val2
-	} else {
-		ls = math.Log(s)
-		if m != nil {
-			m.Key2, m.Val2, m.OK2 = s, ls, true
-		}
-	}
+	lg, dg, tg, ls := studentTerms(nu, s, m)
 	c := lg - logSqrt2Pi - ls
 	half := (nu + 1) / 2
 	is := 1 / s
@@ -626,4 +594,28 @@ func (HalfCauchy) Rand(rng *rand.Rand, params []float64, k int, dst []float64) {
 		return
 	}
 	dst[0] = params[0] * math.Abs(cauchyStd(rng))
+}
+
+// studentTerms returns the Student-t's terms that depend only on ν and σ: the
+// log-gamma difference lgammaHalfDiff(ν/2) with its digamma and trigamma
+// counterparts, and log σ, taken from m when it holds them for these ν and σ and
+// kept there otherwise (m may be nil).
+func studentTerms(nu, s float64, m *Memo) (lg, dg, tg, ls float64) {
+	if m != nil && m.OK && m.Key == nu {
+		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
+	} else {
+		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
+		if m != nil {
+			m.Key, m.Val, m.OK = nu, [4]float64{lg, dg, tg}, true
+		}
+	}
+	if m != nil && m.OK2 && m.Key2 == s {
+		ls = m.Val2
+	} else {
+		ls = math.Log(s)
+		if m != nil {
+			m.Key2, m.Val2, m.OK2 = s, ls, true
+		}
+	}
+	return lg, dg, tg, ls
 }
