@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -18,7 +19,7 @@ type weighedModel struct {
 	refuse map[int]bool
 	broken map[int][3]float64 // weights the weigher gives with ok, breaking the contract
 	weigh  bool               // whether the scorer implements ValuesWeigher
-	calls  *int               // WeighValues calls
+	calls  *atomic.Int64      // WeighValues calls (chains run concurrently)
 }
 
 func (m *weighedModel) Sites() []Site {
@@ -62,7 +63,7 @@ func (s *weighedScorer) LogJoint(x []float64) float64 {
 type weighingScorer struct{ *weighedScorer }
 
 func (s *weighingScorer) WeighValues(x []float64, sites []int, dst []float64, ok []bool) {
-	*s.m.calls++
+	s.m.calls.Add(1)
 	for n, i := range sites {
 		ok[n] = !s.m.refuse[i]
 		if b, bad := s.m.broken[i]; bad {
@@ -84,7 +85,7 @@ func (s *weighingScorer) WeighValues(x []float64, sites []int, dst []float64, ok
 func TestValuesWeigherDraws(t *testing.T) {
 	t.Parallel()
 	w := [][3]float64{{1, 2, 3}, {0.05, 0, 0.95}, {1e-3, 0.5, 0.4995}, {2, 2, 2}, {1, 4, 5}, {3, 1, 1}, {1, 1, 8}}
-	calls := 0
+	var calls atomic.Int64
 	broken := map[int][3]float64{5: {0, 0, 0}, 6: {1, math.NaN(), 1}, 7: {-1, 2, 3}}
 	weighed := &weighedModel{w: w, refuse: map[int]bool{4: true}, broken: broken, weigh: true, calls: &calls}
 	opts := &Options{Chains: 2, Draws: 4000, Warmup: 10, Seed: 5}
@@ -92,8 +93,8 @@ func TestValuesWeigherDraws(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 2 * (4000 + 10); calls != want {
-		t.Errorf("WeighValues called %d times, want %d (once per sweep)", calls, want)
+	if want := int64(2 * (4000 + 10)); calls.Load() != want {
+		t.Errorf("WeighValues called %d times, want %d (once per sweep)", calls.Load(), want)
 	}
 	for k, wk := range w {
 		col := res.Draws.Column(1 + k)
