@@ -124,15 +124,7 @@ func (StudentT) DerivsMemo(args []float64, _ int, grad, hess []float64, m *Memo)
 	if !studentOK(x, nu, mu, s) {
 		return fail(n, grad, hess)
 	}
-	var lg, dg, tg float64
-	if m != nil && m.OK && m.Key == nu {
-		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
-	} else {
-		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
-		if m != nil {
-			*m = Memo{Key: nu, Val: [4]float64{lg, dg, tg}, OK: true}
-		}
-	}
+	lg, dg, tg := studentNuTerms(nu, m)
 	// With z = (x−μ)/σ and q = ν + z²:
 	//   ∂x = −(ν+1)z/(σq), ∂μ = −∂x, ∂σ = ν(z²−1)/(σq),
 	//   ∂ν = ½[ψ((ν+1)/2) − ψ(ν/2) − log(1+z²/ν) + (z²−1)/q].
@@ -278,16 +270,7 @@ func (StudentT) DerivsRowsTerms(x, v, args []float64, _, vary, wrt int, d1, d2 [
 	if !(nu > 0) || math.IsInf(nu, 1) || !(s > 0) || math.IsInf(s, 1) {
 		return negInf, true
 	}
-	var lg, dg, tg float64
-	if m != nil && m.OK && m.Key == nu {
-		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
-	} else {
-		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
-		if m != nil {
-			m.Key, m.Val, m.OK = nu, [4]float64{lg, dg, tg}, true
-		}
-	}
-	ls := math.Log(s)
+	lg, dg, tg, ls := studentTerms(nu, s, m)
 	c := lg - logSqrt2Pi - ls
 	half := (nu + 1) / 2
 	is := 1 / s
@@ -601,14 +584,7 @@ func (HalfCauchy) Rand(rng *rand.Rand, params []float64, k int, dst []float64) {
 // counterparts, and log σ, taken from m when it holds them for these ν and σ and
 // kept there otherwise (m may be nil).
 func studentTerms(nu, s float64, m *Memo) (lg, dg, tg, ls float64) {
-	if m != nil && m.OK && m.Key == nu {
-		lg, dg, tg = m.Val[0], m.Val[1], m.Val[2]
-	} else {
-		lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
-		if m != nil {
-			m.Key, m.Val, m.OK = nu, [4]float64{lg, dg, tg}, true
-		}
-	}
+	lg, dg, tg = studentNuTerms(nu, m)
 	if m != nil && m.OK2 && m.Key2 == s {
 		ls = m.Val2
 	} else {
@@ -618,4 +594,18 @@ func studentTerms(nu, s float64, m *Memo) (lg, dg, tg, ls float64) {
 		}
 	}
 	return lg, dg, tg, ls
+}
+
+// studentNuTerms returns the terms that depend on ν alone — lgammaHalfDiff(ν/2) and
+// its digamma and trigamma counterparts — from m when it holds them for this ν, and
+// keeps them there otherwise (m may be nil).
+func studentNuTerms(nu float64, m *Memo) (lg, dg, tg float64) {
+	if m != nil && m.OK && m.Key == nu {
+		return m.Val[0], m.Val[1], m.Val[2]
+	}
+	lg, dg, tg = lgammaHalfDiff(nu/2), digammaHalfDiff(nu/2), trigammaHalfDiff(nu/2)
+	if m != nil {
+		m.Key, m.Val, m.OK = nu, [4]float64{lg, dg, tg}, true
+	}
+	return lg, dg, tg
 }

@@ -19,13 +19,9 @@ func (b *Builder) Lead(n *Node) {
 		b.fail(err)
 		return
 	}
-	for _, f := range b.leads {
-		if f == n.fam {
-			b.fail(fmt.Errorf("graph: Lead %q: the latent is declared a lead twice", f.name))
-			return
-		}
+	if err := appendOnce(&b.leads, n.fam, "Lead", "declared a lead"); err != nil {
+		b.fail(err)
 	}
-	b.leads = append(b.leads, n.fam)
 }
 
 // compileLeads records the names of the lead sites, in declaration order.
@@ -68,4 +64,16 @@ func latentOf(what string, n *Node) (*family, error) {
 		return nil, fmt.Errorf("graph: %s: %s is not a latent variable; give the node Latent returned", what, n)
 	}
 	return n.fam, nil
+}
+
+// appendOnce appends f to *list, or reports that the builder call what already
+// did (the latent is done twice).
+func appendOnce(list *[]*family, f *family, what, done string) error {
+	for _, g := range *list {
+		if g == f {
+			return fmt.Errorf("graph: %s %q: the latent is %s twice", what, f.name, done)
+		}
+	}
+	*list = append(*list, f)
+	return nil
 }

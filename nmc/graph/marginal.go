@@ -53,13 +53,9 @@ func (b *Builder) Marginalise(n *Node) {
 		b.fail(fmt.Errorf("graph: Marginalise %q: a Vector site is continuous; only a finite discrete latent can be summed out", n.fam.name))
 		return
 	}
-	for _, f := range b.margs {
-		if f == n.fam {
-			b.fail(fmt.Errorf("graph: Marginalise %q: the latent is summed out twice", f.name))
-			return
-		}
+	if err := appendOnce(&b.margs, n.fam, "Marginalise", "summed out"); err != nil {
+		b.fail(err)
 	}
-	b.margs = append(b.margs, n.fam)
 }
 
 // margGroup is the Markov blanket of one summed-out site: the factor elements that
