@@ -9,8 +9,8 @@
 // as in the paper), and returns a [Report]: the table (warm-up, wall time, draws
 // per second, samples to convergence and final value of the joint predictive
 // log-likelihood over the held-out half of the data with the chains interleaved
-// by draw, min bulk ESS and max R-hat over the second half of each chain, peak Go
-// heap), the conjugate estimates next to their closed forms, the PLL curves and
+// by draw, min bulk ESS and max R-hat over the recorded draws (over the second
+// half of each chain when there is no warm-up), peak Go heap), the conjugate estimates next to their closed forms, the PLL curves and
 // the figures. The report formats itself as text ([Report.WriteTable]) and CSV and
 // writes its files ([Report.WriteFiles]). "nmc paper" is this call with flags.
 //

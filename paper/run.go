@@ -172,7 +172,9 @@ type Row struct {
 	// FinalPLL is the joint PLL after all draws; NaN without held-out data.
 	FinalPLL float64
 	// MinESS (bulk) and MaxRHat are over the model's continuous parameters
-	// (models.Spec.SummaryVariables) and the second half of each chain.
+	// (models.Spec.SummaryVariables) and the recorded draws of every chain, as
+	// nmc sample reports them; without warm-up (NoGroupMoves) over the second half
+	// of each chain, the first half serving as the warm-up.
 	MinESS, MaxRHat float64
 	// PeakHeap is the largest Go heap in use while the experiment ran, in bytes.
 	PeakHeap uint64
@@ -368,7 +370,7 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	if err != nil {
 		return err
 	}
-	half, err := diagnostics.Summarize(lastHalf(res.Draws), &diagnostics.SummaryOptions{Variables: spec.SummaryVariables})
+	summary, err := diagnostics.Summarize(diagnosedDraws(res.Draws, opts.Warmup != 0), &diagnostics.SummaryOptions{Variables: spec.SummaryVariables})
 	if err != nil {
 		return err
 	}
@@ -376,7 +378,7 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	if x.Model == "dirichlet_categorical" || x.Model == "normal_known_sigma" || x.Model == "gamma_poisson" {
 		row.K = 0
 	}
-	row.MinESS, row.MaxRHat = minESSMaxRHat(half)
+	row.MinESS, row.MaxRHat = minESSMaxRHat(summary)
 	for _, n := range res.WarmupSweeps {
 		row.WarmupSweeps = max(row.WarmupSweeps, n)
 	}
@@ -435,6 +437,15 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 }
 
 // lastHalf returns the draws of d from draw n/2 of each chain on (sharing storage).
+// diagnosedDraws returns the draws the table's ESS and R-hat are computed from:
+// all of them after a warm-up, else the second half of each chain (lastHalf).
+func diagnosedDraws(d *draws.Draws, warmedUp bool) *draws.Draws {
+	if warmedUp {
+		return d
+	}
+	return lastHalf(d)
+}
+
 func lastHalf(d *draws.Draws) *draws.Draws {
 	out := &draws.Draws{Names: d.Names, Chains: make([][]float64, len(d.Chains))}
 	p := len(d.Names)
