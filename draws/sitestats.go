@@ -17,8 +17,10 @@ type SiteStats struct {
 	// scalar quantity.
 	Name string
 	// Proposer names the proposal used: "newton-gaussian", "newton-cauchy", "gamma",
-	// "dirichlet", "beta", "enumerate" or "discrete-mh"; "marginal-draw" for a
-	// marginalised site drawn from its exact conditional after each sweep, and
+	// "dirichlet", "beta", "enumerate" or "discrete-mh", ending in "-augmented"
+	// for a site stepped given the drawn marginalised sites (nmc.Augmenter);
+	// "marginal-draw" for a marginalised site drawn from its exact conditional
+	// after each sweep, and
 	// "orbit-newton" for the group moves of a group of sites (nmc.Result.Groups).
 	Proposer string
 	// Sites is the number of sites counted: 1 for one site, the size of the group

@@ -22,6 +22,7 @@ type chain struct {
 	sc    Scorer
 	vs    ValuesScorer    // sc when it implements ValuesScorer, else nil
 	dw    DiscreteWatcher // sc when it implements DiscreteWatcher, else nil
+	aug   *augmentation   // the augmented steps (Augmenter), or nil
 	opts  *Options
 	sites []Site
 	off   []int
@@ -166,10 +167,13 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 		c.tracked, c.broad, c.bumps = cacheTracking(dependents)
 	}
 	maxValues := 0
+	c.aug = newAugmentation(sites, opts.augSites)
 	for i, s := range sites {
-		if s.Marginalised {
+		switch {
+		case s.Marginalised:
 			c.marg = append(c.marg, i)
-		} else {
+		case c.aug != nil && c.aug.skip[i]: // stepped by stepAugmented
+		default:
 			c.perm = append(c.perm, i)
 		}
 		c.props[i] = newProposer(s, opts)
@@ -342,6 +346,10 @@ func (c *chain) run(ctx context.Context) (err error) {
 	}
 	c.phase = "initialisation"
 	if err := c.init(); err != nil {
+		return err
+	}
+	c.phase = "NewAugmentedScorer"
+	if err := c.startAugmentation(); err != nil {
 		return err
 	}
 	c.phase = "sampling"
@@ -522,7 +530,11 @@ func outsideSupport(s Site, x []float64) string {
 // sweep updates every site once, in a fresh random order, then makes one group move
 // per group (in the order of the model's Groups), then, when fitted is true, one
 // fitted independence step per fitted block that has a proposal (in block order),
-// then, after warm-up, Options.Joint.Steps lead-and-follow moves per lead, then draws every Marginalised site from its exact conditional (in state order). It
+// then, with augmented sites (Augmenter), Options.AugmentRounds − 1 augmentation
+// rounds, then, after warm-up, Options.Joint.Steps lead-and-follow moves per lead,
+// then draws every Marginalised site from its exact conditional (in state order),
+// then, with augmented sites, steps each of them given those draws (the last
+// round; a round is the draw and the steps, see stepAugmented). It
 // checks done every 256 sites, so that a long sweep can be cancelled, and reports
 // false if it was (the partial sweep is not recorded).
 func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
@@ -550,6 +562,12 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 			c.stepFitted(bi, st)
 		}
 	}
+	if c.aug != nil {
+		for range c.opts.AugmentRounds - 1 {
+			c.drawMarginalised()
+			c.stepAugmented()
+		}
+	}
 	if !warmup {
 		for _, j := range c.joint {
 			c.site = j.lead
@@ -561,6 +579,9 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 		c.site = -1
 	}
 	c.drawMarginalised()
+	if c.aug != nil {
+		c.stepAugmented()
+	}
 	return true
 }
 

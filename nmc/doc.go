@@ -93,6 +93,22 @@
 // it is still recorded in every draw (its statistics show the proposer
 // "marginal-draw": drawn, not proposed).
 //
+// # Augmentation steps
+//
+// Summing a latent out removes its slow direction but makes each step of the sites
+// it selects parameters for cost a sum over everything the latent touches, and
+// leaves those sites to single-site steps along the directions in which many of
+// them move together (items changing class). A model that implements Augmenter
+// names sites to update by data augmentation instead: each augmentation round draws
+// the Marginalised sites from their exact conditional, then makes one step of each
+// augmented site given the drawn values (scored by the model with them explicit: a
+// conjugate confusion row given the classes is an exact Gibbs draw). A round is a
+// Gibbs step on the latents and the augmented sites together, so the summed-out
+// posterior is kept. Options.AugmentRounds rounds per sweep (default 2), the last
+// ending the sweep, the others before the lead-and-follow moves; the augmented sites
+// are left out of the sweep's own steps (proposer names end in "-augmented").
+// Options.NoAugment turns the rounds off.
+//
 // # Conventions
 //
 // Chains, draws and coordinates are numbered from 0 ("chain 2" is the third chain).

@@ -72,6 +72,18 @@ type Options struct {
 	// (Grouper): the sweeps are then the paper's plain single-site NMC. The default
 	// (false) makes one group move per group and sweep, warm-up included.
 	NoGroupMoves bool
+	// NoAugment turns off the data-augmentation steps of a model that declares
+	// augmented sites (Augmenter): those sites then take their summed-out steps in
+	// the sweep. The default (false) steps them given the drawn Marginalised sites
+	// after every sweep, warm-up included.
+	NoAugment bool
+	// AugmentRounds is the number of augmentation rounds per sweep of a model with
+	// augmented sites: each draws the Marginalised sites and steps every augmented
+	// site given them. The last round ends the sweep; the others come before the
+	// lead-and-follow moves, so that the leads move between fresh values of the
+	// augmented sites. 0 means the default, 2 (measured on Dawid-Skene, see
+	// models.AnnotationPrior); it must not be negative.
+	AugmentRounds int
 	// Fitted configures the fitted independence step: after a warm-up, each chain
 	// fits a Gaussian to the warm-up draws of its fitted blocks (the Real coordinates
 	// of each group, and each Real site with at least two coordinates outside
@@ -111,6 +123,8 @@ type Options struct {
 	jointOnly bool
 	// jointLeads are the lead sites (set by Sample).
 	jointLeads []int
+	// augSites are the augmented sites (Augmenter; set by Sample).
+	augSites []int
 }
 
 // withDefaults validates o and returns a copy with the defaults filled in. dim is the
@@ -123,7 +137,7 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"Chains", e.Chains}, {"FirstChain", e.FirstChain}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"WarmupMax", e.WarmupMax}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}} {
+	}{{"Chains", e.Chains}, {"FirstChain", e.FirstChain}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"WarmupMax", e.WarmupMax}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}, {"AugmentRounds", e.AugmentRounds}} {
 		if f.name == "Warmup" && f.v == AutoWarmup {
 			continue
 		}
@@ -145,6 +159,9 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	}
 	if e.WarmupMax == 0 {
 		e.WarmupMax = DefaultWarmupMax
+	}
+	if e.AugmentRounds == 0 {
+		e.AugmentRounds = defaultAugmentRounds
 	}
 	fitted, err := e.Fitted.withDefaults()
 	if err != nil {

@@ -89,7 +89,17 @@ type Result struct {
 // siteStats returns the statistics of Result.Sites and Result.SitesPerChain: each
 // chain's counts of every site, named, and their totals over the chains.
 func siteStats(sites []Site, eff *Options, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
-	return collectStats(len(sites), func(i int) (string, string, int) { return sites[i].Name, proposerName(sites[i], eff), 1 },
+	augmented := make(map[int]bool, len(eff.augSites))
+	for _, i := range eff.augSites {
+		augmented[i] = true
+	}
+	name := func(i int) string {
+		if augmented[i] {
+			return proposerName(sites[i], eff) + augmentedSuffix
+		}
+		return proposerName(sites[i], eff)
+	}
+	return collectStats(len(sites), func(i int) (string, string, int) { return sites[i].Name, name(i), 1 },
 		chains, func(ch *chain) []draws.SiteStats { return ch.stats })
 }
 

@@ -62,6 +62,9 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	if eff.jointLeads, err = jointLeads(m, sites, eff.Joint); err != nil {
 		return nil, err
 	}
+	if eff.augSites, err = augmentedSites(m, sites, &eff); err != nil {
+		return nil, err
+	}
 	var blocks []blockPlan
 	if !eff.Fitted.Off && eff.Warmup != 0 { // without warm-up there is nothing to fit
 		blocks = fittedBlocks(sites, groups)

@@ -28,6 +28,10 @@ type runSettings struct {
 	// noGroupMoves turns the model's group moves off (-no-group-moves): plain
 	// single-site NMC, as in the paper.
 	noGroupMoves bool
+	// noAugment turns the model's data-augmentation steps off (-no-augment);
+	// augmentRounds is nmc.Options.AugmentRounds (-augment-rounds).
+	noAugment     bool
+	augmentRounds int
 	// leads names the lead sites of the lead-and-follow moves (-leads; nil: the
 	// model's); noJointMoves turns the moves off (-no-joint-moves).
 	leads        []string
@@ -148,15 +152,17 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 	}
 	bar := newProgress(e.stderr, desc, s.chains, s.maxWarmup()+s.draws)
 	opts := &nmc.Options{
-		Chains:       s.chains,
-		FirstChain:   s.firstChain,
-		Draws:        s.draws,
-		Warmup:       warmup,
-		Seed:         s.seed,
-		HeldOut:      b.HeldOut,
-		NoGroupMoves: s.noGroupMoves,
-		Joint:        nmc.JointMoves{Off: s.noJointMoves, Leads: s.leads, Follow: s.follow},
-		Progress:     bar.callback(),
+		Chains:        s.chains,
+		FirstChain:    s.firstChain,
+		Draws:         s.draws,
+		Warmup:        warmup,
+		Seed:          s.seed,
+		HeldOut:       b.HeldOut,
+		NoGroupMoves:  s.noGroupMoves,
+		NoAugment:     s.noAugment,
+		AugmentRounds: s.augmentRounds,
+		Joint:         nmc.JointMoves{Off: s.noJointMoves, Leads: s.leads, Follow: s.follow},
+		Progress:      bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
 		s.heldOutTotal = true // every point at every draw would not fit comfortably in memory

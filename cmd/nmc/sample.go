@@ -97,6 +97,8 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	leads := fs.String("leads", "", "make lead-and-follow moves of these comma-separated `sites` after warm-up (random walks in their unconstrained coordinates; default: the sites the model declares)")
 	follow := fs.Float64("follow", 0, "lead-and-follow moves: the least shift (nats) of a site's fitted proposal that makes it follow the lead; 0: the lead moves alone, negative: every site that reads the lead follows")
 	noJoint := fs.Bool("no-joint-moves", false, "turn off the lead-and-follow moves")
+	noAugment := fs.Bool("no-augment", false, "turn off the data-augmentation steps (the annotation model's confusion rows then take summed-out steps)")
+	augmentRounds := fs.Int("augment-rounds", 0, "data-augmentation rounds per sweep (0: the default, 2)")
 	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
 	logLik := fs.Bool("loglik", false, "add to the -out draws the training data's pointwise log-likelihood, one column log_lik[i] per observation (the input of nmc loo)")
 	yRep := fs.Bool("yrep", false, "add to the -out draws replicated data drawn at every draw, one column y_rep[i] per observed value (posterior predictive draws)")
@@ -111,7 +113,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, noJointMoves: *noJoint, follow: *follow, logLik: *logLik, yRep: *yRep}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, logLik: *logLik, yRep: *yRep}
 		if *leads != "" {
 			s.leads = strings.Split(*leads, ",")
 		}

@@ -142,7 +142,9 @@ func TestSampleOutputs(t *testing.T) {
 }
 
 // TestSampleSiteTable checks the table of site families: each family counts its
-// sites once (not once per chain) and every site makes one proposal per sweep.
+// sites once (not once per chain) and every site makes one proposal per sweep, the
+// summed-out classes and the augmented confusion rows one per augmentation round
+// (two per sweep).
 func TestSampleSiteTable(t *testing.T) {
 	out := mustRun(t, "sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "40", "-warmup", "5", "-chains", "2")
 	const perSite = 2 * (40 + 5) // chains × sweeps
@@ -161,6 +163,7 @@ func TestSampleSiteTable(t *testing.T) {
 	}
 	// -n 40 items generate 20 training items, each with its class z; theta's count
 	// depends on the number of classes and is checked through its proposals.
+	rounds := map[string]int{"pi": 1, "z": 2, "theta": 2}
 	for family, wantSites := range map[string]int{"pi": 1, "z": 20, "theta": -1} {
 		f, ok := rows[family]
 		if !ok {
@@ -176,15 +179,15 @@ func TestSampleSiteTable(t *testing.T) {
 		if wantSites > 0 && sites != wantSites {
 			t.Errorf("%s: %d sites, want %d", family, sites, wantSites)
 		}
-		if proposals != sites*perSite {
-			t.Errorf("%s: %d proposals for %d sites, want %d per site", family, proposals, sites, perSite)
+		if proposals != sites*perSite*rounds[family] {
+			t.Errorf("%s: %d proposals for %d sites, want %d per site", family, proposals, sites, perSite*rounds[family])
 		}
 	}
 }
 
 // TestSampleMarginaliseClasses: by default the annotation model's classes are
-// summed out and drawn after each sweep (proposer marginal-draw, one draw per
-// sweep), still recorded in the draws as classes; -explicit-classes keeps them in
+// summed out and drawn in each of a sweep's two augmentation rounds (proposer
+// marginal-draw), still recorded in the draws as classes; -explicit-classes keeps them in
 // the sweep (proposer enumerate).
 func TestSampleMarginaliseClasses(t *testing.T) {
 	dir := t.TempDir()
@@ -194,8 +197,8 @@ func TestSampleMarginaliseClasses(t *testing.T) {
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) == 6 && f[0] == "z" {
 			found = true
-			if f[1] != "marginal-draw" || f[2] != "20" || f[3] != strconv.Itoa(20*2*45) {
-				t.Errorf("z row %q, want the marginal-draw proposer, 20 sites, %d draws", f, 20*2*45)
+			if f[1] != "marginal-draw" || f[2] != "20" || f[3] != strconv.Itoa(20*2*45*2) {
+				t.Errorf("z row %q, want the marginal-draw proposer, 20 sites, %d draws", f, 20*2*45*2)
 			}
 		}
 	}

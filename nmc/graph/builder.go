@@ -116,6 +116,7 @@ type Builder struct {
 	groups  []groupDecl
 	margs   []*family // summed out (Marginalise)
 	leads   []*family // lead sites (Lead)
+	augs    []*family // augmented latents (Augment)
 	names   map[string]bool
 	err     error
 	// noLinear (tests) scores every factor element by element: no linear factors
@@ -301,6 +302,9 @@ func (b *Builder) Build() (*Model, error) {
 		return nil, err
 	}
 	if err := m.compileLeads(b.leads); err != nil {
+		return nil, err
+	}
+	if err := m.compileAugment(b); err != nil {
 		return nil, err
 	}
 	return m, nil

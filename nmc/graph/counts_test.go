@@ -100,7 +100,7 @@ type hiddenScorer struct{ s *scorer }
 func TestSampleWithCountsSameDraws(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 5))
 	ds := makeDS(rng, 60, 5, 3, 3)
-	b, pi, _ := declareDS(ds)
+	b, pi, _, _ := declareDS(ds)
 	b.Lead(pi)
 	m, err := b.Build()
 	if err != nil {

@@ -76,7 +76,7 @@ func TestLeadSamePosterior(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(8, 1))
 	ds := makeDS(rng, 40, 3, 2, 3)
-	b, pi, z := declareDS(ds)
+	b, pi, z, _ := declareDS(ds)
 	b.Marginalise(z)
 	b.Lead(pi)
 	led, err := b.Build()

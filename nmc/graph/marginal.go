@@ -587,6 +587,11 @@ func (s *scorer) margSync() {
 		return
 	}
 	marked := false
+	// Blocks of eight coordinates with a change; past fullSyncBlocks of them the
+	// entries are recomputed all at once (the same values: each is a function of
+	// its coordinates), cheaper than entry by entry from each changed coordinate
+	// when most of them changed (every confusion row after an augmentation step).
+	blocks, full := 0, len(m.readCoord)/(8*fullSyncFraction)+1
 	for _, run := range m.readRuns {
 		xs := x[run.j : int(run.j)+int(run.n)]
 		seen := c.seen[run.r : int(run.r)+len(xs)]
@@ -605,6 +610,10 @@ func (s *scorer) margSync() {
 			if d == 0 {
 				continue
 			}
+			if blocks++; blocks > full {
+				s.margRecomputeAll()
+				return
+			}
 			if !marked {
 				marked = true
 				s.nextSync()
@@ -618,6 +627,22 @@ func (s *scorer) margSync() {
 			}
 			s.markChanged(int(run.r)+t, xs[t:], seen[t:])
 		}
+	}
+}
+
+// fullSyncFraction: margSync recomputes every entry of the product cache once more
+// than 1/fullSyncFraction of the blocks of eight coordinates it compares changed.
+const fullSyncFraction = 16
+
+// margRecomputeAll recomputes every entry of the product cache and records every
+// coordinate as seen.
+func (s *scorer) margRecomputeAll() {
+	m, c, x := s.m, &s.mc, s.x
+	for e := range c.p {
+		c.p[e] = s.margEntry(m.entryCoord[m.entryStart[e]:m.entryStart[e+1]])
+	}
+	for r, j := range m.readCoord {
+		c.seen[r] = x[j]
 	}
 }
 

@@ -42,7 +42,7 @@ func makeDS(rng *rand.Rand, items, labelers, classes, perItem int) dsData {
 // buildDS declares the Dawid-Skene model on d, with the classes summed out when marg.
 func buildDS(t testing.TB, d dsData, marg bool) *Model {
 	t.Helper()
-	b, _, z := declareDS(d)
+	b, _, z, _ := declareDS(d)
 	if marg {
 		b.Marginalise(z)
 	}
@@ -54,8 +54,8 @@ func buildDS(t testing.TB, d dsData, marg bool) *Model {
 }
 
 // declareDS declares the Dawid-Skene model on d and returns the builder and the
-// nodes pi and z.
-func declareDS(d dsData) (b *Builder, pi, z *Node) {
+// nodes pi, z and theta.
+func declareDS(d dsData) (b *Builder, pi, z, theta *Node) {
 	c := d.classes
 	conc := make([]float64, c)
 	rows := make([][]float64, c)
@@ -76,9 +76,9 @@ func declareDS(d dsData) (b *Builder, pi, z *Node) {
 	b = New()
 	pi = b.Latent("pi", Dirichlet(Vec(conc...)))
 	z = b.Latent("z", Categorical(pi), d.items)
-	theta := b.Latent("theta", Dirichlet(Index(Rows(rows), classOf)), d.labelers, c)
+	theta = b.Latent("theta", Dirichlet(Index(Rows(rows), classOf)), d.labelers, c)
 	b.ObserveInts("y", Categorical(At(theta, By(d.labeler), ByNode(Index(z, d.item)))), d.label)
-	return b, pi, z
+	return b, pi, z, theta
 }
 
 // buildMixture declares a two-component normal mixture with unknown weights, means

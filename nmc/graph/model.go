@@ -16,10 +16,14 @@ import (
 // the builder recorded deterministic quantities), and reports each site's
 // neighbours so that the sampler can reuse derivatives.
 type Model struct {
-	leads   []string // names of the lead sites (Lead)
-	fams    []*family
-	factors []*factor
-	derived []namedNode
+	leads []string // names of the lead sites (Lead)
+	// augSites are the sites declared with Augment, augmented the model that scores
+	// them with nothing summed out (compileAugment); nil without.
+	augSites  []int
+	augmented *Model
+	fams      []*family
+	factors   []*factor
+	derived   []namedNode
 	// valueScorers holds value scorers (valueScorer) for the calls made at every
 	// draw — Derive, Replicate, Init — reused across calls, draws and chains.
 	valueScorers sync.Pool
@@ -59,6 +63,9 @@ type Model struct {
 	valPlans *valPlans   // ScoreValues's plans of direct selections, or nil
 	// constPrior: per factor, whether priorElem evaluates its elements (nil: none).
 	constPrior []bool
+	// conj: per site, how DrawConditional draws it (conjugate.go); nil entries for
+	// the others, nil without any.
+	conj []*conjSite
 	// Selections whose counts scorers keep (counts.go): per factor the offset of its
 	// counts in a scorer's countState.n (−1: not counted; nil without any), their
 	// total length, and per site the count entries its observations move:
@@ -280,6 +287,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	m.compileSelCounts()
 	m.compileValPlans()
 	m.compileConstPriors()
+	m.compileConjugate()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {

@@ -13,14 +13,15 @@ import (
 // uses, so a warm scorer does not allocate (except the few goroutines of a score
 // spread over the cores, for blankets of at least chunkedMinElems elements).
 type scorer struct {
-	m      *Model
-	x      []float64
-	active int // site whose derivatives are wanted; -1 for values only
-	k      int
-	base   int // state offset of the active site
-	ops    jetOps
-	stack  []jet
-	top    int
+	conjAlpha []float64 // DrawConditional's concentrations
+	m         *Model
+	x         []float64
+	active    int // site whose derivatives are wanted; -1 for values only
+	k         int
+	base      int // state offset of the active site
+	ops       jetOps
+	stack     []jet
+	top       int
 
 	argv   []float64
 	argj   []jet
