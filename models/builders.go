@@ -222,7 +222,7 @@ type AnnotationPrior struct {
 	// (`nmc sample -model annotation -n 10000 -k 100 -draws 1000 -chains 4 -seed S`,
 	// adaptive warm-up), min bulk ESS of pi and of theta, max R-hat, at seeds 1 and 2:
 	// z explicit, pi 24 and 21, R-hat 1.11–1.16; summed out with pi's lead moves,
-	// pi 433 and 460, theta 858 and 622, R-hat 1.009–1.01, for about 2.6× the CPU
+	// pi 433 and 460, theta 858 and 622, R-hat 1.009–1.01, for about 2.7× the CPU
 	// time of z explicit; with theta augmented (the default), pi 584 and 551, theta
 	// 1443 and 1160, R-hat 1.0057 and 1.0066, for 1.42× the CPU time of z explicit.
 	ExplicitClasses bool
