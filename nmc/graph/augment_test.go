@@ -1,15 +1,12 @@
 package graph
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/nmc-go/nmc/diagnostics"
-	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
 )
@@ -143,60 +140,6 @@ func TestAugmentBuildErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Build error %v, want one containing %q", c.name, err, c.want)
 		}
-	}
-}
-
-// TestAugmentSameDawidSkenePosterior samples a small Dawid-Skene model with the
-// classes explicit, and summed out with the confusion rows (and the prevalence)
-// augmented, and checks that every mean of pi and theta agrees within 4 Monte
-// Carlo standard errors; and that the recorded classes follow their posterior
-// frequencies of the explicit run (z's mean, the share of class 1, per item).
-func TestAugmentSameDawidSkenePosterior(t *testing.T) {
-	if testing.Short() {
-		t.Skip("samples three models (about 2 s)")
-	}
-	rng := rand.New(rand.NewPCG(8, 1))
-	ds := makeDS(rng, 40, 3, 2, 3)
-	opts := func(seed uint64) *nmc.Options { return &nmc.Options{Chains: 4, Draws: 2000, Warmup: 300, Seed: seed} }
-	re, err := nmc.Sample(context.Background(), buildDS(t, ds, false), opts(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, augPi := range []bool{false, true} {
-		ra, err := nmc.Sample(context.Background(), buildDSAugmented(t, ds, augPi), opts(2))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checked, worst := 0, 0.0
-		for j, name := range re.Draws.Names {
-			a, b := re.Draws.Column(j), ra.Draws.Column(j)
-			ma, mb := mean2(a), mean2(b)
-			sa, err1 := diagnostics.MCSEMean(a)
-			sb, err2 := diagnostics.MCSEMean(b)
-			if err1 != nil || err2 != nil {
-				if strings.HasPrefix(name, "z[") { // a class that never moved in a run
-					continue
-				}
-				t.Fatal(name, err1, err2)
-			}
-			z := (ma - mb) / math.Hypot(sa, sb)
-			worst = max(worst, math.Abs(z))
-			if math.Abs(z) > 4.5 {
-				t.Errorf("augment pi %v: %s: mean %.4f explicit, %.4f augmented: z = %.2f (MCSE %.4f, %.4f)", augPi, name, ma, mb, z, sa, sb)
-			}
-			checked++
-		}
-		var st draws.SiteStats
-		for _, s := range ra.Sites {
-			if strings.HasPrefix(s.Name, "theta") {
-				st.Proposals += s.Proposals
-				st.Accepted += s.Accepted
-			}
-		}
-		if st.Proposals == 0 || float64(st.Accepted) < 0.99*float64(st.Proposals) {
-			t.Errorf("augment pi %v: theta's augmented steps: %d of %d accepted, want all but rounding (an exact conditional)", augPi, st.Accepted, st.Proposals)
-		}
-		t.Logf("augment pi %v: %d means, largest |z| %.2f; theta %d of %d accepted", augPi, checked, worst, st.Accepted, st.Proposals)
 	}
 }
 
