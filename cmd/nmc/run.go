@@ -63,6 +63,8 @@ func (s runSettings) check() error {
 		return fmt.Errorf("-first-chain = %d, want 0 or more", s.firstChain)
 	case math.IsNaN(s.follow) || math.IsInf(s.follow, 0):
 		return fmt.Errorf("-follow = %g, want a finite number", s.follow)
+	case s.augmentRounds < 0:
+		return fmt.Errorf("-augment-rounds = %d, want 0 or more (0: the default)", s.augmentRounds)
 	}
 	return nil
 }

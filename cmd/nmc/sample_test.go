@@ -628,3 +628,40 @@ func TestSampleLeads(t *testing.T) {
 		t.Errorf("-follow NaN: exit status %d, stderr %q", code, errOut)
 	}
 }
+
+// TestSampleAugmentFlags: by default the annotation model's confusion rows take
+// two augmentation steps per sweep (proposer dirichlet-augmented); -augment-rounds
+// sets the rounds, -no-augment gives them their summed-out steps back (one per
+// sweep, proposer dirichlet), and a negative -augment-rounds is a usage error.
+func TestSampleAugmentFlags(t *testing.T) {
+	args := []string{"sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "20", "-warmup", "5", "-chains", "2"}
+	theta := func(out string) []string {
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 6 && f[0] == "theta" {
+				return f
+			}
+		}
+		t.Fatalf("no theta row in\n%s", out)
+		return nil
+	}
+	perSite := func(f []string) int {
+		sites, _ := strconv.Atoi(f[2])
+		proposals, _ := strconv.Atoi(f[3])
+		return proposals / max(sites, 1)
+	}
+	const sweeps = 2 * (20 + 5)
+	for _, c := range []struct {
+		flags    []string
+		proposer string
+		rounds   int
+	}{{nil, "dirichlet-augmented", 2}, {[]string{"-augment-rounds", "3"}, "dirichlet-augmented", 3}, {[]string{"-no-augment"}, "dirichlet", 1}} {
+		f := theta(mustRun(t, append(args, c.flags...)...))
+		if f[1] != c.proposer || perSite(f) != c.rounds*sweeps {
+			t.Errorf("%v: theta row %q, want proposer %s and %d proposals per site", c.flags, f, c.proposer, c.rounds*sweeps)
+		}
+	}
+	code, _, errOut := runCLI(t, append(args, "-augment-rounds", "-1")...)
+	if code != 2 || !strings.Contains(errOut, "-augment-rounds = -1") {
+		t.Errorf("-augment-rounds -1: exit status %d, stderr %q", code, errOut)
+	}
+}
