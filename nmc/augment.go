@@ -8,18 +8,19 @@ import (
 
 // Augmenter is an optional interface of a Model with Marginalised sites that
 // updates some continuous sites by data-augmentation steps instead of their own
-// summed-out steps. Each sweep, after the Marginalised sites are drawn from their
-// exact conditional, every augmented site takes one NMC step (the same proposer,
-// the same exact Metropolis-Hastings ratio) of its conditional given the drawn
-// values, scored by NewAugmentedScorer; the sweep's own steps leave the augmented
-// sites out. The draw of the latents given the rest followed by steps that keep
-// the augmented sites' conditional given the latents invariant is a Gibbs step on
-// their joint, so the summed-out posterior is unchanged, and the latents drawn
-// before the steps remain a draw jointly with the new values: they are recorded
-// with them.
+// summed-out steps. In each augmentation round (Options.AugmentRounds per sweep)
+// the Marginalised sites are drawn from their exact conditional, then every
+// augmented site is updated given the drawn values, scored by NewAugmentedScorer:
+// drawn from its exact conditional when that scorer is a ConditionalDrawer that
+// can, else by one NMC step (the same proposer, the exact Metropolis-Hastings
+// ratio). The sweep's own steps leave the augmented sites out. The draw of the
+// latents given the rest followed by updates that keep the augmented sites'
+// conditional given the latents invariant is a Gibbs step on their joint, so the
+// summed-out posterior is unchanged, and the latents drawn before the updates
+// remain a draw jointly with the new values: they are recorded with them.
 //
 // The graph engine implements it (graph.Builder.Augment). Options.NoAugment turns
-// the steps off: the augmented sites then take their summed-out steps.
+// the rounds off: the augmented sites then take their summed-out steps.
 type Augmenter interface {
 	// AugmentedSites returns the indices of the augmented sites: continuous, not
 	// Marginalised; the same value on every call. Empty: no augmentation.
@@ -81,7 +82,7 @@ type augmentation struct {
 }
 
 // newAugmentation returns the chain's augmentation of the sites idx, or nil
-// without; the scorer is made by start, in the chain's goroutine.
+// without; startAugmentation makes its scorer, in the chain's goroutine.
 func newAugmentation(sites []Site, idx []int) *augmentation {
 	if len(idx) == 0 {
 		return nil
@@ -111,8 +112,8 @@ func (c *chain) startAugmentation() error {
 	return nil
 }
 
-// stepAugmented makes one step of every augmented site given the Marginalised
-// sites' current values (see Augmenter), counted in the sites' statistics.
+// stepAugmented updates every augmented site once given the Marginalised sites'
+// current values (see Augmenter), counted in the sites' statistics.
 func (c *chain) stepAugmented() {
 	a := c.aug
 	if a.dw != nil {
