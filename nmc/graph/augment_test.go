@@ -1,12 +1,14 @@
 package graph
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
 )
@@ -223,5 +225,65 @@ func TestDrawConditional(t *testing.T) {
 	ms.Watch(x)
 	if ms.DrawConditional(rng, x, theta, make([]float64, 3)) {
 		t.Error("a summed-out model's row: drawn, want refused")
+	}
+}
+
+// TestAugmentMixture samples a two-component normal mixture with its classes
+// summed out, once with every site's own steps and once with the means and the
+// scale augmented (no conjugate draws for them: NMC steps scored given the drawn
+// classes, with the exact MH ratio), and checks that the posterior means of the
+// weights, means and scale agree within 4 combined Monte Carlo standard errors.
+func TestAugmentMixture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("samples two models (about 1 s)")
+	}
+	y := []float64{-2.6, -2.1, -1.4, -1.9, 0.3, 1.8, 2.2, 2.9, 2.4, 3.1}
+	build := func(augment bool) *Model {
+		b := New()
+		w := b.Latent("w", Dirichlet(Vec(2, 2)))
+		mu := b.Latent("mu", Normal(C(0), C(5)), 2)
+		sigma := b.Latent("sigma", HalfNormal(C(2)))
+		z := b.Latent("z", Categorical(w), len(y))
+		b.Observe("y", Normal(At(mu, ByNode(z)), sigma), y)
+		b.Marginalise(z)
+		if augment {
+			b.Augment(mu)
+			b.Augment(sigma)
+		}
+		m, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	opts := func(seed uint64) *nmc.Options { return &nmc.Options{Chains: 4, Draws: 4000, Warmup: 300, Seed: seed} }
+	rs, err := nmc.Sample(context.Background(), build(false), opts(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, err := nmc.Sample(context.Background(), build(true), opts(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range ra.Sites {
+		if strings.HasPrefix(st.Name, "mu") || st.Name == "sigma" {
+			if !strings.HasSuffix(st.Proposer, "-augmented") || st.Accepted == 0 {
+				t.Errorf("%s: proposer %q, %d of %d accepted; want an augmented NMC step that moves", st.Name, st.Proposer, st.Accepted, st.Proposals)
+			}
+		}
+	}
+	for j, name := range rs.Draws.Names {
+		if strings.HasPrefix(name, "z[") {
+			continue
+		}
+		a, b := rs.Draws.Column(j), ra.Draws.Column(j)
+		sa, err1 := diagnostics.MCSEMean(a)
+		sb, err2 := diagnostics.MCSEMean(b)
+		if err1 != nil || err2 != nil {
+			t.Fatal(name, err1, err2)
+		}
+		if z := (mean2(a) - mean2(b)) / math.Hypot(sa, sb); math.Abs(z) > 4 {
+			t.Errorf("%s: mean %.4f with own steps, %.4f augmented: z = %.2f", name, mean2(a), mean2(b), z)
+		}
 	}
 }
