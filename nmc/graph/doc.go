@@ -81,6 +81,16 @@
 // Build refuses latents that cannot be summed out this way (continuous or
 // unbounded, or two summed-out sites sharing a factor element).
 //
+// Augment declares a continuous latent that the sampler updates by data
+// augmentation instead of summed-out steps (nmc.Augmenter): in each augmentation
+// round the summed-out latents are drawn and then its sites are updated given them,
+// scored by the same model with nothing summed out — drawn exactly when a site's
+// blanket is a constant Dirichlet prior and counted Categorical selections of it
+// (nmc.ConditionalDrawer), else by an NMC step. The Dawid-Skene confusion rows:
+//
+//	b.Marginalise(z)
+//	b.Augment(theta)
+//
 // # Conventions
 //
 // Indices are 0-based everywhere: in Index, By, observed categories and site names.
