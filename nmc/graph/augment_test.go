@@ -32,23 +32,39 @@ func buildDSAugmented(t testing.TB, d dsData, augPi bool) *Model {
 
 // TestAugmentedScorer checks the two scorers of an augmented model: its own scores
 // are those of the model without Augment, and its augmented scorer's are those of
-// the model with nothing summed out, bit for bit, at random states.
+// the model with nothing summed out, bit for bit, at random states: for
+// Dawid-Skene and for a scale-mixture regression (matrix-vector products and a
+// linear factor in the blanket).
 func TestAugmentedScorer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 1))
 	d := makeDS(rng, 30, 4, 3, 3)
-	aug, marg, expl := buildDSAugmented(t, d, false), buildDS(t, d, true), buildDS(t, d, false)
+	checkAugmentedScorer(t, rng, buildDSAugmented(t, d, false), buildDS(t, d, true), buildDS(t, d, false), "theta[")
+	b, z, s := declareMixtureRegression()
+	b.Marginalise(z)
+	b.Augment(s)
+	augReg, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAugmentedScorer(t, rng, augReg, buildMixtureRegression(t, true), buildMixtureRegression(t, false), "s[")
+}
+
+// checkAugmentedScorer checks aug's scorers against marg's and expl's (see
+// TestAugmentedScorer); the augmented sites are those named with prefix.
+func checkAugmentedScorer(t *testing.T, rng *rand.Rand, aug, marg, expl *Model, prefix string) {
+	t.Helper()
 	sites := aug.Sites()
 	if !slices.EqualFunc(sites, expl.Sites(), func(a, b nmc.Site) bool { return a.Name == b.Name && a.Size == b.Size }) {
 		t.Fatal("the augmented model's sites differ from the explicit model's")
 	}
 	var want []int
 	for i, s := range sites {
-		if strings.HasPrefix(s.Name, "theta[") {
+		if strings.HasPrefix(s.Name, prefix) {
 			want = append(want, i)
 		}
 	}
 	if got := aug.AugmentedSites(); !slices.Equal(got, want) {
-		t.Fatalf("AugmentedSites() = %v, want the theta sites %v", got, want)
+		t.Fatalf("AugmentedSites() = %v, want the %s… sites %v", got, prefix, want)
 	}
 	if marg.AugmentedSites() != nil || marg.NewAugmentedScorer() != nil {
 		t.Error("a model without Augment reports augmented sites or a scorer")

@@ -587,8 +587,8 @@ func (s *scorer) margSync() {
 		return
 	}
 	marked := false
-	// Blocks of eight coordinates with a change; past fullSyncBlocks of them the
-	// entries are recomputed all at once (the same values: each is a function of
+	// Blocks of eight coordinates with a change: past full of them (1/fullSyncFraction
+	// of all blocks) the entries are recomputed all at once (the same values: each is a function of
 	// its coordinates), cheaper than entry by entry from each changed coordinate
 	// when most of them changed (every confusion row after an augmentation step).
 	blocks, full := 0, len(m.readCoord)/(8*fullSyncFraction)+1

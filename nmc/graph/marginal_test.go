@@ -110,6 +110,20 @@ var mixtureData = []float64{-2.1, -1.4, 0.3, 2.2, 2.9}
 // factors of one site's blanket together.
 func buildMixtureRegression(t testing.TB, marg bool) *Model {
 	t.Helper()
+	b, z, _ := declareMixtureRegression()
+	if marg {
+		b.Marginalise(z)
+	}
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// declareMixtureRegression declares buildMixtureRegression's model and returns the
+// builder and the nodes z and s (the scales the classes select).
+func declareMixtureRegression() (b *Builder, z, s *Node) {
 	x := mat.NewDense(5, 2, []float64{1, 0.5, -0.3, 1.2, 0.8, -1, 2, 0.1, -1.5, 0.4})
 	// linMinRows rows of a fixed pattern, so that u is a linear factor.
 	u := mat.NewDense(linMinRows, 2, nil)
@@ -119,22 +133,15 @@ func buildMixtureRegression(t testing.TB, marg bool) *Model {
 		u.Set(r, 1, math.Cos(1.7*float64(r)))
 		uy[r] = 0.5*u.At(r, 0) - 0.3*u.At(r, 1) + 0.2*math.Sin(3.1*float64(r))
 	}
-	b := New()
+	b = New()
 	w := b.Latent("w", Dirichlet(Vec(2, 2)))
 	beta := b.Vector("beta", 2, Normal(C(0), C(3)))
-	s := b.Latent("s", HalfNormal(C(2)), 2)
-	z := b.Latent("z", Categorical(w), 5)
+	s = b.Latent("s", HalfNormal(C(2)), 2)
+	z = b.Latent("z", Categorical(w), 5)
 	b.Observe("y", Normal(MatVec(x, beta), At(s, ByNode(z))), []float64{0.4, 1.9, -0.8, 2.5, -0.1})
 	sig := b.Latent("sig", HalfNormal(C(1)))
 	b.Observe("u", Normal(MatVec(u, beta), sig), uy)
-	if marg {
-		b.Marginalise(z)
-	}
-	m, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return b, z, s
 }
 
 // buildTwoIndex declares categorical data read through two discrete indices, an

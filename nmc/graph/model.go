@@ -17,8 +17,8 @@ import (
 // neighbours so that the sampler can reuse derivatives.
 type Model struct {
 	leads []string // names of the lead sites (Lead)
-	// augSites are the sites declared with Augment, augmented the model that scores
-	// them with nothing summed out (compileAugment); nil without.
+	// augSites are the sites declared with Augment and augmented is the model that
+	// scores them with nothing summed out (compileAugment); nil without.
 	augSites  []int
 	augmented *Model
 	fams      []*family
