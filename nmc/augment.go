@@ -2,7 +2,6 @@ package nmc
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 )
 
@@ -124,38 +123,22 @@ func (c *chain) stepAugmented() {
 	for n, i := range a.sites {
 		c.site = i
 		p := c.props[i]
-		off, k := c.off[i], c.sites[i].Size
 		cur, nxt := &a.slots[n][0], &a.slots[n][1]
-		xs := c.x[off : off+k]
+		xs := c.x[c.off[i] : c.off[i]+c.sites[i].Size]
 		st := &c.stats[i]
-		if a.cd != nil && a.cd.DrawConditional(c.rng, c.x, i, nxt.x) {
-			st.Proposals++
-			st.Accepted++
-			copy(xs, nxt.x)
-			c.changed(i)
-			c.invalidate(i)
-			continue
-		}
-		copy(cur.x, xs)
-		cur.f = a.sc.Score(c.x, i, cur.g, cur.h)
-		p.fit(cur)
 		st.Proposals++
-		if cur.fb {
-			st.Fallbacks++
-		}
-		p.draw(c.rng, cur, 1, nxt.x)
-		u := c.rng.Float64()
-		copy(xs, nxt.x)
-		nxt.f = a.sc.Score(c.x, i, nxt.g, nxt.h)
-		if !(nxt.f > math.Inf(-1)) {
-			copy(xs, cur.x)
-			continue
-		}
-		p.fit(nxt)
-		logr := nxt.f - cur.f + p.logq(nxt, 1, cur.x) - p.logq(cur, 1, nxt.x)
-		if !(math.Log(u) < logr) {
-			copy(xs, cur.x)
-			continue
+		if a.cd != nil && a.cd.DrawConditional(c.rng, c.x, i, nxt.x) {
+			copy(xs, nxt.x) // an exact Gibbs draw
+		} else {
+			copy(cur.x, xs)
+			cur.f = a.sc.Score(c.x, i, cur.g, cur.h)
+			p.fit(cur)
+			if cur.fb {
+				st.Fallbacks++
+			}
+			if _, _, accept := c.proposeStep(a.sc, p, i, cur, nxt, 1); !accept {
+				continue
+			}
 		}
 		st.Accepted++
 		c.changed(i)

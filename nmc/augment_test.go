@@ -182,24 +182,25 @@ func TestAugmentedStepsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		mus := res.Draws.Column(0)
-		check := func(what string, got, want float64, draws [][]float64) {
+		check := func(what string, draws [][]float64, want float64) {
 			t.Helper()
-			se, err := diagnostics.MCSEMean(draws)
-			if err != nil {
-				t.Fatal(err)
+			got, err1 := diagnostics.Mean(draws)
+			se, err2 := diagnostics.MCSEMean(draws)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
 			}
 			if z := (got - want) / se; math.Abs(z) > 4.5 {
 				t.Errorf("%s: %s %.4f, exact %.4f: z = %.2f (MCSE %.4f)", c.name, what, got, want, z, se)
 			}
 		}
-		check("mean of mu", meanOf(mus), mean, mus)
+		check("mean of mu", mus, mean)
 		dev := make([][]float64, len(mus))
 		for ch, col := range mus {
 			for _, v := range col {
 				dev[ch] = append(dev[ch], (v-mean)*(v-mean))
 			}
 		}
-		check("variance of mu", meanOf(dev), sd*sd, dev)
+		check("variance of mu", dev, sd*sd)
 		for k := range m.y {
 			is0 := res.Draws.Column(k + 1)
 			for _, col := range is0 {
@@ -210,7 +211,7 @@ func TestAugmentedStepsExact(t *testing.T) {
 					}
 				}
 			}
-			check(fmt.Sprintf("P(z[%d] = 0)", k), meanOf(is0), pz0[k], is0)
+			check(fmt.Sprintf("P(z[%d] = 0)", k), is0, pz0[k])
 		}
 		st := res.Sites[0]
 		wantName := "newton-gaussian-augmented"
@@ -223,29 +224,14 @@ func TestAugmentedStepsExact(t *testing.T) {
 		if !c.opts.NoAugment && st.Accepted != st.Proposals {
 			t.Errorf("%s: %d of mu's %d augmented steps accepted, want all (exact Gibbs draws)", c.name, st.Accepted, st.Proposals)
 		}
-		rounds := max(c.opts.AugmentRounds, defaultAugmentRounds*boolInt(c.opts.AugmentRounds == 0))
+		rounds := res.Options.AugmentRounds // the default filled in
+		if c.opts.AugmentRounds == 0 && rounds != 2 {
+			t.Errorf("%s: %d augmentation rounds by default, want 2", c.name, rounds)
+		}
 		if sweeps := 4 * (5000 + 200); !c.opts.NoAugment && st.Proposals != rounds*sweeps {
 			t.Errorf("%s: %d augmented steps of mu, want %d (%d per sweep)", c.name, st.Proposals, rounds*sweeps, rounds)
 		}
 	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func meanOf(x [][]float64) float64 {
-	s, n := 0.0, 0
-	for _, ch := range x {
-		for _, v := range ch {
-			s += v
-			n++
-		}
-	}
-	return s / float64(n)
 }
 
 // TestAugmentErrors checks what Sample refuses of a model's augmented sites and of

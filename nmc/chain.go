@@ -564,8 +564,7 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 	}
 	if c.aug != nil {
 		for range c.opts.AugmentRounds - 1 {
-			c.drawMarginalised()
-			c.stepAugmented()
+			c.augmentRound()
 		}
 	}
 	if !warmup {
@@ -578,11 +577,17 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 		}
 		c.site = -1
 	}
+	c.augmentRound()
+	return true
+}
+
+// augmentRound draws every Marginalised site from its exact conditional, then, with
+// augmented sites, updates them given those draws (an augmentation round).
+func (c *chain) augmentRound() {
 	c.drawMarginalised()
 	if c.aug != nil {
 		c.stepAugmented()
 	}
-	return true
 }
 
 // drawMarginalised draws every Marginalised site from its exact conditional, in
@@ -643,16 +648,38 @@ func (c *chain) sweepSites(warmup bool, done <-chan struct{}) bool {
 	return true
 }
 
+// proposeStep is the Metropolis-Hastings step of the continuous site i from cur, its
+// current point scored by sc with p fitted at it: it draws the proposal into nxt,
+// writes it into the state, scores it with sc and fits p at it. valid reports a
+// finite score (else the state is put back); logr is the log acceptance ratio and
+// accept whether the step is accepted; a rejected proposal is put back too.
+func (c *chain) proposeStep(sc Scorer, p proposer, i int, cur, nxt *slot, gamma float64) (logr float64, valid, accept bool) {
+	xs := c.x[c.off[i] : c.off[i]+c.sites[i].Size]
+	p.draw(c.rng, cur, gamma, nxt.x)
+	u := c.rng.Float64()
+	copy(xs, nxt.x)
+	nxt.f = sc.Score(c.x, i, nxt.g, nxt.h)
+	if !(nxt.f > math.Inf(-1)) {
+		copy(xs, cur.x)
+		return math.Inf(-1), false, false
+	}
+	p.fit(nxt)
+	logr = nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
+	accept = math.Log(u) < logr
+	if !accept {
+		copy(xs, cur.x)
+	}
+	return logr, true, accept
+}
+
 // stepContinuous is one Metropolis-Hastings step of the continuous site i.
 func (c *chain) stepContinuous(i int, warmup bool) {
 	p := c.props[i]
-	off, k := c.off[i], c.sites[i].Size
 	ci := c.cur[i]
 	cur, nxt := &c.slots[i][ci], &c.slots[i][1-ci]
-	xs := c.x[off : off+k]
 	kc, choosing := p.(kindChooser)
 	if !c.isValid(i) {
-		copy(cur.x, xs)
+		copy(cur.x, c.x[c.off[i]:c.off[i]+c.sites[i].Size])
 		cur.f = c.sc.Score(c.x, i, cur.g, cur.h)
 		if choosing {
 			kc.nextKind(warmup)
@@ -676,20 +703,13 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	if cur.fb {
 		st.Fallbacks++
 	}
-	p.draw(c.rng, cur, gamma, nxt.x)
-	u := c.rng.Float64()
-	copy(xs, nxt.x)
-	nxt.f = c.sc.Score(c.x, i, nxt.g, nxt.h)
-	if !(nxt.f > math.Inf(-1)) {
+	logr, valid, accept := c.proposeStep(c.sc, p, i, cur, nxt, gamma)
+	if !valid {
 		if kc != nil && warmup {
 			kc.record(math.Inf(-1))
 		}
-		copy(xs, cur.x)
 		return
 	}
-	p.fit(nxt)
-	logr := nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
-	accept := math.Log(u) < logr
 	if stepped && warmup {
 		c.step.adapt(i, gamma, logr, accept)
 	}
@@ -697,7 +717,6 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 		kc.record(logr)
 	}
 	if !accept {
-		copy(xs, cur.x)
 		return
 	}
 	st.Accepted++

@@ -259,6 +259,21 @@ func (StudentT) DerivsRows(x, v, args []float64, k, vary, wrt int, d1, d2 []floa
 // RowTerms returns 1: a row keeps log(1 + z²/ν) (RowTermsDeriver).
 func (StudentT) RowTerms() int { return 1 }
 
+// studentRows holds what the row loops of a Student-t with ν and σ shared by the
+// rows compute once: each row's constant term c (studentTerms' lg − log √(2π) −
+// log σ), (ν+1)/2, the digamma and trigamma terms of ν's derivatives and 1/σ.
+type studentRows struct{ c, half, dg, tg, is float64 }
+
+// studentRowConsts returns the studentRows of ν and σ, or false when either is not
+// finite and > 0.
+func studentRowConsts(nu, s float64, m *Memo) (studentRows, bool) {
+	if !(nu > 0) || math.IsInf(nu, 1) || !(s > 0) || math.IsInf(s, 1) {
+		return studentRows{}, false
+	}
+	lg, dg, tg, ls := studentTerms(nu, s, m)
+	return studentRows{c: lg - logSqrt2Pi - ls, half: (nu + 1) / 2, dg: dg, tg: tg, is: 1 / s}, true
+}
+
 // DerivsRowsTerms is DerivsRows keeping or reusing each row's log(1 + z²/ν) in terms
 // (RowTermsDeriver).
 func (StudentT) DerivsRowsTerms(x, v, args []float64, _, vary, wrt int, d1, d2 []float64, m *Memo, terms []float64, reuse bool) (float64, bool) {
@@ -267,14 +282,11 @@ func (StudentT) DerivsRowsTerms(x, v, args []float64, _, vary, wrt int, d1, d2 [
 		return 0, false
 	}
 	nu, s := args[1], args[3]
-	if !(nu > 0) || math.IsInf(nu, 1) || !(s > 0) || math.IsInf(s, 1) {
+	k, ok := studentRowConsts(nu, s, m)
+	if !ok {
 		return negInf, true
 	}
-	lg, dg, tg, ls := studentTerms(nu, s, m)
-	c := lg - logSqrt2Pi - ls
-	half := (nu + 1) / 2
-	is := 1 / s
-	is2 := is * is
+	c, half, dg, tg, is, is2 := k.c, k.half, k.dg, k.tg, k.is, k.is*k.is
 	total := 0.0
 	keep := terms != nil && !reuse
 	if reuse {
@@ -331,14 +343,11 @@ func (StudentT) DerivsSharedRows(x, v, args []float64, _, vary int, wrt uint64, 
 	}
 	wnu, ws := wrt&2 != 0, wrt&8 != 0
 	nu, s := args[1], args[3]
-	if !(nu > 0) || math.IsInf(nu, 1) || !(s > 0) || math.IsInf(s, 1) {
+	k, ok := studentRowConsts(nu, s, m)
+	if !ok {
 		return negInf, true
 	}
-	lg, dg, tg, ls := studentTerms(nu, s, m)
-	c := lg - logSqrt2Pi - ls
-	half := (nu + 1) / 2
-	is := 1 / s
-	is2 := is * is
+	c, half, dg, tg, is, is2 := k.c, k.half, k.dg, k.tg, k.is, k.is*k.is
 	g2 = g2[:n*n]
 	total := 0.0
 	for r, xr := range x {

@@ -66,7 +66,7 @@ func (m *Model) compileAugment(b *Builder) error {
 	// The same families and factors compiled without summing out: the same sites in
 	// the same order (compile assigns each family the same first site and offset),
 	// none Marginalised.
-	a := &Model{fams: b.fams, factors: b.factors, derived: b.derived, noLinear: b.noLinear}
+	a := b.newModel()
 	if err := a.compile(nil, nil); err != nil {
 		return err
 	}

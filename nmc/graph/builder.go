@@ -297,7 +297,7 @@ func (b *Builder) Build() (*Model, error) {
 	if len(b.fams) == 0 {
 		return nil, errors.New("graph: the model has no latent variables")
 	}
-	m := &Model{fams: b.fams, factors: b.factors, derived: b.derived, noLinear: b.noLinear}
+	m := b.newModel()
 	if err := m.compile(b.groups, b.margs); err != nil {
 		return nil, err
 	}
@@ -308,6 +308,12 @@ func (b *Builder) Build() (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// newModel returns an uncompiled model of b's families, factors and derived
+// quantities.
+func (b *Builder) newModel() *Model {
+	return &Model{fams: b.fams, factors: b.factors, derived: b.derived, noLinear: b.noLinear}
 }
 
 // elemIndexName formats plate indices of element e of a family.
