@@ -508,6 +508,15 @@ func (m *Model) compileMarginalCache() {
 				}
 			}
 		}
+		cg := cacheGroup{pOff: n, values: int32(g.values), lo: int32(len(m.cacheElems)), full: true}
+		for _, pe := range m.simpleProd[g.lo:g.hi] {
+			if pe.sstep != 0 {
+				m.cacheElems = append(m.cacheElems, cacheElem{j0: pe.j0, jstep: pe.jstep, lim: pe.lim})
+				cg.full = cg.full && int(pe.lim) >= g.values
+			}
+		}
+		cg.hi = int32(len(m.cacheElems))
+		m.cacheGroups = append(m.cacheGroups, cg)
 		for v := 0; v < g.values; v++ {
 			m.pGroup = append(m.pGroup, int32(gi))
 			m.entryStart = append(m.entryStart, int32(len(m.entryCoord)))
@@ -578,12 +587,7 @@ func (s *scorer) margSync() {
 		c.p = make([]float64, len(m.pGroup))
 		c.done = make([]uint32, len(m.pGroup))
 		c.seen = make([]float64, len(m.readCoord))
-		for e := range c.p {
-			c.p[e] = s.margEntry(m.entryCoord[m.entryStart[e]:m.entryStart[e+1]])
-		}
-		for r, j := range m.readCoord {
-			c.seen[r] = x[j]
-		}
+		s.margRecomputeAll()
 		return
 	}
 	marked := false
@@ -634,16 +638,83 @@ func (s *scorer) margSync() {
 // than 1/fullSyncFraction of the blocks of eight coordinates it compares changed.
 const fullSyncFraction = 16
 
+// cacheGroup is a simple summed-out group as margRecomputeAll reads it: its entries
+// p[pOff : pOff+values] and its cached (not live) elements cacheElems[lo:hi]; full
+// when every element reads a coordinate at every value (lim ≥ values).
+type cacheGroup struct {
+	pOff, values, lo, hi int32
+	full                 bool
+}
+
+// cacheElem is a cached element of a simple group: at value v < lim it reads state
+// coordinate j0 + v·jstep (simpleProd).
+type cacheElem struct {
+	j0, jstep, lim int32
+}
+
+// maxPositiveBits is the bit pattern of math.MaxFloat64: a float p is in (0,
+// MaxFloat64] exactly when bits(p) − 1 ≤ maxPositiveBits − 1 (unsigned).
+const maxPositiveBits = 0x7fefffffffffffff
+
 // margRecomputeAll recomputes every entry of the product cache and records every
-// coordinate as seen.
+// coordinate as seen. Each entry is margEntry of its coordinates, computed group by
+// group: the products of all values of a group are formed together, element by
+// element, in element order (the same products in the same order, so the same bits),
+// and an entry with a coordinate outside (0, MaxFloat64] is 0 (margEntry returns 0
+// at the first such coordinate; the product of the others does not matter).
 func (s *scorer) margRecomputeAll() {
 	m, c, x := s.m, &s.mc, s.x
-	for e := range c.p {
-		c.p[e] = s.margEntry(m.entryCoord[m.entryStart[e]:m.entryStart[e+1]])
+	for _, g := range m.cacheGroups {
+		p := c.p[g.pOff : g.pOff+g.values]
+		els := m.cacheElems[g.lo:g.hi]
+		if len(p) == 3 && g.full {
+			// Three values (three classes), unrolled; worst: per value the largest
+			// bits(q) − 1 of its coordinates.
+			p0, p1, p2 := 1.0, 1.0, 1.0
+			var w0, w1, w2 uint64
+			for _, el := range els {
+				j, st := int(el.j0), int(el.jstep)
+				q0, q1, q2 := x[j], x[j+st], x[j+2*st]
+				p0 *= q0
+				p1 *= q1
+				p2 *= q2
+				w0 = max(w0, math.Float64bits(q0)-1)
+				w1 = max(w1, math.Float64bits(q1)-1)
+				w2 = max(w2, math.Float64bits(q2)-1)
+			}
+			p[0], p[1], p[2] = cachedEntry(p0, w0), cachedEntry(p1, w1), cachedEntry(p2, w2)
+			continue
+		}
+		for v := range p {
+			prod, worst := 1.0, uint64(0)
+			for _, el := range els {
+				if v >= int(el.lim) {
+					worst = math.MaxUint64 // the element makes the product 0
+					break
+				}
+				q := x[int(el.j0)+v*int(el.jstep)]
+				prod *= q
+				worst = max(worst, math.Float64bits(q)-1)
+			}
+			p[v] = cachedEntry(prod, worst)
+		}
 	}
 	for r, j := range m.readCoord {
 		c.seen[r] = x[j]
 	}
+}
+
+// cachedEntry is margEntry's result for the product prod of coordinates whose
+// largest bits(q) − 1 is worst: 0 when one of them is outside (0, MaxFloat64], else
+// prod, or NaN when prod is outside [prodMin, prodMax].
+func cachedEntry(prod float64, worst uint64) float64 {
+	if worst > maxPositiveBits-1 {
+		return 0
+	}
+	if !prodOK(prod) {
+		return math.NaN()
+	}
+	return prod
 }
 
 // nextSync starts a margSync that recomputes entries: entries whose done is

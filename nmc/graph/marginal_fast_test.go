@@ -229,3 +229,82 @@ func TestAccBits(t *testing.T) {
 		}
 	}
 }
+
+// TestMarginalRecomputeAllMatchesEntries checks margRecomputeAll, which forms the
+// product-cache entries group by group (unrolled for three values), against
+// margEntry of each entry's coordinates, bit for bit, on Dawid-Skene models with
+// three classes (the unrolled loop) and four (the general one) and on a model whose
+// group's elements read no coordinate at some values (lim < values), at states with
+// coordinates set to 0, −0, negative, NaN, +Inf and values so small or large that the
+// products leave [prodMin, prodMax].
+func TestMarginalRecomputeAllMatchesEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 5))
+	models := map[string]*Model{
+		"three classes": buildDS(t, makeDS(rng, 60, 5, 3, 4), true),
+		"four classes":  buildDS(t, makeDS(rng, 60, 5, 4, 4), true),
+		"short rows":    buildShortRows(t),
+	}
+	odd := []float64{0, math.Copysign(0, -1), -0.5, math.NaN(), math.Inf(1), 1e-130, 1e-300, 1e200, math.MaxFloat64, 5e-324}
+	for name, m := range models {
+		if len(m.cacheGroups) == 0 {
+			t.Fatalf("%s: no simple groups", name)
+		}
+		three, short := false, false
+		for _, g := range m.cacheGroups {
+			three = three || (g.values == 3 && g.full)
+			short = short || !g.full
+		}
+		switch name {
+		case "three classes":
+			if !three {
+				t.Fatalf("%s: no group takes the unrolled loop", name)
+			}
+		case "short rows":
+			if !short {
+				t.Fatalf("%s: no group with an element that reads no coordinate at some value", name)
+			}
+		}
+		sites := m.Sites()
+		x := make([]float64, nmc.Dim(sites))
+		sc := m.newScorer()
+		for trial := range 200 {
+			if err := m.Init(rng, x); err != nil {
+				t.Fatal(err)
+			}
+			for range trial % 6 {
+				x[m.readCoord[rng.IntN(len(m.readCoord))]] = odd[rng.IntN(len(odd))]
+			}
+			sc.x = x
+			sc.mc = margCache{}
+			sc.margSync()
+			for e, got := range sc.mc.p {
+				want := sc.margEntry(m.entryCoord[m.entryStart[e]:m.entryStart[e+1]])
+				if math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("%s, trial %d: entry %d is %v, margEntry gives %v", name, trial, e, got, want)
+				}
+			}
+		}
+	}
+}
+
+// buildShortRows declares a Dawid-Skene model whose classes z take three values but
+// whose confusion rows cover two classes: a label read at z = 2 selects no
+// coordinate (its element's lim is 2), so that class has probability 0. The classes
+// are summed out.
+func buildShortRows(t testing.TB) *Model {
+	t.Helper()
+	item := []int{0, 0, 1, 2, 2, 3}
+	labeler := []int{0, 1, 1, 0, 1, 0}
+	y := []int{0, 2, 1, 1, 0, 2}
+	b := New()
+	pi := b.Latent("pi", Dirichlet(Vec(1, 1, 1)))
+	z := b.Latent("z", Categorical(pi), 4)
+	theta := b.Latent("theta", Dirichlet(Vec(1, 1, 1)), 2, 2)
+	b.ObserveInts("y", Categorical(At(theta, By(labeler), ByNode(Index(z, item)))), y)
+	b.Marginalise(z)
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

@@ -99,6 +99,11 @@ type Model struct {
 	readCoord, readStart   []int32
 	readPack               []int32
 	readRuns               []readRun // readCoord as runs of consecutive coordinates
+	// cacheGroups: per simple group, its entries and cached elements for
+	// margRecomputeAll, which recomputes the entries group by group, all values of
+	// an element at once; cacheElems[lo:hi] are a group's elements that are not live.
+	cacheGroups []cacheGroup
+	cacheElems  []cacheElem
 }
 
 type entry struct {
