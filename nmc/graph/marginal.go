@@ -573,6 +573,54 @@ type margCache struct {
 	seen  []float64 // per readCoord
 	syncs uint32    // margSync calls that found a changed coordinate (from 1)
 	epoch uint64    // the scorer call of the last margSync
+	// bounded: lo and hi are the least and the largest entry of p that is not 0
+	// (+Inf and 0 when there is none) and nan whether some entry is NaN, for the
+	// current entries (margBounds).
+	bounded bool
+	lo, hi  float64
+	nan     bool
+}
+
+// margBounds returns the least and the largest entry of the product cache that is
+// not 0 (+Inf and 0 when there is none), and whether no entry is NaN (out of range),
+// computed once per change of the entries.
+func (s *scorer) margBounds() (lo, hi float64, ok bool) {
+	c := &s.mc
+	if !c.bounded {
+		// The entries are 0, NaN or positive (margEntry).
+		lo, hi, nan := math.Inf(1), 0.0, false
+		for _, p := range c.p {
+			if p > 0 {
+				if p < lo {
+					lo = p
+				}
+				if p > hi {
+					hi = p
+				}
+			} else if p != 0 {
+				nan = true
+			}
+		}
+		c.lo, c.hi, c.nan, c.bounded = lo, hi, nan, true
+	}
+	return c.lo, c.hi, !c.nan
+}
+
+// productsInRange reports whether, with the product-cache entries not 0 within
+// [lo, hi] (margBounds, no entry NaN), every product P_v = entry · t[v] of a group
+// of len(t) values, t ≥ 0 finite, is 0 or in [prodMin, prodMax], and so is their sum:
+// the loops that read the entries can then skip those checks (the results are the
+// same: the checks would all pass). Rounding is monotone, so a product of
+// non-zero factors is at least fl(lo · the least t[v] > 0) and at most fl(hi ·
+// max t), and a sum of n such products at most 2n times the largest.
+func productsInRange(lo, hi float64, t []float64) bool {
+	tlo, thi := math.Inf(1), 0.0
+	for _, v := range t {
+		if v != 0 {
+			tlo, thi = min(tlo, v), max(thi, v)
+		}
+	}
+	return lo*tlo >= prodMin && hi*thi <= prodMax/float64(2*len(t))
 }
 
 // margSync brings the product cache up to date with s.x, once per scorer call.
@@ -664,6 +712,7 @@ const maxPositiveBits = 0x7fefffffffffffff
 // at the first such coordinate; the product of the others does not matter).
 func (s *scorer) margRecomputeAll() {
 	m, c, x := s.m, &s.mc, s.x
+	c.bounded = false
 	for _, g := range m.cacheGroups {
 		p := c.p[g.pOff : g.pOff+g.values]
 		els := m.cacheElems[g.lo:g.hi]
@@ -764,6 +813,7 @@ func (s *scorer) markChanged(r0 int, xs, seen []float64) {
 			continue
 		}
 		seen[t] = v
+		c.bounded = false
 		r := r0 + t
 		pack := m.readPack[m.readStart[r]:m.readStart[r+1]]
 		for len(pack) > 0 {
@@ -1563,8 +1613,10 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 			gh[2*i], gh[2*i+1] = 1/q, -(1 / (q * q))
 		}
 	}
+	lo, hi, ok := s.margBounds()
+	inRange := ok && productsInRange(lo, hi, ts)
 	if len(pk) == 0 {
-		return s.margSumDenseValue(sp, cp, ts, deriv, total)
+		return s.margSumDenseValue(sp, cp, ts, inRange, deriv, total)
 	}
 	if nv == 3 && k == 3 && len(pk) == 3 && sp.diag {
 		tri := true
@@ -1572,7 +1624,7 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 			tri = tri && int(p.v) == i && int(p.c) == i
 		}
 		if tri {
-			return s.margSumDense3(sp, cp, ts, &gh, total)
+			return s.margSumDense3(sp, cp, ts, &gh, inRange, total)
 		}
 	}
 	var buf [maxSimpleValues]float64
@@ -1739,8 +1791,9 @@ func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
 // coordinate v of a three-coordinate active site at each value v (the weights of a
 // three-component mixture), unrolled, with margDiag's ḡ in registers: the same
 // arithmetic in the same order, so the same results bit for bit. gh holds the
-// picks' 1/p and −1/p².
-func (s *scorer) margSumDense3(sp *sitePicks, cp, ts []float64, gh *[2 * maxSimpleValues]float64, total float64) float64 {
+// picks' 1/p and −1/p²; inRange: every product and sum is known to be 0 or in
+// [prodMin, prodMax] (productsInRange), so their checks are skipped.
+func (s *scorer) margSumDense3(sp *sitePicks, cp, ts []float64, gh *[2 * maxSimpleValues]float64, inRange bool, total float64) float64 {
 	refs := sp.refs
 	grad, hess := s.grad[:3], s.hess[:9]
 	t0, t1, t2 := ts[0], ts[1], ts[2]
@@ -1750,7 +1803,7 @@ func (s *scorer) margSumDense3(sp *sitePicks, cp, ts []float64, gh *[2 * maxSimp
 		cs := cp[n : n+3 : n+3]
 		p0, p1, p2 := cs[0]*t0, cs[1]*t1, cs[2]*t2
 		sum := p0 + p1 + p2
-		if !(prodOK(p0) && prodOK(p1) && prodOK(p2) && prodOK(sum)) {
+		if !inRange && !(prodOK(p0) && prodOK(p1) && prodOK(p2) && prodOK(sum)) {
 			g := n / 3
 			r := &refs[g]
 			total += s.margLSE(int(r.gi), true, sp.picks[r.at:refs[g+1].at])
@@ -1819,10 +1872,34 @@ func (s *scorer) margSumDense3(sp *sitePicks, cp, ts []float64, gh *[2 * maxSimp
 }
 
 // margSumDenseValue is margSumDense without picks (the value alone: a lead move's
-// score, the log joint): cp holds the groups' cached products, ts the live values.
-func (s *scorer) margSumDenseValue(sp *sitePicks, cp, ts []float64, deriv bool, total float64) float64 {
+// score, the log joint): cp holds the groups' cached products, ts the live values;
+// inRange: every product and sum is known to be 0 or in [prodMin, prodMax]
+// (productsInRange), so their checks are skipped.
+func (s *scorer) margSumDenseValue(sp *sitePicks, cp, ts []float64, inRange, deriv bool, total float64) float64 {
 	nv := len(ts)
 	acc, expo := 1.0, 0
+	if inRange && nv == 3 {
+		// The loop below without its checks, which would all pass: the same sums.
+		t0, t1, t2 := ts[0], ts[1], ts[2]
+		for n := 0; n+3 <= len(cp); n += 3 {
+			cs := cp[n : n+3 : n+3]
+			p0, p1, p2 := cs[0]*t0, cs[1]*t1, cs[2]*t2
+			sum := p0 + p1 + p2
+			if sum == 0 {
+				return math.Inf(-1)
+			}
+			acc *= sum
+			if !accOK(acc) {
+				frac, e := math.Frexp(acc)
+				acc, expo = frac, expo+e
+			}
+		}
+		if acc == 1 && expo == 0 {
+			return total
+		}
+		e := float64(expo)
+		return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+	}
 	for n := 0; n+nv <= len(cp); n += nv {
 		cs := cp[n : n+nv : n+nv]
 		sum, ok := 0.0, true

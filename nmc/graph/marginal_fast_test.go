@@ -3,6 +3,7 @@ package graph
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/nmc-go/nmc/nmc"
@@ -29,7 +30,9 @@ func TestMarginalSimpleMatchesProduct(t *testing.T) {
 // path as TestMarginalSimpleMatchesProduct does, on a Dawid-Skene model whose items
 // have three labels by different labelers. Every tenth step a confusion entry is
 // set so small (1e-260) that the products that read it leave [prodMin, prodMax]
-// (the fallback to margLSE inside those loops).
+// (the fallback to margLSE inside those loops), and every tenth step, five steps
+// later, a weight is set so small (1e-251) that products of entries within range
+// leave it (productsInRange must then be false).
 func TestMarginalUnrolledMatchesLoop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 3))
 	ds := distinctLabelers(rng, makeDS(rng, 300, 12, 3, 3))
@@ -57,6 +60,7 @@ func TestMarginalUnrolledMatchesLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs, ps := fast.NewScorer(), plain.NewScorer()
+	piSite := slices.IndexFunc(sites, func(s nmc.Site) bool { return s.Name == "pi" })
 	for step := range 300 {
 		i := rng.IntN(len(sites))
 		s := sites[i]
@@ -68,6 +72,14 @@ func TestMarginalUnrolledMatchesLoop(t *testing.T) {
 		perturb(rng, s, xi, 0.5)
 		if step%10 == 0 && s.Name != "pi" {
 			xi[rng.IntN(len(xi))] = 1e-260
+		}
+		var piSaved []float64
+		if step%10 == 5 {
+			// Every cached product in range, but times this weight they leave
+			// [prodMin, prodMax]: the loops must not skip their checks.
+			pi := x[off[piSite] : off[piSite]+ds.classes]
+			piSaved = append(piSaved, pi...)
+			pi[rng.IntN(len(pi))] = 1e-251
 		}
 		k := s.Size
 		ga, ha, gb, hb := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
@@ -85,6 +97,9 @@ func TestMarginalUnrolledMatchesLoop(t *testing.T) {
 		}
 		same("score without derivatives", fs.Score(x, i, nil, nil), ps.Score(x, i, nil, nil))
 		same("log joint", fs.LogJoint(x), ps.LogJoint(x))
+		if piSaved != nil {
+			copy(x[off[piSite]:], piSaved)
+		}
 		if rng.IntN(2) == 0 {
 			copy(xi, saved) // rejected
 		}
@@ -307,4 +322,69 @@ func buildShortRows(t testing.TB) *Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestProductsInRange checks productsInRange against products and sums formed and
+// checked one by one: whenever it reports true, every product of an entry drawn
+// from {0, lo, hi} and (lo, hi) with a weight of t, and every group's sum, is 0 or
+// in [prodMin, prodMax]; and it reports false for cases just outside.
+func TestProductsInRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 7))
+	trues := 0
+	for trial := range 20000 {
+		lo := math.Pow(10, -260+rng.Float64()*260)
+		hi := lo * math.Pow(10, rng.Float64()*20)
+		if trial%3 == 0 {
+			hi = math.Pow(10, 240+rng.Float64()*20)
+		}
+		nv := 1 + rng.IntN(5)
+		w := make([]float64, nv)
+		for v := range w {
+			if rng.IntN(5) > 0 {
+				w[v] = math.Pow(10, -20+rng.Float64()*40)
+			}
+		}
+		if !productsInRange(lo, hi, w) {
+			continue
+		}
+		trues++
+		for range 20 {
+			sum := 0.0
+			for v := range w {
+				var e float64
+				switch rng.IntN(4) {
+				case 0:
+				case 1:
+					e = lo
+				case 2:
+					e = hi
+				default:
+					e = lo + (hi-lo)*rng.Float64()
+				}
+				p := e * w[v]
+				if !prodOK(p) {
+					t.Fatalf("lo %g hi %g weights %v: product %g·%g = %g out of range", lo, hi, w, e, w[v], p)
+				}
+				sum += p
+			}
+			if !prodOK(sum) {
+				t.Fatalf("lo %g hi %g weights %v: sum %g out of range", lo, hi, w, sum)
+			}
+		}
+	}
+	if trues < 1000 {
+		t.Fatalf("productsInRange was true in only %d cases", trues)
+	}
+	for _, c := range []struct {
+		lo, hi float64
+		w      []float64
+	}{
+		{1e-200, 1, []float64{1e-51, 1, 1}},      // lo·w below prodMin
+		{1e-10, 1e240, []float64{1e10, 1e-3, 0}}, // hi·w above prodMax/6
+		{1e-10, 1, []float64{math.Inf(1)}},
+	} {
+		if productsInRange(c.lo, c.hi, c.w) {
+			t.Errorf("productsInRange(%g, %g, %v) = true", c.lo, c.hi, c.w)
+		}
+	}
 }
