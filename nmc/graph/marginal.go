@@ -838,11 +838,17 @@ var _ nmc.ValuesWeigher = (*scorer)(nil)
 // summed out, whose group is not simple, or whose weights are not all finite and
 // within [prodMin, prodMax] or 0 with one at least > 0 (the sampler then scores
 // its values).
+//
+// When the simple groups share one live element (a mixture's weights) and the
+// product cache's bounds prove every product in range (productsInRange), a group's
+// weights are its cached products times that element's values, without
+// groupWeights's checks (which would all pass): the same products.
 func (s *scorer) WeighValues(x []float64, sites []int, dst []float64, ok []bool) {
 	m := s.m
 	s.x, s.active, s.orbit = x, -1, nil
 	s.epoch++
-	synced := false
+	synced, inRange := false, false
+	var t []float64
 	for n, i := range sites {
 		ok[n] = false
 		nv := m.sites[i].NumValues
@@ -858,9 +864,60 @@ func (s *scorer) WeighValues(x []float64, sites []int, dst []float64, ok []bool)
 		if !synced {
 			s.margSync()
 			synced = true
+			if len(m.sharedLive) == 1 {
+				t = s.sharedTable()
+				lo, hi, fine := s.margBounds()
+				inRange = fine && productsInRange(lo, hi, t)
+			}
 		}
-		ok[n] = s.groupWeights(g, w)
+		if !inRange {
+			ok[n] = s.groupWeights(g, w)
+			continue
+		}
+		cp := s.mc.p[g.pOff : int(g.pOff)+nv]
+		if nv == 3 {
+			w = w[:3:3]
+			w[0], w[1], w[2] = cp[0]*t[0], cp[1]*t[1], cp[2]*t[2]
+			ok[n] = w[0] > 0 || w[1] > 0 || w[2] > 0
+			continue
+		}
+		any := false
+		for v, p := range cp {
+			w[v] = p * t[v]
+			any = any || w[v] > 0
+		}
+		ok[n] = any
 	}
+}
+
+// sharedTable returns the values of the one shared live element (Model.sharedLive)
+// at v = 0 … sharedValues−1, 0 where groupWeights and margSum set P_v to 0: v past
+// its limit or a value outside (0, MaxFloat64]. (Times a finite entry ≥ 0, the 0
+// gives the 0 they set.)
+func (s *scorer) sharedTable() []float64 {
+	return s.liveTable(s.m.sharedLive, s.m.sharedValues)
+}
+
+// liveTable returns margSum's table of the live elements shared: tab[e·tn + v] the
+// value of element e at v, or 0 where margSum's loop sets P_v to 0.
+func (s *scorer) liveTable(shared []simpleProd, tn int) []float64 {
+	x := s.x
+	if cap(s.liveTab) < len(shared)*tn {
+		s.liveTab = make([]float64, len(shared)*tn)
+	}
+	tab := s.liveTab[:len(shared)*tn]
+	for e, pe := range shared {
+		for v := range tn {
+			q := 0.0
+			if v < int(pe.lim) {
+				if q = x[int(pe.j0)+v*int(pe.jstep)]; !(q > 0 && q <= math.MaxFloat64) {
+					q = 0
+				}
+			}
+			tab[e*tn+v] = q
+		}
+	}
+	return tab
 }
 
 // groupWeights writes into w the products P_v of the simple group g (its cached
@@ -1413,21 +1470,7 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 	shared, tn := s.m.sharedLive, s.m.sharedValues
 	var tab []float64
 	if shared != nil {
-		if cap(s.liveTab) < len(shared)*tn {
-			s.liveTab = make([]float64, len(shared)*tn)
-		}
-		tab = s.liveTab[:len(shared)*tn]
-		for e, pe := range shared {
-			for v := range tn {
-				q := 0.0
-				if v < int(pe.lim) {
-					if q = x[int(pe.j0)+v*int(pe.jstep)]; !(q > 0 && q <= math.MaxFloat64) {
-						q = 0
-					}
-				}
-				tab[e*tn+v] = q
-			}
-		}
+		tab = s.liveTable(shared, tn)
 	}
 	if len(shared) == 1 {
 		if sp.dense && sp.uniform {

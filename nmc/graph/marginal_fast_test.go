@@ -388,3 +388,70 @@ func TestProductsInRange(t *testing.T) {
 		}
 	}
 }
+
+// TestWeighValuesMatchesGroupWeights checks WeighValues, which skips groupWeights's
+// checks when the product cache's bounds prove they pass, against groupWeights of
+// each site, bit for bit, with the same refusals, on Dawid-Skene models with three
+// and four classes at random states, some with a weight so small (1e-251) or a
+// confusion entry so small (1e-260) that products leave [prodMin, prodMax], some
+// with a weight of 0 (its value then has weight 0 without a product), some with
+// every weight 0 (every site refused).
+func TestWeighValuesMatchesGroupWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 9))
+	for _, classes := range []int{3, 4} {
+		ds := makeDS(rng, 80, 6, classes, 3)
+		m := buildDS(t, ds, true)
+		sites := m.Sites()
+		off := nmc.Offsets(sites)
+		piSite := slices.IndexFunc(sites, func(s nmc.Site) bool { return s.Name == "pi" })
+		var zs []int
+		for i, s := range sites {
+			if s.Marginalised {
+				zs = append(zs, i)
+			}
+		}
+		x := make([]float64, nmc.Dim(sites))
+		sc := m.newScorer()
+		w, want := make([]float64, classes*len(zs)), make([]float64, classes)
+		ok := make([]bool, len(zs))
+		fast, refused := 0, 0
+		for trial := range 300 {
+			if err := m.Init(rng, x); err != nil {
+				t.Fatal(err)
+			}
+			switch trial % 5 {
+			case 4:
+				clear(x[off[piSite] : off[piSite]+classes]) // every weight 0: refused
+			case 1:
+				x[off[piSite]+rng.IntN(classes)] = 1e-251
+			case 2:
+				x[m.readCoord[rng.IntN(len(m.readCoord))]] = 1e-260
+			case 3:
+				x[off[piSite]+rng.IntN(classes)] = 0
+			}
+			sc.WeighValues(x, zs, w, ok)
+			if lo, hi, fine := sc.margBounds(); fine && productsInRange(lo, hi, sc.sharedTable()) {
+				fast++
+			}
+			for n, z := range zs {
+				g := &m.marg[m.margIdx[z]]
+				okWant := sc.groupWeights(g, want)
+				if ok[n] != okWant {
+					t.Fatalf("%d classes, trial %d, %s: ok %v, groupWeights %v", classes, trial, sites[z].Name, ok[n], okWant)
+				}
+				if !okWant {
+					refused++
+					continue
+				}
+				for v, f := range want {
+					if got := w[n*classes+v]; math.Float64bits(got) != math.Float64bits(f) {
+						t.Fatalf("%d classes, trial %d, %s: weight %d is %v, groupWeights %v", classes, trial, sites[z].Name, v, got, f)
+					}
+				}
+			}
+		}
+		if fast < 100 || fast > 250 || refused == 0 {
+			t.Fatalf("%d classes: %d of 300 states in range, %d refusals; want both paths", classes, fast, refused)
+		}
+	}
+}
