@@ -643,7 +643,12 @@ func (s *scorer) margSync() {
 	// of all blocks) the entries are recomputed all at once (the same values: each is a function of
 	// its coordinates), cheaper than entry by entry from each changed coordinate
 	// when most of them changed (every confusion row after an augmentation step).
-	blocks, full := 0, len(m.readCoord)/(8*fullSyncFraction)+1
+	// They are counted first, so that no entry is recomputed twice.
+	full := len(m.readCoord)/(8*fullSyncFraction) + 1
+	if s.changedBlocks(full) > full {
+		s.margRecomputeAll()
+		return
+	}
 	for _, run := range m.readRuns {
 		xs := x[run.j : int(run.j)+int(run.n)]
 		seen := c.seen[run.r : int(run.r)+len(xs)]
@@ -651,20 +656,8 @@ func (s *scorer) margSync() {
 		for ; t+8 <= len(xs); t += 8 {
 			// Eight at a time, one branch: most coordinates are as seen.
 			a, b := xs[t:t+8:t+8], seen[t:t+8:t+8]
-			d := (math.Float64bits(a[0]) ^ math.Float64bits(b[0])) |
-				(math.Float64bits(a[1]) ^ math.Float64bits(b[1])) |
-				(math.Float64bits(a[2]) ^ math.Float64bits(b[2])) |
-				(math.Float64bits(a[3]) ^ math.Float64bits(b[3])) |
-				(math.Float64bits(a[4]) ^ math.Float64bits(b[4])) |
-				(math.Float64bits(a[5]) ^ math.Float64bits(b[5])) |
-				(math.Float64bits(a[6]) ^ math.Float64bits(b[6])) |
-				(math.Float64bits(a[7]) ^ math.Float64bits(b[7]))
-			if d == 0 {
+			if !blockChanged(a, b) {
 				continue
-			}
-			if blocks++; blocks > full {
-				s.margRecomputeAll()
-				return
 			}
 			if !marked {
 				marked = true
@@ -680,6 +673,41 @@ func (s *scorer) margSync() {
 			s.markChanged(int(run.r)+t, xs[t:], seen[t:])
 		}
 	}
+}
+
+// changedBlocks returns the number of blocks of eight coordinates read by the
+// product cache (margSync's blocks) in which some coordinate differs from the
+// value seen, counting up to limit + 1.
+func (s *scorer) changedBlocks(limit int) int {
+	m, c, x := s.m, &s.mc, s.x
+	blocks := 0
+	for _, run := range m.readRuns {
+		xs := x[run.j : int(run.j)+int(run.n)]
+		seen := c.seen[run.r : int(run.r)+len(xs)]
+		for t := 0; t+8 <= len(xs); t += 8 {
+			if blockChanged(xs[t:t+8:t+8], seen[t:t+8:t+8]) {
+				if blocks++; blocks > limit {
+					return blocks
+				}
+			}
+		}
+	}
+	return blocks
+}
+
+// blockChanged reports whether the eight values a differ in their bits from the
+// eight values b, with one branch.
+func blockChanged(a, b []float64) bool {
+	a, b = a[:8:8], b[:8:8]
+	d := (math.Float64bits(a[0]) ^ math.Float64bits(b[0])) |
+		(math.Float64bits(a[1]) ^ math.Float64bits(b[1])) |
+		(math.Float64bits(a[2]) ^ math.Float64bits(b[2])) |
+		(math.Float64bits(a[3]) ^ math.Float64bits(b[3])) |
+		(math.Float64bits(a[4]) ^ math.Float64bits(b[4])) |
+		(math.Float64bits(a[5]) ^ math.Float64bits(b[5])) |
+		(math.Float64bits(a[6]) ^ math.Float64bits(b[6])) |
+		(math.Float64bits(a[7]) ^ math.Float64bits(b[7]))
+	return d != 0
 }
 
 // fullSyncFraction: margSync recomputes every entry of the product cache once more
