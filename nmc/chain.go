@@ -71,6 +71,7 @@ type chain struct {
 	grates []orbitRate       // per group: the rate of its log-Gamma fit (see orbitRate)
 	gscore []orbitScore      // per group: its orbit score at the state its last step left
 	marg   []int             // the Marginalised sites, in state order
+	margNV []int             // per Marginalised site: its number of values
 	// vw is sc when it implements ValuesWeigher and there are Marginalised sites;
 	// margW and margOK are its buffers (ValuesWeigher.WeighValues over marg).
 	vw     ValuesWeigher
@@ -172,6 +173,7 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 		switch {
 		case s.Marginalised:
 			c.marg = append(c.marg, i)
+			c.margNV = append(c.margNV, s.NumValues)
 		case c.aug != nil && c.aug.skip[i]: // stepped by stepAugmented
 		default:
 			c.perm = append(c.perm, i)
@@ -601,8 +603,15 @@ func (c *chain) drawMarginalised() {
 	w := c.margW
 	for n, i := range c.marg {
 		c.site = i
-		nv := c.sites[i].NumValues
-		if c.vw == nil || !c.margOK[n] || !c.drawWeighted(i, w[:nv]) {
+		nv := c.margNV[n]
+		switch {
+		case c.vw == nil || !c.margOK[n]:
+			c.stepEnumerate(i)
+		case nv == 3:
+			if !c.drawWeighted3(i, w[:3:3]) {
+				c.stepEnumerate(i)
+			}
+		case !c.drawWeighted(i, w[:nv]):
 			c.stepEnumerate(i)
 		}
 		if c.vw != nil {

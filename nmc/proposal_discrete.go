@@ -148,6 +148,42 @@ func (c *chain) drawWeighted(i int, w []float64) bool {
 	return true
 }
 
+// drawWeighted3 is drawWeighted for three values, unrolled: the same arithmetic in
+// the same order (the largest weight found by comparisons, which give max's result
+// for weights checked ≥ 0 and finite), so the same draw.
+func (c *chain) drawWeighted3(i int, w []float64) bool {
+	w = w[:3:3]
+	f0, f1, f2 := w[0], w[1], w[2]
+	if !(f0 >= 0 && f0 <= math.MaxFloat64 && f1 >= 0 && f1 <= math.MaxFloat64 && f2 >= 0 && f2 <= math.MaxFloat64) {
+		return false
+	}
+	top := 0.0
+	if f0 > top {
+		top = f0
+	}
+	if f1 > top {
+		top = f1
+	}
+	if f2 > top {
+		top = f2
+	}
+	if top == 0 {
+		return false
+	}
+	f0, f1, f2 = f0/top, f1/top, f2/top
+	w[0], w[1], w[2] = f0, f1, f2
+	sum := 0.0
+	sum += f0
+	sum += f1
+	sum += f2
+	v := pickWeighted(c.rng.Float64()*sum, w)
+	st := &c.stats[i]
+	st.Proposals++
+	st.Accepted++
+	c.x[c.off[i]] = float64(v)
+	return true
+}
+
 // stepDiscreteMH updates the unbounded discrete site i by the folded geometric walk.
 func (c *chain) stepDiscreteMH(i int) {
 	off := c.off[i]

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+
+	"github.com/nmc-go/nmc/draws"
 )
 
 // weighedModel has one real site mu ~ N(0, 1) and Marginalised sites z[k] with three
@@ -127,5 +129,47 @@ func TestValuesWeigherDraws(t *testing.T) {
 				t.Fatalf("column %d chain %d: draws from the weights differ from the enumeration's", p, c)
 			}
 		}
+	}
+}
+
+// TestDrawWeighted3MatchesDrawWeighted: drawWeighted3, drawWeighted unrolled for
+// three values, draws the same value from the same uniform and refuses the same
+// weights as drawWeighted (weights 0, −0, ties, tiny and huge, negative, NaN, +Inf,
+// all 0), leaving the same normalised weights and statistics.
+func TestDrawWeighted3MatchesDrawWeighted(t *testing.T) {
+	newChain := func() *chain {
+		return &chain{rng: rand.New(rand.NewPCG(5, 6)), x: []float64{-1}, off: []int{0}, stats: make([]draws.SiteStats, 1)}
+	}
+	a, b := newChain(), newChain()
+	pick := []float64{0, math.Copysign(0, -1), 1, 1, 0.3, 1e-300, 1e300, math.MaxFloat64, 5e-324, -1, math.NaN(), math.Inf(1)}
+	rng := rand.New(rand.NewPCG(7, 8))
+	drawn := map[float64]int{}
+	refused := 0
+	for trial := range 20000 {
+		var w [3]float64
+		for v := range w {
+			if trial%4 == 0 {
+				w[v] = pick[rng.IntN(len(pick))]
+			} else {
+				w[v] = rng.Float64() * float64(rng.IntN(3))
+			}
+		}
+		wa, wb := w, w
+		okA, okB := a.drawWeighted3(0, wa[:]), b.drawWeighted(0, wb[:])
+		if okA != okB || math.Float64bits(a.x[0]) != math.Float64bits(b.x[0]) || a.stats[0] != b.stats[0] {
+			t.Fatalf("weights %v: drawWeighted3 %v drew %v (stats %+v), drawWeighted %v drew %v (stats %+v)", w, okA, a.x[0], a.stats[0], okB, b.x[0], b.stats[0])
+		}
+		for v := range wa {
+			if math.Float64bits(wa[v]) != math.Float64bits(wb[v]) {
+				t.Fatalf("weights %v: normalised %v, drawWeighted %v", w, wa, wb)
+			}
+		}
+		if !okA {
+			refused++
+		}
+		drawn[a.x[0]]++
+	}
+	if refused == 0 || len(drawn) < 3 {
+		t.Fatalf("%d refusals, values drawn %v; want refusals and every value", refused, drawn)
 	}
 }
