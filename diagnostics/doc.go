@@ -19,6 +19,8 @@
 // quantity of a [draws.Draws], in parallel. [WriteSummaryCSV] and
 // [FormatSummary] present the rows as CSV with full precision and as a
 // plain-text table; frames.SummaryDataFrame makes a gota DataFrame of them.
+// [Convergence] computes only the rhat and ess_bulk columns, the same values, at
+// about half the cost (a convergence check over many quantities).
 // The package depends on the standard library, gonum and package draws only
 // (no data-frame library).
 //

@@ -58,6 +58,29 @@ func ExampleSummarize() {
 	// s          1.71    1.41  0.995  0.526   1.01  3.39  1.13      66.2      88.3      0.130    0.202
 }
 
+func ExampleConvergence() {
+	// The same two quantities as ExampleSummarize: R-hat and bulk ESS only.
+	d := &draws.Draws{Names: []string{"mu", "s"}}
+	for _, ch := range chains {
+		var rows []float64
+		for _, v := range ch {
+			rows = append(rows, v, 1+v*v)
+		}
+		d.Chains = append(d.Chains, rows)
+	}
+	rows, err := diagnostics.Convergence(d, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range rows {
+		fmt.Printf("%s: rhat %.2f, ess_bulk %.1f\n", r.Variable, r.RHat, r.ESSBulk)
+	}
+	// Output:
+	// mu: rhat 1.01, ess_bulk 46.2
+	// s: rhat 1.13, ess_bulk 66.2
+}
+
 func ExampleSamplesToConvergence() {
 	// Log predictive densities of 3 held-out points under 16 draws (spec W10).
 	L := [][]float64{

@@ -190,6 +190,24 @@ func (q *quantity) essBulk() float64 {
 	return q.ws.essKernel(z, 2*q.m, q.n/2)
 }
 
+// rhatESSBulk returns rhat() and essBulk(), the same values, with the split chains'
+// rank normalization computed once for the bulk R-hat and the bulk ESS (neither
+// kernel writes its input).
+func (q *quantity) rhatESSBulk() (rhat, essBulk float64) {
+	if q.n < 4 || q.nan {
+		return q.rhat(), q.essBulk()
+	}
+	h := q.n / 2
+	z := q.zSplit(q.pairs)
+	bulk := rhatKernel(z, 2*q.m, h)
+	essBulk = q.ws.essKernel(z, 2*q.m, h)
+	if hasNaN(q.sortedDev()) {
+		return max(bulk, math.NaN()), essBulk
+	}
+	z = q.zSplit(q.fpairs)
+	return max(bulk, rhatKernel(z, 2*q.m, h)), essBulk
+}
+
 func (q *quantity) essQuantile(p float64) float64 {
 	if q.n < 4 || invalid(q.x) {
 		return math.NaN()

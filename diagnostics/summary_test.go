@@ -363,3 +363,82 @@ func benchSummarize(b *testing.B, m, n, p int) {
 
 // BenchmarkSummarize4x1000x1000 summarizes 4 chains × 1000 draws × 1000 quantities.
 func BenchmarkSummarize4x1000x1000(b *testing.B) { benchSummarize(b, 4, 1000, 1000) }
+
+// TestConvergenceMatchesSummarize: Convergence's R-hat and bulk ESS are Summarize's,
+// bit for bit, on the worked examples (ties, ±Inf, a stuck chain, NaN, fewer than
+// four draws, an infinite median) and on AR(1) draws, with a selection of
+// variables; it refuses what Summarize refuses, with its own name in the message.
+func TestConvergenceMatchesSummarize(t *testing.T) {
+	w2 := copyDraws(w1)
+	for i := range w2[3] {
+		w2[3][i] = 0.5
+	}
+	w7 := copyDraws(w1)
+	w7[1][2] = math.Inf(1)
+	wNaN := copyDraws(w1)
+	wNaN[2][5] = math.NaN()
+	wInf := copyDraws(w1)
+	for c := range wInf {
+		for i := range wInf[c] {
+			if i%3 != 0 {
+				wInf[c][i] = math.Inf(1) // the median is +Inf: the folded draws are NaN
+			}
+		}
+	}
+	sets := []*draws.Draws{
+		toDraws([]string{"a", "b", "c", "d", "e", "f"}, w1, w2, w7, wNaN, wInf, w8Like(w1)),
+		toDraws([]string{"w5"}, w5),
+		toDraws([]string{"w6"}, w6),
+		toDraws([]string{"w8"}, w8),
+		toDraws([]string{"few3"}, fill(l28, 4, 3)),
+		toDraws([]string{"few5"}, fill(l28, 4, 5)),
+		randomDraws(4, 300, 40, 3),
+	}
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
+	for si, d := range sets {
+		for _, vars := range [][]string{nil, {d.Names[len(d.Names)-1], d.Names[0]}} {
+			want, err := Summarize(d, &SummaryOptions{Variables: vars})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Convergence(d, &SummaryOptions{Variables: vars, Workers: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("set %d: %d rows, Summarize %d", si, len(got), len(want))
+			}
+			for i, r := range got {
+				w := want[i]
+				if r.Variable != w.Variable || !same(r.RHat, w.RHat) || !same(r.ESSBulk, w.ESSBulk) {
+					t.Errorf("set %d: %+v, Summarize %s rhat %v ess_bulk %v", si, r, w.Variable, w.RHat, w.ESSBulk)
+				}
+			}
+		}
+	}
+	nan := 0
+	rows, _ := Convergence(sets[0], nil)
+	for _, r := range rows {
+		if math.IsNaN(r.RHat) {
+			nan++
+		}
+	}
+	if nan < 2 {
+		t.Errorf("%d NaN R-hats in the first set, want the NaN and the infinite-median quantities", nan)
+	}
+	d := sets[1]
+	for _, b := range []struct {
+		d    *draws.Draws
+		opts *SummaryOptions
+		msg  string
+	}{
+		{d, &SummaryOptions{Variables: []string{"gamma"}}, `unknown variable "gamma"`},
+		{nil, nil, "diagnostics: convergence: nil draws"},
+		{&draws.Draws{Names: []string{"a"}}, nil, "no chains"},
+		{&draws.Draws{Names: []string{"a"}, Chains: [][]float64{{1, 2, 3}, {1, 2}}}, nil, "chain 1 has 2 draws, chain 0 has 3"},
+	} {
+		if _, err := Convergence(b.d, b.opts); err == nil || !strings.Contains(err.Error(), b.msg) {
+			t.Errorf("Convergence: error %v, want one containing %q", err, b.msg)
+		}
+	}
+}

@@ -190,7 +190,7 @@ func TestCurvePoints(t *testing.T) {
 }
 
 func TestMinESSMaxRHat(t *testing.T) {
-	rows := []diagnostics.SummaryRow{{ESSBulk: 50, RHat: 1.01}, {ESSBulk: math.NaN(), RHat: math.NaN()}, {ESSBulk: 20, RHat: 1.2}, {ESSBulk: 90, RHat: 1.0}}
+	rows := []diagnostics.ConvergenceRow{{ESSBulk: 50, RHat: 1.01}, {ESSBulk: math.NaN(), RHat: math.NaN()}, {ESSBulk: 20, RHat: 1.2}, {ESSBulk: 90, RHat: 1.0}}
 	if e, r := minESSMaxRHat(rows); e != 20 || r != 1.2 {
 		t.Errorf("minESSMaxRHat = %v, %v; want 20, 1.2", e, r)
 	}

@@ -370,7 +370,7 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	if err != nil {
 		return err
 	}
-	summary, err := diagnostics.Summarize(diagnosedDraws(res.Draws, opts.Warmup != 0), &diagnostics.SummaryOptions{Variables: spec.SummaryVariables})
+	summary, err := diagnostics.Convergence(diagnosedDraws(res.Draws, opts.Warmup != 0), &diagnostics.SummaryOptions{Variables: spec.SummaryVariables})
 	if err != nil {
 		return err
 	}
@@ -458,7 +458,7 @@ func lastHalf(d *draws.Draws) *draws.Draws {
 
 // minESSMaxRHat returns the smallest bulk ESS and the largest R-hat over rows,
 // ignoring NaN (a constant quantity); NaN if every value is NaN.
-func minESSMaxRHat(rows []diagnostics.SummaryRow) (minESS, maxRHat float64) {
+func minESSMaxRHat(rows []diagnostics.ConvergenceRow) (minESS, maxRHat float64) {
 	minESS, maxRHat = math.NaN(), math.NaN()
 	for _, r := range rows {
 		if !math.IsNaN(r.ESSBulk) && !(r.ESSBulk >= minESS) {
