@@ -532,6 +532,10 @@ func (m *Model) compileMarginalCache() {
 		}
 		n += int32(g.values)
 	}
+	// margRecomputeAll visits the groups by their number of elements (each writes
+	// only its own entries, so the order does not matter): runs of groups whose
+	// loops take the same number of steps.
+	slices.SortStableFunc(m.cacheGroups, func(a, b cacheGroup) int { return int(a.hi-a.lo) - int(b.hi-b.lo) })
 	for j, l := range byCoord {
 		if len(l) == 0 {
 			continue
@@ -588,20 +592,11 @@ func (s *scorer) margBounds() (lo, hi float64, ok bool) {
 	c := &s.mc
 	if !c.bounded {
 		// The entries are 0, NaN or positive (margEntry).
-		lo, hi, nan := math.Inf(1), 0.0, false
+		b := entryBounds{lo: math.Inf(1)}
 		for _, p := range c.p {
-			if p > 0 {
-				if p < lo {
-					lo = p
-				}
-				if p > hi {
-					hi = p
-				}
-			} else if p != 0 {
-				nan = true
-			}
+			b.add(p)
 		}
-		c.lo, c.hi, c.nan, c.bounded = lo, hi, nan, true
+		c.lo, c.hi, c.nan, c.bounded = b.lo, b.hi, b.nan, true
 	}
 	return c.lo, c.hi, !c.nan
 }
@@ -740,7 +735,7 @@ const maxPositiveBits = 0x7fefffffffffffff
 // at the first such coordinate; the product of the others does not matter).
 func (s *scorer) margRecomputeAll() {
 	m, c, x := s.m, &s.mc, s.x
-	c.bounded = false
+	b := entryBounds{lo: math.Inf(1)}
 	for _, g := range m.cacheGroups {
 		p := c.p[g.pOff : g.pOff+g.values]
 		els := m.cacheElems[g.lo:g.hi]
@@ -759,7 +754,11 @@ func (s *scorer) margRecomputeAll() {
 				w1 = max(w1, math.Float64bits(q1)-1)
 				w2 = max(w2, math.Float64bits(q2)-1)
 			}
-			p[0], p[1], p[2] = cachedEntry(p0, w0), cachedEntry(p1, w1), cachedEntry(p2, w2)
+			e0, e1, e2 := cachedEntry(p0, w0), cachedEntry(p1, w1), cachedEntry(p2, w2)
+			p[0], p[1], p[2] = e0, e1, e2
+			b.add(e0)
+			b.add(e1)
+			b.add(e2)
 			continue
 		}
 		for v := range p {
@@ -774,10 +773,34 @@ func (s *scorer) margRecomputeAll() {
 				worst = max(worst, math.Float64bits(q)-1)
 			}
 			p[v] = cachedEntry(prod, worst)
+			b.add(p[v])
 		}
 	}
+	c.lo, c.hi, c.nan, c.bounded = b.lo, b.hi, b.nan, true
 	for r, j := range m.readCoord {
 		c.seen[r] = x[j]
+	}
+}
+
+// entryBounds accumulates margBounds's bounds of product-cache entries (0, NaN or
+// positive): the least and largest positive entry (+Inf and 0 before any) and
+// whether one is NaN.
+type entryBounds struct {
+	lo, hi float64
+	nan    bool
+}
+
+func (b *entryBounds) add(e float64) {
+	switch {
+	case e > 0:
+		if e < b.lo {
+			b.lo = e
+		}
+		if e > b.hi {
+			b.hi = e
+		}
+	case e != 0:
+		b.nan = true
 	}
 }
 

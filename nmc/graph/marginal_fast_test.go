@@ -251,7 +251,8 @@ func TestAccBits(t *testing.T) {
 // three classes (the unrolled loop) and four (the general one) and on a model whose
 // group's elements read no coordinate at some values (lim < values), at states with
 // coordinates set to 0, −0, negative, NaN, +Inf and values so small or large that the
-// products leave [prodMin, prodMax].
+// products leave [prodMin, prodMax]; and the bounds it keeps (margBounds) against
+// the entries'.
 func TestMarginalRecomputeAllMatchesEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 5))
 	models := map[string]*Model{
@@ -297,6 +298,20 @@ func TestMarginalRecomputeAllMatchesEntries(t *testing.T) {
 				if math.Float64bits(got) != math.Float64bits(want) {
 					t.Fatalf("%s, trial %d: entry %d is %v, margEntry gives %v", name, trial, e, got, want)
 				}
+			}
+			// The bounds it kept are those of the entries.
+			lo, hi, ok := sc.margBounds()
+			wlo, whi, wnan := math.Inf(1), 0.0, false
+			for _, p := range sc.mc.p {
+				switch {
+				case math.IsNaN(p):
+					wnan = true
+				case p != 0:
+					wlo, whi = min(wlo, p), max(whi, p)
+				}
+			}
+			if lo != wlo || hi != whi || ok == wnan {
+				t.Fatalf("%s, trial %d: bounds %v %v ok %v, entries give %v %v NaN %v", name, trial, lo, hi, ok, wlo, whi, wnan)
 			}
 		}
 	}
