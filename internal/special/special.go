@@ -199,9 +199,13 @@ func RandLogGamma(rng *rand.Rand, shape float64) float64 {
 			continue
 		}
 		v = v * v * v
-		// Accept when log U < z²/2 + d − d·v + d·log v.
-		if -rng.ExpFloat64() < 0.5*z*z+d-d*v+d*math.Log(v) {
-			return math.Log(d) + math.Log(v)
+		// Accept when log U < z²/2 + d − d·v + d·log v (log v computed once for
+		// the test and the result; the exponential variate is drawn first, as
+		// when it was the comparison's left operand).
+		e := rng.ExpFloat64()
+		lv := math.Log(v)
+		if -e < 0.5*z*z+d-d*v+d*lv {
+			return math.Log(d) + lv
 		}
 	}
 }
