@@ -78,6 +78,12 @@ type augmentation struct {
 	sites []int
 	slots [][2]slot // per augmented site: current and proposed point
 	skip  []bool    // per site: augmented (left out of the sweep's steps)
+	// moved lists the Marginalised sites whose value drawMarginalised changed
+	// since the last round's steps; allMarg says that any Marginalised site may
+	// have changed besides (the start, a state written from outside:
+	// invalidateAll). stepAugmented reports those to dw.
+	moved   []int
+	allMarg bool
 }
 
 // newAugmentation returns the chain's augmentation of the sites idx, or nil
@@ -86,7 +92,7 @@ func newAugmentation(sites []Site, idx []int) *augmentation {
 	if len(idx) == 0 {
 		return nil
 	}
-	a := &augmentation{sites: idx, slots: make([][2]slot, len(idx)), skip: make([]bool, len(sites))}
+	a := &augmentation{sites: idx, slots: make([][2]slot, len(idx)), skip: make([]bool, len(sites)), allMarg: true}
 	for n, i := range idx {
 		a.slots[n] = [2]slot{newSlot(sites[i].Size), newSlot(sites[i].Size)}
 		a.skip[i] = true
@@ -116,10 +122,17 @@ func (c *chain) startAugmentation() error {
 func (c *chain) stepAugmented() {
 	a := c.aug
 	if a.dw != nil {
-		for _, i := range c.marg { // drawn since the last round (a kept value costs a comparison)
+		// The Marginalised sites drawn to a new value since the last round (every
+		// one after a write from outside; a kept value would cost a comparison).
+		moved := a.moved
+		if a.allMarg {
+			moved = c.marg
+		}
+		for _, i := range moved {
 			a.dw.Changed(i)
 		}
 	}
+	a.moved, a.allMarg = a.moved[:0], false
 	for n, i := range a.sites {
 		c.site = i
 		p := c.props[i]

@@ -274,3 +274,60 @@ func (augNoMarg) Init(_ *rand.Rand, x []float64) error { clear(x); return nil }
 func (augNoMarg) NewScorer() Scorer                    { return augMixScorer{&augMixModel{}, true} }
 func (augNoMarg) AugmentedSites() []int                { return []int{0} }
 func (augNoMarg) NewAugmentedScorer() Scorer           { return augMixScorer{&augMixModel{}, true} }
+
+// augWatchModel is augMixModel whose augmented scorer is a DiscreteWatcher that
+// keeps its own copy of the classes, updated only through Changed: stale reports
+// that an augmented step found the copy out of date with the state.
+type augWatchModel struct {
+	augMixModel
+	stale, steps *int
+}
+
+func (m *augWatchModel) NewAugmentedScorer() Scorer {
+	return &augWatcher{augMixScorer: augMixScorer{&m.augMixModel, true}, stale: m.stale, steps: m.steps}
+}
+
+type augWatcher struct {
+	augMixScorer
+	x, seen      []float64
+	stale, steps *int
+}
+
+func (w *augWatcher) Watch(x []float64) { w.x, w.seen = x, append([]float64(nil), x...) }
+
+func (w *augWatcher) Changed(i int) {
+	if i < 0 {
+		copy(w.seen, w.x)
+		return
+	}
+	w.seen[i] = w.x[i]
+}
+
+func (w *augWatcher) Score(x []float64, i int, grad, hess []float64) float64 {
+	if i == 0 {
+		*w.steps++
+		for k := 1; k < len(x); k++ {
+			if w.seen[k] != x[k] {
+				*w.stale++
+				break
+			}
+		}
+	}
+	return w.augMixScorer.Score(x, i, grad, hess)
+}
+
+// TestAugmentedWatcherSeesDraws: before every augmented step the augmented
+// scorer (a DiscreteWatcher) has been told of every class the round drew to a new
+// value, with and without a warm-up (whose restarts write the state from outside).
+func TestAugmentedWatcherSeesDraws(t *testing.T) {
+	for _, warmup := range []int{0, AutoWarmup} {
+		var stale, steps int
+		m := &augWatchModel{augMixModel: augMixModel{y: []float64{-1.5, 0.2, 2.8, 0.1, -0.4}, c: [3]float64{-2, 0, 2}, w: [3]float64{0.2, 0.5, 0.3}, aug: []int{0}}, stale: &stale, steps: &steps}
+		if _, err := Sample(context.Background(), m, &Options{Chains: 1, Draws: 300, Warmup: warmup, Seed: 4}); err != nil {
+			t.Fatal(err)
+		}
+		if steps < 300 || stale > 0 {
+			t.Errorf("warm-up %d: %d of %d augmented steps saw classes not reported as changed", warmup, stale, steps)
+		}
+	}
+}

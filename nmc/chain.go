@@ -304,6 +304,9 @@ func (c *chain) invalidateAll() {
 	if c.dw != nil {
 		c.dw.Changed(-1)
 	}
+	if c.aug != nil {
+		c.aug.allMarg = true
+	}
 	if c.valid != nil {
 		clear(c.valid)
 	}
@@ -594,7 +597,8 @@ func (c *chain) augmentRound() {
 
 // drawMarginalised draws every Marginalised site from its exact conditional, in
 // state order: from the weights the Scorer gives (ValuesWeigher) where it gives
-// valid ones, else by scoring each value (stepEnumerate).
+// valid ones, else by scoring each value (stepEnumerate). With augmented sites it
+// lists the sites drawn to a new value for the round's steps (augmentation.moved).
 func (c *chain) drawMarginalised() {
 	if c.vw != nil {
 		c.site = -1
@@ -604,6 +608,7 @@ func (c *chain) drawMarginalised() {
 	for n, i := range c.marg {
 		c.site = i
 		nv := c.margNV[n]
+		old := c.x[c.off[i]]
 		switch {
 		case c.vw == nil || !c.margOK[n]:
 			c.stepEnumerate(i)
@@ -613,6 +618,9 @@ func (c *chain) drawMarginalised() {
 			}
 		case !c.drawWeighted(i, w[:nv]):
 			c.stepEnumerate(i)
+		}
+		if c.aug != nil && math.Float64bits(c.x[c.off[i]]) != math.Float64bits(old) {
+			c.aug.moved = append(c.aug.moved, i)
 		}
 		if c.vw != nil {
 			w = w[nv:]
