@@ -455,6 +455,7 @@ func (m *Model) compileMarginalProducts() {
 		}
 	}
 	m.compileMarginalCache()
+	m.compileWeighRefs()
 	m.compileMarginalPicks()
 	m.compileSharedLive()
 }
@@ -902,14 +903,11 @@ func (s *scorer) WeighValues(x []float64, sites []int, dst []float64, ok []bool)
 	var t []float64
 	for n, i := range sites {
 		ok[n] = false
-		nv := m.sites[i].NumValues
+		ref := m.weighRefs[i]
+		nv := int(ref.nv)
 		w := dst[:nv]
 		dst = dst[nv:]
-		if m.margIdx == nil || m.margIdx[i] < 0 {
-			continue
-		}
-		g := &m.marg[m.margIdx[i]]
-		if !g.simple || g.values != nv {
+		if ref.pOff < 0 {
 			continue
 		}
 		if !synced {
@@ -922,10 +920,10 @@ func (s *scorer) WeighValues(x []float64, sites []int, dst []float64, ok []bool)
 			}
 		}
 		if !inRange {
-			ok[n] = s.groupWeights(g, w)
+			ok[n] = s.groupWeights(&m.marg[m.margIdx[i]], w)
 			continue
 		}
-		cp := s.mc.p[g.pOff : int(g.pOff)+nv]
+		cp := s.mc.p[ref.pOff : int(ref.pOff)+nv]
 		if nv == 3 {
 			w = w[:3:3]
 			w[0], w[1], w[2] = cp[0]*t[0], cp[1]*t[1], cp[2]*t[2]
@@ -938,6 +936,27 @@ func (s *scorer) WeighValues(x []float64, sites []int, dst []float64, ok []bool)
 			any = any || w[v] > 0
 		}
 		ok[n] = any
+	}
+}
+
+// weighRef is what WeighValues reads of a site: its number of values nv and, when
+// it is summed out with a simple group of nv values, the group's entries in the
+// product cache from pOff (−1 otherwise: the site is refused).
+type weighRef struct {
+	pOff, nv int32
+}
+
+// compileWeighRefs fills Model.weighRefs (after compileMarginalCache).
+func (m *Model) compileWeighRefs() {
+	m.weighRefs = make([]weighRef, len(m.sites))
+	for i := range m.sites {
+		r := weighRef{pOff: -1, nv: int32(m.sites[i].NumValues)}
+		if m.margIdx != nil && m.margIdx[i] >= 0 {
+			if g := &m.marg[m.margIdx[i]]; g.simple && g.values == m.sites[i].NumValues {
+				r.pOff = g.pOff
+			}
+		}
+		m.weighRefs[i] = r
 	}
 }
 

@@ -104,6 +104,7 @@ type Model struct {
 	// an element at once; cacheElems[lo:hi] are a group's elements that are not live.
 	cacheGroups []cacheGroup
 	cacheElems  []cacheElem
+	weighRefs   []weighRef // per site: what WeighValues reads of it
 }
 
 type entry struct {
