@@ -65,8 +65,14 @@ func WriteCSV(w io.Writer, d *draws.Draws) error {
 	return nil
 }
 
-// appendFloat formats x like strconv 'g', -1, with an explicit sign on +Inf.
+// appendFloat formats x like strconv 'g', -1, with an explicit sign on +Inf. An
+// integer of magnitude below 10⁶ other than −0 (the value of a discrete site, such
+// as a class) is written by strconv.AppendInt, which gives the same digits ('g'
+// switches to an exponent from 10⁶ on) at a fraction of the cost.
 func appendFloat(buf []byte, x float64) []byte {
+	if x > -1e6 && x < 1e6 && x == math.Trunc(x) && !(x == 0 && math.Signbit(x)) {
+		return strconv.AppendInt(buf, int64(x), 10)
+	}
 	if math.IsInf(x, 1) {
 		return append(buf, "+Inf"...)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -276,4 +277,26 @@ func benchDraws() *draws.Draws {
 		d.Chains = append(d.Chains, ch)
 	}
 	return d
+}
+
+// TestAppendFloatMatchesStrconv: appendFloat writes what strconv 'g', -1 writes
+// (+Inf with its sign), byte for byte, on integers around the boundary of its
+// integer path (±10⁶, ±999999), ±0, small and large integers, halves, NaN and ±Inf
+// and random values.
+func TestAppendFloatMatchesStrconv(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 2, 17, 999999, -999999, 1e6, -1e6, 1e6 + 1, 999999.5, -0.5, 0.5,
+		1e15, 1e21, 1e22, -1e300, 5e-324, math.MaxFloat64, math.NaN(), math.Inf(1), math.Inf(-1), 123456, 1e5, -1e5}
+	rng := rand.New(rand.NewPCG(3, 9))
+	for range 20000 {
+		vals = append(vals, float64(rng.IntN(4_000_000)-2_000_000), rng.NormFloat64()*math.Pow(10, float64(rng.IntN(20)-10)))
+	}
+	for _, x := range vals {
+		want := strconv.FormatFloat(x, 'g', -1, 64)
+		if math.IsInf(x, 1) {
+			want = "+Inf"
+		}
+		if got := string(appendFloat(nil, x)); got != want {
+			t.Fatalf("appendFloat(%v) = %q, strconv gives %q", x, got, want)
+		}
+	}
 }
