@@ -212,3 +212,64 @@ func TestLinearCacheNeverStale(t *testing.T) {
 		}
 	}
 }
+
+// TestLinearSharedTermsReused checks that an orbit moving only shared arguments
+// (robust's ridge group: ν and σ, summed by the family's DerivsSharedRows) shares the
+// rows' terms with the site scores at the same state, in both directions: the orbit
+// score of a scorer that has just scored a site there reuses that site's terms, a
+// site score after the orbit score reuses the orbit's, and every result is bit for
+// bit a fresh scorer's (a cold cache fills the terms).
+func TestLinearSharedTermsReused(t *testing.T) {
+	m := linearTestModels(t, false)["robust"]
+	ridge := -1
+	for g, gr := range m.Groups() {
+		if gr.Name == "ridge" {
+			ridge = g
+		}
+	}
+	if ridge < 0 {
+		t.Fatal("no ridge group")
+	}
+	rng := rand.New(rand.NewPCG(47, 48))
+	x := make([]float64, nmc.Dim(m.Sites()))
+	const nu = 0 // the site ν
+	g, h := make([]float64, 1), make([]float64, 1)
+	orbit := func(sc *scorer) [3]float64 {
+		var d [2]float64
+		f := sc.ScoreOrbit(x, ridge, &d)
+		return [3]float64{f, d[0], d[1]}
+	}
+	site := func(sc *scorer) [3]float64 {
+		f := sc.Score(x, nu, g, h)
+		return [3]float64{f, g[0], h[0]}
+	}
+	reused := func(sc *scorer) bool { return sc.lin[0].reuse }
+	for pt := 0; pt < 4; pt++ {
+		if err := m.Init(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		a := m.newScorer()
+		o1 := orbit(a) // fills
+		if reused(a) {
+			t.Fatalf("point %d: a cold scorer's orbit score reused terms", pt)
+		}
+		s1 := site(a)
+		if !reused(a) {
+			t.Fatalf("point %d: the site score after the orbit score at the same state did not reuse its terms", pt)
+		}
+		b := m.newScorer()
+		s2 := site(b) // fills
+		o2 := orbit(b)
+		if !reused(b) {
+			t.Fatalf("point %d: the orbit score after a site score at the same state did not reuse its terms", pt)
+		}
+		fo, fs := orbit(m.newScorer()), site(m.newScorer())
+		for i := range 3 {
+			if math.Float64bits(o1[i]) != math.Float64bits(fo[i]) || math.Float64bits(o2[i]) != math.Float64bits(fo[i]) ||
+				math.Float64bits(s1[i]) != math.Float64bits(fs[i]) || math.Float64bits(s2[i]) != math.Float64bits(fs[i]) {
+				t.Fatalf("point %d value %d: orbit %v (filled) %v (reused), fresh %v; site %v (reused) %v (filled), fresh %v",
+					pt, i, o1, o2, fo, s1, s2, fs)
+			}
+		}
+	}
+}
