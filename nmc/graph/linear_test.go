@@ -166,8 +166,9 @@ func TestLinearMatchesElements(t *testing.T) {
 // coordinate of a Vector site, a scalar site, several at once, or go back to an
 // earlier state (the cache's other slot), in random order, and compares everything
 // it returns with a fresh scorer's (empty caches) at the same state: bit for bit,
-// since the cache only ever returns X·v computed from scratch at exactly that v. A
-// scorer with three goroutines agrees bit for bit too.
+// since the cache returns X·v computed from scratch at exactly that v (none of these
+// states' vectors is an exact multiple of another's, where the cache scales a slot
+// instead: TestMvCacheScaled). A scorer with three goroutines agrees bit for bit too.
 func TestLinearCacheNeverStale(t *testing.T) {
 	for name, m := range linearTestModels(t, false) {
 		rng := rand.New(rand.NewPCG(43, uint64(len(name))))
