@@ -274,3 +274,54 @@ func TestLinearSharedTermsReused(t *testing.T) {
 		}
 	}
 }
+
+// TestKeep checks nmc.StateKeeper on a logistic regression: after scoring states A
+// and B, Keep(A) makes the next new state C replace B's values, so that scoring A
+// again reuses its rows' terms and X·β (without Keep, C replaces A's and A is
+// computed again); every score equals a fresh scorer's bit for bit either way.
+func TestKeep(t *testing.T) {
+	m := linearTestModels(t, false)["logistic"]
+	const scale = 0 // the group "scale"
+	rng := rand.New(rand.NewPCG(49, 50))
+	dim := nmc.Dim(m.Sites())
+	a := make([]float64, dim)
+	if err := m.Init(rng, a); err != nil {
+		t.Fatal(err)
+	}
+	other := func() []float64 {
+		x := append([]float64(nil), a...)
+		for j := 1; j < dim; j++ { // β's coordinates (α is coordinate 0)
+			x[j] += 0.1 * rng.NormFloat64()
+		}
+		return x
+	}
+	b, c := other(), other()
+	beta := func(x []float64) []float64 { return x[1:] }
+	for _, keep := range []bool{false, true} {
+		sc := m.newScorer()
+		var fs []float64
+		for _, x := range [][]float64{a, b, c, a} {
+			if keep && &x[0] == &c[0] {
+				sc.Keep(a) // back at a after the rejected b
+			}
+			fs = append(fs, sc.ScoreOrbit(x, scale, nil))
+			if &x[0] == &c[0] {
+				kept := false
+				for _, sl := range sc.mv[m.linear[0].terms[0].node.id].slots {
+					kept = kept || (sl.ok && sameBits(sl.src, beta(a)))
+				}
+				if kept != keep {
+					t.Errorf("keep %v: X·β of a still cached after c: %v", keep, kept)
+				}
+			}
+		}
+		if reused := sc.lin[0].reuse; reused != keep {
+			t.Errorf("keep %v: the last score at a reused its rows' terms: %v", keep, reused)
+		}
+		for i, x := range [][]float64{a, b, c, a} {
+			if want := m.newScorer().ScoreOrbit(x, scale, nil); math.Float64bits(fs[i]) != math.Float64bits(want) {
+				t.Errorf("keep %v: score %d is %v, a fresh scorer's %v", keep, i, fs[i], want)
+			}
+		}
+	}
+}
