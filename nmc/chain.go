@@ -64,6 +64,7 @@ type chain struct {
 	// Group moves (nil without them) and Marginalised sites.
 	groups []groupPlan
 	orb    OrbitScorer       // sc as an OrbitScorer when there are groups
+	keeper StateKeeper       // sc as a StateKeeper, or nil
 	gstats []draws.SiteStats // per group
 	gold   []float64         // scratch: the old values of a group's coordinates
 	gnew   []float64         // scratch: the proposed values of a group's coordinates
@@ -343,6 +344,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 	if c.dw, _ = c.sc.(DiscreteWatcher); c.dw != nil {
 		c.dw.Watch(c.x)
 	}
+	c.keeper, _ = c.sc.(StateKeeper)
 	if len(c.groups) > 0 {
 		var ok bool
 		if c.orb, ok = c.sc.(OrbitScorer); !ok {

@@ -570,6 +570,7 @@ func (c *chain) stepFitted(bi int, st *draws.SiteStats) {
 		for k, j := range p.coords {
 			c.x[j] = b.old[k]
 		}
+		c.keep()
 	}
 	if moved {
 		for _, i := range p.sites {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -309,5 +310,49 @@ func TestDislodge(t *testing.T) {
 	}
 	if ch.x[0] == start[0] {
 		t.Errorf("state %v never left the start %v", ch.x, start)
+	}
+}
+
+// keepBanana is banana with a Scorer that implements StateKeeper and counts its
+// Keep calls.
+type keepBanana struct {
+	banana
+	calls *atomic.Int64
+}
+
+func (k keepBanana) NewScorer() Scorer { return keepScorer(k) }
+
+type keepScorer keepBanana
+
+func (k keepScorer) Score(x []float64, i int, grad, hess []float64) float64 {
+	return k.banana.Score(x, i, grad, hess)
+}
+func (k keepScorer) LogJoint(x []float64) float64 { return k.banana.LogJoint(x) }
+func (k keepScorer) Keep([]float64)               { k.calls.Add(1) }
+
+// TestFittedKeep checks that the fitted step tells a StateKeeper Scorer about every
+// rejected proposal (Keep calls = proposals − accepted, when only the fitted step
+// runs after warm-up) and that the calls change nothing: the draws equal those of
+// the same model without Keep.
+func TestFittedKeep(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	o := func() *Options { return &Options{Chains: 2, Draws: 300, Warmup: 100, Seed: 403, fittedOnly: true} }
+	plain := sample(t, banana{0.4}, o())
+	warm := calls.Load()
+	kept := sample(t, keepBanana{banana{0.4}, &calls}, o())
+	f := kept.Fitted[0]
+	if got, want := calls.Load()-warm, int64(f.Proposals-f.Accepted); got != want || want == 0 {
+		t.Errorf("Keep called %d times, want %d (proposals − accepted)", got, want)
+	}
+	for _, name := range []string{"x[0]", "x[1]"} {
+		a, b := column(t, plain, name), column(t, kept, name)
+		for ch := range a {
+			for i := range a[ch] {
+				if a[ch][i] != b[ch][i] {
+					t.Fatalf("%s chain %d draw %d: %v without Keep, %v with", name, ch, i, a[ch][i], b[ch][i])
+				}
+			}
+		}
 	}
 }

@@ -374,6 +374,7 @@ func (c *chain) stepGroup(gi int) {
 		for k, oc := range g.coords {
 			c.x[oc.Coord] = old[k]
 		}
+		c.keep()
 		c.gscore[gi] = orbitScore{f: f0, at: c.edits}
 		return
 	}
@@ -397,6 +398,14 @@ type orbitScore struct {
 func (c *chain) knownOrbitScore(gi int) (float64, bool) {
 	s := c.gscore[gi]
 	return s.f, s.at == c.edits && isFinite(s.f)
+}
+
+// keep tells the Scorer, if it keeps values of recent states, that the chain is
+// back at its state after a rejected proposal (StateKeeper).
+func (c *chain) keep() {
+	if c.keeper != nil {
+		c.keeper.Keep(c.x)
+	}
 }
 
 // moved records that site i's value was changed from outside its own step (by a group

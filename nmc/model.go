@@ -141,6 +141,18 @@ type DiscreteWatcher interface {
 	Changed(i int)
 }
 
+// StateKeeper is an optional interface of a Scorer that keeps values computed at
+// the last few states it scored (the graph engine keeps a regression's X·β and its
+// rows' logarithms at the last two). After a rejected proposal the sampler calls
+// Keep with the state it has gone back to, so that the Scorer drops the rejected
+// proposal's values before that state's: a step that makes several proposals from
+// one state (the fitted independence step) then still finds the current state's
+// values for the steps after it. Keep must not change any score.
+type StateKeeper interface {
+	// Keep tells the Scorer that x is the chain's state again.
+	Keep(x []float64)
+}
+
 // Deriver is implemented by models that record derived (deterministic) quantities with
 // every draw, such as theta = mu + tau·theta_raw in a non-centred model.
 type Deriver interface {

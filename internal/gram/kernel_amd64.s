@@ -287,3 +287,75 @@ smallstore:
 	VMOVUPD Y3, (R12)
 	VZEROUPPER
 	RET
+
+// func gramTile8x8(c *float64, ldc int, u, x *float64, ld int, n int)
+//
+// For a in [0, 8), b in [0, 8): c[a*ldc+b] += Σ_{t<n} u[t*ld+a]·x[t*ld+b], with
+// AVX-512: row a of the 8×8 block of c lives in Z<a> for the whole loop over t, and
+// each step is one load of x's 8 columns and eight fused multiply-adds with u's
+// values broadcast from memory. Every element is accumulated in the same order, by
+// the same fused multiply-adds, as by gramTile4x8.
+TEXT ·gramTile8x8(SB), NOSPLIT, $0-48
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R9
+	SHLQ $3, R9
+	MOVQ u+16(FP), SI
+	MOVQ x+24(FP), DX
+	MOVQ ld+32(FP), R8
+	SHLQ $3, R8
+	MOVQ n+40(FP), CX
+
+	MOVQ    DI, AX
+	VMOVUPD (AX), Z0
+	ADDQ    R9, AX
+	VMOVUPD (AX), Z1
+	ADDQ    R9, AX
+	VMOVUPD (AX), Z2
+	ADDQ    R9, AX
+	VMOVUPD (AX), Z3
+	ADDQ    R9, AX
+	VMOVUPD (AX), Z4
+	ADDQ    R9, AX
+	VMOVUPD (AX), Z5
+	ADDQ    R9, AX
+	VMOVUPD (AX), Z6
+	ADDQ    R9, AX
+	VMOVUPD (AX), Z7
+
+	TESTQ CX, CX
+	JZ    tile8store
+
+tile8loop:
+	VMOVUPD          (DX), Z8
+	VFMADD231PD.BCST (SI), Z8, Z0
+	VFMADD231PD.BCST 8(SI), Z8, Z1
+	VFMADD231PD.BCST 16(SI), Z8, Z2
+	VFMADD231PD.BCST 24(SI), Z8, Z3
+	VFMADD231PD.BCST 32(SI), Z8, Z4
+	VFMADD231PD.BCST 40(SI), Z8, Z5
+	VFMADD231PD.BCST 48(SI), Z8, Z6
+	VFMADD231PD.BCST 56(SI), Z8, Z7
+	ADDQ             R8, SI
+	ADDQ             R8, DX
+	DECQ             CX
+	JNZ              tile8loop
+
+tile8store:
+	MOVQ    DI, AX
+	VMOVUPD Z0, (AX)
+	ADDQ    R9, AX
+	VMOVUPD Z1, (AX)
+	ADDQ    R9, AX
+	VMOVUPD Z2, (AX)
+	ADDQ    R9, AX
+	VMOVUPD Z3, (AX)
+	ADDQ    R9, AX
+	VMOVUPD Z4, (AX)
+	ADDQ    R9, AX
+	VMOVUPD Z5, (AX)
+	ADDQ    R9, AX
+	VMOVUPD Z6, (AX)
+	ADDQ    R9, AX
+	VMOVUPD Z7, (AX)
+	VZEROUPPER
+	RET

@@ -20,7 +20,9 @@ func Significant(dst, rows []int, w, norm2 []float64, n int) []int {
 		if !(t <= math.MaxFloat64) { // NaN or +Inf
 			return append(dst, rows...)
 		}
-		largest = max(largest, t)
+		if t > largest { // t is finite and ≥ 0: the max builtin's NaN and −0 cases cannot arise
+			largest = t
+		}
 	}
 	cut := largest * 0x1p-53 / float64(n)
 	for _, r := range rows {

@@ -25,3 +25,31 @@ func TestSignificant(t *testing.T) {
 		t.Errorf("with a NaN weight kept %v, want every row", got)
 	}
 }
+
+// BenchmarkSignificant times the filter over 4096 rows (one chunk of a linear
+// factor) whose weights all count (a Student-t regression's) or are mixed (a
+// logistic regression's: most rows far from the boundary drop out).
+func BenchmarkSignificant(b *testing.B) {
+	const n = 4096
+	rows, w, norm2 := make([]int, n), make([]float64, n), make([]float64, n)
+	for r := range rows {
+		rows[r], norm2[r] = r, 1+float64(r%7)
+	}
+	for _, c := range []struct {
+		name string
+		w    func(r int) float64
+	}{
+		{"all", func(r int) float64 { return 0.5 + float64(r%13)/13 }},
+		{"mixed", func(r int) float64 { return math.Exp(-float64((r * 7919) % 97)) }},
+	} {
+		for r := range w {
+			w[r] = c.w(r)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			var dst []int
+			for b.Loop() {
+				dst = Significant(dst, rows, w, norm2, 10000)
+			}
+		})
+	}
+}

@@ -226,7 +226,8 @@ var (
 // DerivsSharedRows returns the sum over rows of log p and, row by row in order, adds
 // each row's DerivsOf gradient entries g1[a] and Hessian entries g2[a·n+b]
 // (n = len(args)) for the arguments a, b whose bits are set in wrt, so that the
-// sums equal accumulating DerivsOf row by row bit for bit. ok = false means the
+// sums equal accumulating DerivsOf row by row (to rounding: a family may compute a
+// row's terms as its DerivsRows does, to share them). ok = false means the
 // family does not sum this combination (nothing is written); invalid arguments or
 // a row outside the support give a sum of −Inf.
 type SharedRowsDeriver interface {
@@ -234,3 +235,18 @@ type SharedRowsDeriver interface {
 }
 
 var _ SharedRowsDeriver = StudentT{}
+
+// SharedRowTermsDeriver is a SharedRowsDeriver that also keeps or reuses each row's
+// transcendental terms, the same terms as its DerivsRowsTerms (RowTermsDeriver) at
+// the same rows, values and arguments: a scorer that moves several shared arguments
+// together (a group of ν and σ) then shares them with the single-argument calls at
+// the same state. DerivsSharedRowsTerms is DerivsSharedRows with terms as in
+// DerivsRowsTerms (reuse false: written, nil: not kept; reuse true: read), and equals
+// it bit for bit either way.
+type SharedRowTermsDeriver interface {
+	SharedRowsDeriver
+	RowTermsDeriver
+	DerivsSharedRowsTerms(x, v, args []float64, k, vary int, wrt uint64, g1, g2 []float64, m *Memo, terms []float64, reuse bool) (sum float64, ok bool)
+}
+
+var _ SharedRowTermsDeriver = StudentT{}

@@ -246,8 +246,10 @@ func TestDerivsRowsTerms(t *testing.T) {
 }
 
 // TestDerivsSharedRows checks StudentT's summed shared-argument derivatives against
-// DerivsOf accumulated row by row: sums, gradients and Hessians bit for bit for ν,
-// σ and both; other argument sets are refused; a NaN row gives −Inf.
+// DerivsOf accumulated row by row: sums, gradients and Hessians for ν, σ and both, to
+// within 10⁻¹³ of the rows' summed magnitudes (z is computed as (x − μ)·(1/σ), as in
+// DerivsRows, not as (x − μ)/σ as in DerivsOf); other argument sets are refused; a
+// NaN row gives −Inf.
 func TestDerivsSharedRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const rows, n = 30, 4
@@ -265,34 +267,40 @@ func TestDerivsSharedRows(t *testing.T) {
 				t.Fatalf("wrt %b refused", wrt)
 			}
 			w1, w2 := make([]float64, n), make([]float64, n*n)
+			a1, a2 := make([]float64, n), make([]float64, n*n) // Σ|·| of the rows' terms
 			d1, d2 := make([]float64, n), make([]float64, n*n)
-			want := 0.0
+			want, abs := 0.0, 0.0
 			for r := range x {
 				a := append([]float64(nil), args...)
 				a[0], a[2] = x[r], v[r]
-				want += StudentT{}.DerivsOf(a, 1, wrt, d1, d2, nil)
+				lp := StudentT{}.DerivsOf(a, 1, wrt, d1, d2, nil)
+				want += lp
+				abs += math.Abs(lp)
 				for i := 0; i < n; i++ {
 					if wrt&(1<<i) == 0 {
 						continue
 					}
 					w1[i] += d1[i]
+					a1[i] += math.Abs(d1[i])
 					for j := 0; j < n; j++ {
 						if wrt&(1<<j) != 0 {
 							w2[i*n+j] += d2[i*n+j]
+							a2[i*n+j] += math.Abs(d2[i*n+j])
 						}
 					}
 				}
 			}
-			if sum != want {
+			const tol = 1e-13
+			if math.Abs(sum-want) > tol*abs {
 				t.Fatalf("wrt %b: sum %v, DerivsOf %v", wrt, sum, want)
 			}
 			for i := range g1 {
-				if g1[i] != w1[i] {
+				if math.Abs(g1[i]-w1[i]) > tol*a1[i] {
 					t.Fatalf("wrt %b: gradient %v, DerivsOf %v", wrt, g1, w1)
 				}
 			}
 			for i := range g2 {
-				if g2[i] != w2[i] {
+				if math.Abs(g2[i]-w2[i]) > tol*a2[i] {
 					t.Fatalf("wrt %b: Hessian %v, DerivsOf %v", wrt, g2, w2)
 				}
 			}
@@ -305,6 +313,67 @@ func TestDerivsSharedRows(t *testing.T) {
 		x[rows/3] = math.NaN()
 		if s, ok := (StudentT{}).DerivsSharedRows(x, v, args, 1, 2, 10, make([]float64, n), make([]float64, n*n), nil); !ok || !math.IsInf(s, -1) {
 			t.Errorf("a NaN value gives %v (ok %v), want −Inf", s, ok)
+		}
+	}
+}
+
+// TestDerivsSharedRowsTerms checks that StudentT's shared-argument sums keep and
+// reuse the terms of DerivsRowsTerms: filled by DerivsRowsTerms (the value alone or
+// with derivatives in μ) or by DerivsSharedRowsTerms itself, the reused terms give
+// DerivsSharedRows' sum, gradient and Hessian bit for bit, and a filling call writes
+// the terms DerivsRowsTerms writes; terms of other values change the sum (they are
+// read).
+func TestDerivsSharedRowsTerms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const rows, n = 30, 4
+	for trial := 0; trial < 10; trial++ {
+		args := []float64{0, math.Exp(2 * rng.NormFloat64()), 0, math.Exp(rng.NormFloat64())}
+		x, v := make([]float64, rows), make([]float64, rows)
+		for r := range x {
+			x[r], v[r] = 3*rng.NormFloat64(), 5*rng.NormFloat64()
+		}
+		byRows := make([]float64, rows)
+		if _, ok := (StudentT{}).DerivsRowsTerms(x, v, args, 1, 2, 2, make([]float64, rows), make([]float64, rows), nil, byRows, false); !ok {
+			t.Fatal("DerivsRowsTerms refused")
+		}
+		for _, wrt := range []uint64{2, 8, 10} {
+			w1, w2 := make([]float64, n), make([]float64, n*n)
+			want, _ := StudentT{}.DerivsSharedRows(x, v, args, 1, 2, wrt, w1, w2, nil)
+			own := make([]float64, rows)
+			for _, c := range []struct {
+				name  string
+				terms []float64
+				reuse bool
+			}{{"filling", own, false}, {"reusing its own", own, true}, {"reusing DerivsRowsTerms'", byRows, true}} {
+				g1, g2 := make([]float64, n), make([]float64, n*n)
+				got, ok := StudentT{}.DerivsSharedRowsTerms(x, v, args, 1, 2, wrt, g1, g2, nil, c.terms, c.reuse)
+				if !ok || got != want {
+					t.Fatalf("wrt %b, %s terms: sum %v (ok %v), DerivsSharedRows %v", wrt, c.name, got, ok, want)
+				}
+				for i := range g1 {
+					if g1[i] != w1[i] {
+						t.Fatalf("wrt %b, %s terms: gradient %v, DerivsSharedRows %v", wrt, c.name, g1, w1)
+					}
+				}
+				for i := range g2 {
+					if g2[i] != w2[i] {
+						t.Fatalf("wrt %b, %s terms: Hessian %v, DerivsSharedRows %v", wrt, c.name, g2, w2)
+					}
+				}
+			}
+			for r := range own {
+				if own[r] != byRows[r] {
+					t.Fatalf("wrt %b row %d: term %v, DerivsRowsTerms wrote %v", wrt, r, own[r], byRows[r])
+				}
+			}
+		}
+		v2 := append([]float64(nil), v...)
+		for r := range v2 {
+			v2[r] += 1
+		}
+		stale, _ := StudentT{}.DerivsSharedRowsTerms(x, v2, args, 1, 2, 10, make([]float64, n), make([]float64, n*n), nil, byRows, true)
+		if want, _ := (StudentT{}).DerivsSharedRows(x, v2, args, 1, 2, 10, make([]float64, n), make([]float64, n*n), nil); stale == want {
+			t.Fatalf("terms of other values give the right sum %v: the terms are not read", stale)
 		}
 	}
 }

@@ -335,8 +335,17 @@ func (StudentT) DerivsRowsTerms(x, v, args []float64, _, vary, wrt int, d1, d2 [
 
 // DerivsSharedRows sums the derivatives in ν and σ (wrt ⊆ {1, 3}) of rows whose
 // location μ (argument 2) varies (SharedRowsDeriver), with DerivsOf's formulas and
-// ν's and σ's terms computed once.
-func (StudentT) DerivsSharedRows(x, v, args []float64, _, vary int, wrt uint64, g1, g2 []float64, m *Memo) (float64, bool) {
+// ν's and σ's terms computed once. Each row's z = (x − μ)/σ is computed as
+// DerivsRows computes it, (x − μ)·(1/σ), so that a row's log(1 + z²/ν) is the same
+// number in both (DerivsSharedRowsTerms shares the terms of DerivsRowsTerms); the sums
+// therefore equal DerivsOf's to rounding, not bit for bit.
+func (StudentT) DerivsSharedRows(x, v, args []float64, k, vary int, wrt uint64, g1, g2 []float64, m *Memo) (float64, bool) {
+	return StudentT{}.DerivsSharedRowsTerms(x, v, args, k, vary, wrt, g1, g2, m, nil, false)
+}
+
+// DerivsSharedRowsTerms is DerivsSharedRows keeping or reusing each row's
+// log(1 + z²/ν) in terms, the terms of DerivsRowsTerms (SharedRowTermsDeriver).
+func (StudentT) DerivsSharedRowsTerms(x, v, args []float64, _, vary int, wrt uint64, g1, g2 []float64, m *Memo, terms []float64, reuse bool) (float64, bool) {
 	const n = 4
 	if vary != 2 || wrt == 0 || wrt&^(1<<1|1<<3) != 0 || len(args) != n {
 		return 0, false
@@ -349,6 +358,10 @@ func (StudentT) DerivsSharedRows(x, v, args []float64, _, vary int, wrt uint64, 
 	}
 	c, half, dg, tg, is, is2 := k.c, k.half, k.dg, k.tg, k.is, k.is*k.is
 	g2 = g2[:n*n]
+	keep := terms != nil && !reuse
+	if terms != nil {
+		terms = terms[:len(x)]
+	}
 	total := 0.0
 	for r, xr := range x {
 		mu := v[r]
@@ -356,9 +369,17 @@ func (StudentT) DerivsSharedRows(x, v, args []float64, _, vary int, wrt uint64, 
 			return negInf, true
 		}
 		// DerivsOf's expressions, in its order.
-		z := (xr - mu) / s
+		z := (xr - mu) * is
 		z2 := z * z
-		l1p := math.Log1p(z2 / nu)
+		var l1p float64
+		if reuse {
+			l1p = terms[r]
+		} else {
+			l1p = math.Log1p(z2 / nu)
+			if keep {
+				terms[r] = l1p
+			}
+		}
 		total += c - half*l1p
 		q := nu + z2
 		iq := 1 / q

@@ -123,9 +123,12 @@
 // derivatives, and only in the arguments the active site moves (a family may
 // evaluate many rows in one call: dist.RowsDeriver, dist.PartialDeriver, and sum
 // their derivatives in several shared arguments at once: dist.SharedRowsDeriver);
-// the rows' logarithms and exponentials (dist.RowTermsDeriver) are kept for the last
+// the rows' logarithms and exponentials (dist.RowTermsDeriver, and
+// dist.SharedRowTermsDeriver for several shared arguments) are kept for the last
 // two states scored, so scoring the state just scored — the next site's current
-// state — computes none of them again. β's
+// state, or a group's current point — computes none of them again (after a rejected
+// proposal the sampler says which state it is back at, nmc.StateKeeper, so that the
+// next proposal replaces the rejected one's values, not the current state's). β's
 // Hessian is Xᵀdiag(w)X with negligible rows skipped, and the orbit of a dilation
 // of (α, β) about 0 reads X·β from the cache. Such a model runs as fast as the
 // regression scorers written by hand (BENCHMARKS.md).

@@ -235,8 +235,19 @@ func elem1(n, e int) int {
 // two values of v seen: evaluating alpha's score in logistic regression reads every
 // row of X·beta, and beta has not moved since the last time; scoring beta itself
 // alternates between the current and the proposed beta. A slot is reused only for
-// exactly the v it was computed at, so the cache is never stale; a result does not
-// depend on which slot or on the history (X·v is recomputed from scratch on a miss).
+// exactly the v it was computed at, so the cache is never stale.
+//
+// A v that is not in a slot but is, coordinate by coordinate, exactly the
+// floating-point product c·w of one number c and the v = w of a slot — the point a
+// group move proposes along a dilation of the Vector site about 0 at one rate,
+// w·e^{rate·t}, and its warm-up probe — takes its product from that slot's as
+// c·(X·w), n multiplications instead of the n×k of X·v (logistic regression's
+// "scale(alpha, beta)" group: one product of four a sweep). c·(X·w) and X·(c·w)
+// agree to rounding, not bit for bit, so a score at such a v can differ in its last
+// bits from a cold scorer's at the same state (which computes X·v): a result then
+// depends on the history of the scorer as well as on the state, to rounding. The
+// slot's key is v, so its values are X·v to rounding whichever way they were made.
+// Every other miss computes X·v from scratch.
 type mvCache struct {
 	slots [2]mvSlot
 	cur   int    // slot of the current scorer call
@@ -276,6 +287,15 @@ func (c *mvCache) vector(x *dataMatrix, v []float64, epoch uint64, workers int) 
 			return sl.vals
 		}
 	}
+	from, scale := -1, 0.0
+	for i := range c.slots {
+		if sl := &c.slots[i]; sl.ok {
+			if f, ok := scaleOf(sl.src, v); ok {
+				from, scale = i, f
+				break
+			}
+		}
+	}
 	c.cur = 0
 	if c.slots[1].used < c.slots[0].used {
 		c.cur = 1
@@ -287,6 +307,13 @@ func (c *mvCache) vector(x *dataMatrix, v []float64, epoch uint64, workers int) 
 	}
 	copy(sl.src, v)
 	sl.ok, sl.used = true, c.clock
+	if from >= 0 {
+		// v = scale·w exactly, w the key of slot from (possibly sl itself).
+		for r, y := range c.slots[from].vals {
+			sl.vals[r] = scale * y
+		}
+		return sl.vals
+	}
 	if nch := (x.rows + mvChunk - 1) / mvChunk; nch > 1 && workers > 1 {
 		parallel.Chunks(nch, workers, func(_, ch int) { sl.product(x, ch) })
 	} else {
@@ -295,6 +322,47 @@ func (c *mvCache) vector(x *dataMatrix, v []float64, epoch uint64, workers int) 
 		}
 	}
 	return sl.vals
+}
+
+// scaleOf returns a number c with c·w[j] == v[j] for every j (float64 products),
+// and true, when v is w scaled by one factor exactly; else false. c is found from
+// the largest |w[j]|, as v[j]/w[j] or within two units in the last place of it
+// (a factor e gives v[j] = fl(e·w[j]), and fl(v[j]/w[j]) is within two ulps of e).
+// A w of zeros gives false (v is then w itself, or not a multiple of it).
+func scaleOf(w, v []float64) (float64, bool) {
+	if len(w) != len(v) {
+		return 0, false
+	}
+	big := -1
+	for j, y := range w {
+		if a := math.Abs(y); a > 0 && (big < 0 || a > math.Abs(w[big])) {
+			big = j
+		}
+	}
+	if big < 0 {
+		return 0, false
+	}
+	c0 := v[big] / w[big]
+	if c0 == 0 || math.IsInf(c0, 0) || math.IsNaN(c0) {
+		return 0, false
+	}
+	up1, down1 := math.Nextafter(c0, math.Inf(1)), math.Nextafter(c0, math.Inf(-1))
+	for _, c := range [...]float64{c0, up1, down1, math.Nextafter(up1, math.Inf(1)), math.Nextafter(down1, math.Inf(-1))} {
+		if scaledBy(w, v, c) {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// scaledBy reports whether c·w[j] == v[j] for every j.
+func scaledBy(w, v []float64, c float64) bool {
+	for j, y := range w {
+		if c*y != v[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // product writes rows [ch·mvChunk, (ch+1)·mvChunk) of X·src into vals.

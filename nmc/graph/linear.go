@@ -70,6 +70,9 @@ type linFactor struct {
 	byTerms dist.RowTermsDeriver
 	// sharedRows is the family, when it sums rows' derivatives in shared arguments.
 	sharedRows dist.SharedRowsDeriver
+	// sharedTerms is the family, when it also keeps its rows' transcendental terms
+	// there (the terms of byTerms).
+	sharedTerms dist.SharedRowTermsDeriver
 }
 
 // linearFactor returns fc's description as a linear factor, or false.
@@ -106,6 +109,7 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 	lf.byRows, _ = fc.d.fam.(dist.RowsDeriver)
 	lf.byTerms, _ = fc.d.fam.(dist.RowTermsDeriver)
 	lf.sharedRows, _ = fc.d.fam.(dist.SharedRowsDeriver)
+	lf.sharedTerms, _ = fc.d.fam.(dist.SharedRowTermsDeriver)
 	if na := 1 + len(fc.d.params); na > 64 {
 		return lf, false
 	}
@@ -236,6 +240,8 @@ type linScratch struct {
 	reuse  bool   // the slot holds this call's state: read its terms
 	filled []bool // per chunk: its rows' terms were written (reuse false)
 	key    []float64
+	// keepKey is Keep's scratch: the key of the state it keeps.
+	keepKey []float64
 }
 
 // rowTerms is the rows' transcendental terms of a linear factor at one state, which
@@ -471,7 +477,7 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 // slots: the terms read are the ones the same formulas gave at the same state.
 func (s *scorer) pickRowTerms(lf *linFactor, ls *linScratch, na int) {
 	ls.tcur, ls.reuse = -1, false
-	if _, rows := rowsWrt(lf, ls); !rows || lf.byTerms == nil {
+	if _, rows := rowsWrt(lf, ls); !(rows && lf.byTerms != nil) && !(sharedRowsCall(lf, ls) && lf.sharedTerms != nil) {
 		return
 	}
 	key := append(ls.key[:0], ls.argv[1:na]...)
@@ -641,14 +647,21 @@ func (s *scorer) linChunk(li, w, c int) {
 		rowSign = lf.terms[ls.rowTerm].sign
 	}
 	t, done := s.linChunkRows(lf, ls, wk, lo, hi, dc)
+	if !done && sharedRowsCall(lf, ls) {
+		// Several shared arguments move (a ridge group's ν and σ): the rows' sums in
+		// one call, as the loop below would add them, with the rows' terms of the
+		// state kept or reused as by linChunkRows.
+		ev := etaRows(lf, ls, lo, hi)
+		if ls.tcur >= 0 {
+			nt := lf.byTerms.RowTerms()
+			terms := ls.terms[ls.tcur].terms[lo*nt : hi*nt]
+			t, done = lf.sharedTerms.DerivsSharedRowsTerms(obs[lo:hi], ev, argv, d.k, eta, ls.wrt, dc[:na], dc[na:], &wk.memo, terms, ls.reuse)
+		} else {
+			t, done = lf.sharedRows.DerivsSharedRows(obs[lo:hi], ev, argv, d.k, eta, ls.wrt, dc[:na], dc[na:], &wk.memo)
+		}
+	}
 	if ls.tcur >= 0 && !ls.reuse {
 		ls.filled[c] = done && !math.IsInf(t, -1) && !math.IsNaN(t)
-	}
-	if !done && mode == linShared && lf.sharedRows != nil {
-		// Several shared arguments move (a ridge group's ν and σ): the rows' sums in
-		// one call, as the loop below would add them.
-		ev := etaRows(lf, ls, lo, hi)
-		t, done = lf.sharedRows.DerivsSharedRows(obs[lo:hi], ev, argv, d.k, eta, ls.wrt, dc[:na], dc[na:], &wk.memo)
 	}
 	for r := lo; r < hi && !done; r++ {
 		var e float64
@@ -764,6 +777,18 @@ func rowsWrt(lf *linFactor, ls *linScratch) (wrt int, ok bool) {
 		return lf.eta, true
 	}
 	return -1, true
+}
+
+// sharedRowsCall reports whether linChunk sums the rows' derivatives in several
+// shared arguments by one call of the family's DerivsSharedRows (the call set up by
+// linearSum moves shared arguments only, and not through one argument alone, which
+// linChunkRows handles).
+func sharedRowsCall(lf *linFactor, ls *linScratch) bool {
+	if ls.mode != linShared || lf.sharedRows == nil {
+		return false
+	}
+	_, rows := rowsWrt(lf, ls)
+	return !rows
 }
 
 // etaRows writes η of rows [lo, hi) into ls.eta, as linChunk's loop computes it,

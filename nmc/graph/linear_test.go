@@ -166,8 +166,9 @@ func TestLinearMatchesElements(t *testing.T) {
 // coordinate of a Vector site, a scalar site, several at once, or go back to an
 // earlier state (the cache's other slot), in random order, and compares everything
 // it returns with a fresh scorer's (empty caches) at the same state: bit for bit,
-// since the cache only ever returns X·v computed from scratch at exactly that v. A
-// scorer with three goroutines agrees bit for bit too.
+// since the cache returns X·v computed from scratch at exactly that v (none of these
+// states' vectors is an exact multiple of another's, where the cache scales a slot
+// instead: TestMvCacheScaled). A scorer with three goroutines agrees bit for bit too.
 func TestLinearCacheNeverStale(t *testing.T) {
 	for name, m := range linearTestModels(t, false) {
 		rng := rand.New(rand.NewPCG(43, uint64(len(name))))
@@ -208,6 +209,118 @@ func TestLinearCacheNeverStale(t *testing.T) {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) || math.Float64bits(par[i]) != math.Float64bits(want[i]) {
 					t.Fatalf("%s step %d value %d: warm scorer %v, fresh %v, three goroutines %v", name, step, i, got[i], want[i], par[i])
 				}
+			}
+		}
+	}
+}
+
+// TestLinearSharedTermsReused checks that an orbit moving only shared arguments
+// (robust's ridge group: ν and σ, summed by the family's DerivsSharedRows) shares the
+// rows' terms with the site scores at the same state, in both directions: the orbit
+// score of a scorer that has just scored a site there reuses that site's terms, a
+// site score after the orbit score reuses the orbit's, and every result is bit for
+// bit a fresh scorer's (a cold cache fills the terms).
+func TestLinearSharedTermsReused(t *testing.T) {
+	m := linearTestModels(t, false)["robust"]
+	ridge := -1
+	for g, gr := range m.Groups() {
+		if gr.Name == "ridge" {
+			ridge = g
+		}
+	}
+	if ridge < 0 {
+		t.Fatal("no ridge group")
+	}
+	rng := rand.New(rand.NewPCG(47, 48))
+	x := make([]float64, nmc.Dim(m.Sites()))
+	const nu = 0 // the site ν
+	g, h := make([]float64, 1), make([]float64, 1)
+	orbit := func(sc *scorer) [3]float64 {
+		var d [2]float64
+		f := sc.ScoreOrbit(x, ridge, &d)
+		return [3]float64{f, d[0], d[1]}
+	}
+	site := func(sc *scorer) [3]float64 {
+		f := sc.Score(x, nu, g, h)
+		return [3]float64{f, g[0], h[0]}
+	}
+	reused := func(sc *scorer) bool { return sc.lin[0].reuse }
+	for pt := 0; pt < 4; pt++ {
+		if err := m.Init(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		a := m.newScorer()
+		o1 := orbit(a) // fills
+		if reused(a) {
+			t.Fatalf("point %d: a cold scorer's orbit score reused terms", pt)
+		}
+		s1 := site(a)
+		if !reused(a) {
+			t.Fatalf("point %d: the site score after the orbit score at the same state did not reuse its terms", pt)
+		}
+		b := m.newScorer()
+		s2 := site(b) // fills
+		o2 := orbit(b)
+		if !reused(b) {
+			t.Fatalf("point %d: the orbit score after a site score at the same state did not reuse its terms", pt)
+		}
+		fo, fs := orbit(m.newScorer()), site(m.newScorer())
+		for i := range 3 {
+			if math.Float64bits(o1[i]) != math.Float64bits(fo[i]) || math.Float64bits(o2[i]) != math.Float64bits(fo[i]) ||
+				math.Float64bits(s1[i]) != math.Float64bits(fs[i]) || math.Float64bits(s2[i]) != math.Float64bits(fs[i]) {
+				t.Fatalf("point %d value %d: orbit %v (filled) %v (reused), fresh %v; site %v (reused) %v (filled), fresh %v",
+					pt, i, o1, o2, fo, s1, s2, fs)
+			}
+		}
+	}
+}
+
+// TestKeep checks nmc.StateKeeper on a logistic regression: after scoring states A
+// and B, Keep(A) makes the next new state C replace B's values, so that scoring A
+// again reuses its rows' terms and X·β (without Keep, C replaces A's and A is
+// computed again); every score equals a fresh scorer's bit for bit either way.
+func TestKeep(t *testing.T) {
+	m := linearTestModels(t, false)["logistic"]
+	const scale = 0 // the group "scale"
+	rng := rand.New(rand.NewPCG(49, 50))
+	dim := nmc.Dim(m.Sites())
+	a := make([]float64, dim)
+	if err := m.Init(rng, a); err != nil {
+		t.Fatal(err)
+	}
+	other := func() []float64 {
+		x := append([]float64(nil), a...)
+		for j := 1; j < dim; j++ { // β's coordinates (α is coordinate 0)
+			x[j] += 0.1 * rng.NormFloat64()
+		}
+		return x
+	}
+	b, c := other(), other()
+	beta := func(x []float64) []float64 { return x[1:] }
+	for _, keep := range []bool{false, true} {
+		sc := m.newScorer()
+		var fs []float64
+		for _, x := range [][]float64{a, b, c, a} {
+			if keep && &x[0] == &c[0] {
+				sc.Keep(a) // back at a after the rejected b
+			}
+			fs = append(fs, sc.ScoreOrbit(x, scale, nil))
+			if &x[0] == &c[0] {
+				kept := false
+				for _, sl := range sc.mv[m.linear[0].terms[0].node.id].slots {
+					kept = kept || (sl.ok && sameBits(sl.src, beta(a)))
+				}
+				if kept != keep {
+					t.Errorf("keep %v: X·β of a still cached after c: %v", keep, kept)
+				}
+			}
+		}
+		if reused := sc.lin[0].reuse; reused != keep {
+			t.Errorf("keep %v: the last score at a reused its rows' terms: %v", keep, reused)
+		}
+		for i, x := range [][]float64{a, b, c, a} {
+			if want := m.newScorer().ScoreOrbit(x, scale, nil); math.Float64bits(fs[i]) != math.Float64bits(want) {
+				t.Errorf("keep %v: score %d is %v, a fresh scorer's %v", keep, i, fs[i], want)
 			}
 		}
 	}

@@ -1,0 +1,79 @@
+package graph
+
+import "github.com/nmc-go/nmc/nmc"
+
+var _ nmc.StateKeeper = (*scorer)(nil)
+
+// Keep marks the values the scorer keeps for state x — each linear factor's X·v
+// (mvCache) and rows' terms (rowTerms) — as the most recently used, so that the
+// next state scored replaces the other slot (nmc.StateKeeper). A step that makes
+// several proposals from one state, and scores none of them twice, would otherwise
+// have the current state's values replaced by its second proposal's: the fitted
+// independence step's three proposals in a row left logistic regression's next
+// group step to recompute X·β and every row's exponential and logarithm at the
+// current state in about a third of the sweeps. Keep changes no value: a slot only
+// ever holds values computed at its key.
+func (s *scorer) Keep(x []float64) {
+	if len(x) != s.m.dim {
+		return
+	}
+	for li := range s.m.linear {
+		lf := &s.m.linear[li]
+		for _, tm := range lf.terms {
+			f := tm.fam
+			s.mv[tm.node.id].keep(x[f.offset : f.offset+f.length])
+		}
+		if s.lin == nil || s.lin[li] == nil {
+			continue
+		}
+		ls := s.lin[li]
+		ls.keepKey = s.rowTermsKey(li, x, ls.keepKey[:0])
+		for i := range ls.terms {
+			if sl := &ls.terms[i]; sl.ok && sameBits(sl.key, ls.keepKey) {
+				ls.tclock++
+				sl.used = ls.tclock
+			}
+		}
+	}
+}
+
+// keep marks the slot of X·v, if any, as the most recently used.
+func (c *mvCache) keep(v []float64) {
+	for i := range c.slots {
+		if sl := &c.slots[i]; sl.ok && sameBits(sl.src, v) {
+			c.clock++
+			sl.used = c.clock
+			return
+		}
+	}
+}
+
+// rowTermsKey appends to key the key of linear factor li's rows' terms at state x,
+// as pickRowTerms builds it: the values of the factor's arguments other than the
+// value (η's shared part S in η's place), then the MatVec terms' vectors.
+func (s *scorer) rowTermsKey(li int, x, key []float64) []float64 {
+	lf := &s.m.linear[li]
+	d := s.m.factors[lf.f].d
+	saved := s.x
+	s.x = x
+	var one []float64
+	for i, p := range d.params {
+		if 1+i == lf.eta {
+			S := 0.0
+			for j, q := range lf.shared {
+				one = s.values(q, 0, one[:0])
+				S = 1*S + lf.signs[j]*one[0] // as linearSum's jet sum (ops.lin)
+			}
+			key = append(key, S)
+			continue
+		}
+		one = s.values(p, 0, one[:0])
+		key = append(key, one[0])
+	}
+	s.x = saved
+	for _, tm := range lf.terms {
+		f := tm.fam
+		key = append(key, x[f.offset:f.offset+f.length]...)
+	}
+	return key
+}
