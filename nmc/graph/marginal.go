@@ -1623,11 +1623,7 @@ func (s *scorer) margSum(margs []int32, sp *sitePicks, deriv bool, total float64
 			return total
 		}
 	}
-	if acc == 1 && expo == 0 {
-		return total
-	}
-	e := float64(expo)
-	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+	return addLogScaled(total, acc, expo)
 }
 
 // margSumLive1 is margSum's loop over the groups refs (with their picks all) when
@@ -1692,11 +1688,7 @@ func (s *scorer) margSumLive1(refs []margRef, all []margPick, t []float64, deriv
 			return total
 		}
 	}
-	if acc == 1 && expo == 0 {
-		return total
-	}
-	e := float64(expo)
-	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+	return addLogScaled(total, acc, expo)
 }
 
 // margSumDense is margSumLive1 for dense groups with uniform picks (sitePicks): the
@@ -1810,11 +1802,7 @@ func (s *scorer) margSumDense(sp *sitePicks, t []float64, deriv bool, total floa
 			acc, expo = frac, expo+e
 		}
 	}
-	if acc == 1 && expo == 0 {
-		return total
-	}
-	e := float64(expo)
-	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+	return addLogScaled(total, acc, expo)
 }
 
 // margSumOne is margSumLive1 with derivatives for groups that each have one pick
@@ -1893,11 +1881,7 @@ func (s *scorer) margSumOne(sp *sitePicks, t []float64, total float64) float64 {
 			acc, expo = frac, expo+e
 		}
 	}
-	if acc == 1 && expo == 0 {
-		return total
-	}
-	e := float64(expo)
-	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+	return addLogScaled(total, acc, expo)
 }
 
 // margSumDense3 is margSumDense for groups of three values whose picks select
@@ -1977,11 +1961,7 @@ func (s *scorer) margSumDense3(sp *sitePicks, cp, ts []float64, gh *[2 * maxSimp
 			acc, expo = frac, expo+e
 		}
 	}
-	if acc == 1 && expo == 0 {
-		return total
-	}
-	e := float64(expo)
-	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+	return addLogScaled(total, acc, expo)
 }
 
 // margSumDenseValue is margSumDense without picks (the value alone: a lead move's
@@ -2007,11 +1987,7 @@ func (s *scorer) margSumDenseValue(sp *sitePicks, cp, ts []float64, inRange, der
 				acc, expo = frac, expo+e
 			}
 		}
-		if acc == 1 && expo == 0 {
-			return total
-		}
-		e := float64(expo)
-		return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+		return addLogScaled(total, acc, expo)
 	}
 	for n := 0; n+nv <= len(cp); n += nv {
 		cs := cp[n : n+nv : n+nv]
@@ -2049,11 +2025,7 @@ func (s *scorer) margSumDenseValue(sp *sitePicks, cp, ts []float64, inRange, der
 			acc, expo = frac, expo+e
 		}
 	}
-	if acc == 1 && expo == 0 {
-		return total
-	}
-	e := float64(expo)
-	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
+	return addLogScaled(total, acc, expo)
 }
 
 // diagLive reports whether at least two of the picks are at values v with P_v > 0
@@ -2076,4 +2048,14 @@ func (s *scorer) steerSimplex(x []float64, i int) {
 		s.steerScratch = make([]float64, simplexfit.ScratchLen(k))
 	}
 	simplexfit.SteerHessian(s.hess, s.grad, x[s.base:s.base+k], k, s.steerScratch)
+}
+
+// addLogScaled returns total + log(acc·2^expo), the log of a running product kept
+// as a fraction acc and a binary exponent expo (total itself when the product is 1).
+func addLogScaled(total, acc float64, expo int) float64 {
+	if acc == 1 && expo == 0 {
+		return total
+	}
+	e := float64(expo)
+	return total + (math.Log(acc) + e*ln2Lo + e*ln2Hi)
 }
