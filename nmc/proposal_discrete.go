@@ -140,11 +140,7 @@ func (c *chain) drawWeighted(i int, w []float64) bool {
 		w[v] = f
 		sum += f
 	}
-	v := pickWeighted(c.rng.Float64()*sum, w)
-	st := &c.stats[i]
-	st.Proposals++
-	st.Accepted++
-	c.x[c.off[i]] = float64(v)
+	c.setDrawn(i, pickWeighted(c.rng.Float64()*sum, w))
 	return true
 }
 
@@ -176,11 +172,7 @@ func (c *chain) drawWeighted3(i int, w []float64) bool {
 	sum += f0
 	sum += f1
 	sum += f2
-	v := pickWeighted(c.rng.Float64()*sum, w)
-	st := &c.stats[i]
-	st.Proposals++
-	st.Accepted++
-	c.x[c.off[i]] = float64(v)
+	c.setDrawn(i, pickWeighted(c.rng.Float64()*sum, w))
 	return true
 }
 
@@ -230,4 +222,13 @@ func pickWeighted(u float64, w []float64) int {
 		v--
 	}
 	return v
+}
+
+// setDrawn sets Marginalised site i to the value v drawn from its conditional and
+// counts the draw as an accepted proposal.
+func (c *chain) setDrawn(i, v int) {
+	st := &c.stats[i]
+	st.Proposals++
+	st.Accepted++
+	c.x[c.off[i]] = float64(v)
 }
