@@ -27,7 +27,7 @@ func (s *scorer) Keep(x []float64) {
 			continue
 		}
 		ls := s.lin[li]
-		ls.keepKey = s.rowTermsKey(li, x, ls.keepKey[:0])
+		ls.keepKey, ls.keepVal = s.rowTermsKey(li, x, ls.keepKey[:0], ls.keepVal)
 		for i := range ls.terms {
 			if sl := &ls.terms[i]; sl.ok && sameBits(sl.key, ls.keepKey) {
 				ls.tclock++
@@ -50,13 +50,13 @@ func (c *mvCache) keep(v []float64) {
 
 // rowTermsKey appends to key the key of linear factor li's rows' terms at state x,
 // as pickRowTerms builds it: the values of the factor's arguments other than the
-// value (η's shared part S in η's place), then the MatVec terms' vectors.
-func (s *scorer) rowTermsKey(li int, x, key []float64) []float64 {
+// value (η's shared part S in η's place), then the MatVec terms' vectors. one is
+// scratch for a node's values; both are returned for reuse.
+func (s *scorer) rowTermsKey(li int, x, key, one []float64) (_, _ []float64) {
 	lf := &s.m.linear[li]
 	d := s.m.factors[lf.f].d
 	saved := s.x
 	s.x = x
-	var one []float64
 	for i, p := range d.params {
 		if 1+i == lf.eta {
 			S := 0.0
@@ -75,5 +75,5 @@ func (s *scorer) rowTermsKey(li int, x, key []float64) []float64 {
 		f := tm.fam
 		key = append(key, x[f.offset:f.offset+f.length]...)
 	}
-	return key
+	return key, one
 }

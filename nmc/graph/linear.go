@@ -240,8 +240,9 @@ type linScratch struct {
 	reuse  bool   // the slot holds this call's state: read its terms
 	filled []bool // per chunk: its rows' terms were written (reuse false)
 	key    []float64
-	// keepKey is Keep's scratch: the key of the state it keeps.
-	keepKey []float64
+	// keepKey and keepVal are Keep's scratch: the key of the state it keeps, and
+	// one node's values.
+	keepKey, keepVal []float64
 }
 
 // rowTerms is the rows' transcendental terms of a linear factor at one state, which

@@ -323,5 +323,9 @@ func TestKeep(t *testing.T) {
 				t.Errorf("keep %v: score %d is %v, a fresh scorer's %v", keep, i, fs[i], want)
 			}
 		}
+		// Keep is called after every rejected proposal: it must not allocate.
+		if n := testing.AllocsPerRun(20, func() { sc.Keep(a) }); n != 0 {
+			t.Errorf("Keep allocates %v times per call", n)
+		}
 	}
 }
