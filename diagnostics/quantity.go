@@ -136,8 +136,13 @@ func (q *quantity) rhatParts() (bulk, tail float64) {
 	if q.n < 4 || q.nan {
 		return math.NaN(), math.NaN()
 	}
+	return q.rhatPartsOf(q.zSplit(q.pairs))
+}
+
+// rhatPartsOf is rhatParts given z = q.zSplit(q.pairs), the split chains' rank
+// normalization (q.n ≥ 4, no NaN); it overwrites z.
+func (q *quantity) rhatPartsOf(z []float64) (bulk, tail float64) {
 	h := q.n / 2
-	z := q.zSplit(q.pairs)
 	bulk = rhatKernel(z, 2*q.m, h)
 	if hasNaN(q.sortedDev()) {
 		return bulk, math.NaN()
@@ -197,15 +202,10 @@ func (q *quantity) rhatESSBulk() (rhat, essBulk float64) {
 	if q.n < 4 || q.nan {
 		return q.rhat(), q.essBulk()
 	}
-	h := q.n / 2
 	z := q.zSplit(q.pairs)
-	bulk := rhatKernel(z, 2*q.m, h)
-	essBulk = q.ws.essKernel(z, 2*q.m, h)
-	if hasNaN(q.sortedDev()) {
-		return max(bulk, math.NaN()), essBulk
-	}
-	z = q.zSplit(q.fpairs)
-	return max(bulk, rhatKernel(z, 2*q.m, h)), essBulk
+	essBulk = q.ws.essKernel(z, 2*q.m, q.n/2)
+	b, t := q.rhatPartsOf(z)
+	return max(b, t), essBulk
 }
 
 func (q *quantity) essQuantile(p float64) float64 {

@@ -262,10 +262,9 @@ func (q *quantity) summary(name string, probs []float64) SummaryRow {
 		MAD:      q.mad(),
 		Q5:       q.quantile(0.05),
 		Q95:      q.quantile(0.95),
-		RHat:     q.rhat(),
-		ESSBulk:  q.essBulk(),
 		ESSTail:  q.essTail(),
 	}
+	r.RHat, r.ESSBulk = q.rhatESSBulk()
 	r.Quantiles = make([]QuantileValue, len(probs))
 	for i, p := range probs {
 		r.Quantiles[i] = QuantileValue{P: p, Value: q.quantile(p)}
