@@ -117,6 +117,7 @@ type Builder struct {
 	margs   []*family // summed out (Marginalise)
 	leads   []*family // lead sites (Lead)
 	augs    []*family // augmented latents (Augment)
+	hams    []*family // the Hamiltonian block's latents (Hamiltonian)
 	names   map[string]bool
 	err     error
 	// noLinear (tests) scores every factor element by element: no linear factors
@@ -305,6 +306,9 @@ func (b *Builder) Build() (*Model, error) {
 		return nil, err
 	}
 	if err := m.compileAugment(b); err != nil {
+		return nil, err
+	}
+	if err := m.compileHamiltonian(b.hams); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -21,6 +21,11 @@ type Model struct {
 	// scores them with nothing summed out (compileAugment); nil without.
 	augSites  []int
 	augmented *Model
+	// hamSites are the sites of the Hamiltonian block (Builder.Hamiltonian), nil
+	// without; joint is the plan of JointGrad's fast path, made by its first call.
+	hamSites  []int
+	jointOnce sync.Once
+	joint     *jointPlan
 	fams      []*family
 	factors   []*factor
 	derived   []namedNode

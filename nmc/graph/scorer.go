@@ -66,6 +66,12 @@ type scorer struct {
 	// liveTab: margSum's values of the shared live elements (Model.sharedLive).
 	liveTab []float64
 
+	// JointGrad's scratch: a site's Hessian (jointHess), the expected count of each
+	// state coordinate and the table of the fast path's rows (jointPlan).
+	jointH   []float64
+	jointCnt []float64
+	jointTab [][8]float64
+
 	// A value scorer's scratch for Init and Replicate: one element's parameter
 	// values and one drawn element.
 	params, drawn []float64
@@ -171,6 +177,12 @@ func (s *scorer) LogJoint(x []float64) float64 {
 // currently in another class) are skipped: they are the same at x and at any move
 // of the site, so they cancel in every score difference.
 func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
+	return s.score(x, i, grad, hess, true)
+}
+
+// score is Score, without the summed-out groups the site reads unless withMarg
+// (JointGrad adds their part to the gradient itself).
+func (s *scorer) score(x []float64, i int, grad, hess []float64, withMarg bool) float64 {
 	s.x = x
 	s.epoch++
 	deriv := grad != nil && hess != nil
@@ -201,8 +213,12 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 	if s.m.selPacks != nil {
 		pack = s.m.selPacks[i]
 	}
-	f := s.sumBlanket(s.m.blanket[i], pack, s.m.groups[i], lin, s.m.margOf[i], picks, deriv, continuous)
-	if deriv && len(s.m.margOf[i]) > 0 && s.m.sites[i].Support == nmc.Simplex {
+	margs := s.m.margOf[i]
+	if !withMarg {
+		margs, picks = nil, nil
+	}
+	f := s.sumBlanket(s.m.blanket[i], pack, s.m.groups[i], lin, margs, picks, deriv, continuous)
+	if deriv && len(margs) > 0 && s.m.sites[i].Support == nmc.Simplex {
 		s.steerSimplex(x, i)
 	}
 	return f

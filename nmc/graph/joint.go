@@ -1,0 +1,644 @@
+package graph
+
+import (
+	endian "encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/nmc/dist"
+)
+
+// Hamiltonian declares the continuous latents whose sites form the model's
+// Hamiltonian block (nmc.Hamiltonian): the sampler moves all of them jointly by
+// Hamiltonian Monte Carlo once per sweep, with the gradient of the log joint in all
+// their coordinates at once (the scorers' JointGrad, nmc.JointGradienter), the
+// summed-out latents (Marginalise) summed out. Declare it for the parameters that a
+// summed-out latent ties together — Dawid-Skene's class weights and confusion rows,
+// whose one slow direction (the rare class's prevalence against the rows that
+// describe it) single-site steps cross only slowly:
+//
+//	b.Marginalise(z)
+//	b.Hamiltonian(pi, theta)
+//
+// A latent declared with Augment may also be in the block (its augmentation steps
+// and the block's moves both leave the posterior unchanged). Each node must be the
+// node Latent or Vector returned, of a continuous latent that is not summed out, and
+// may be given once; Build checks it, naming the latent.
+func (b *Builder) Hamiltonian(nodes ...*Node) {
+	if len(nodes) == 0 {
+		b.fail(fmt.Errorf("graph: Hamiltonian: no latent given"))
+		return
+	}
+	for _, n := range nodes {
+		if _, err := latentOf("Hamiltonian", n); err != nil {
+			b.fail(err)
+			return
+		}
+		if err := appendOnce(&b.hams, n.fam, "Hamiltonian", "declared in the Hamiltonian block"); err != nil {
+			b.fail(err)
+			return
+		}
+	}
+}
+
+// compileHamiltonian checks the latents of the Hamiltonian block and records their
+// sites, family by family in declaration order.
+func (m *Model) compileHamiltonian(fams []*family) error {
+	for _, f := range fams {
+		site := m.sites[f.first]
+		switch {
+		case site.Marginalised:
+			return fmt.Errorf("graph: Hamiltonian %q: the latent is summed out (Marginalise); only continuous latents can be in the Hamiltonian block", f.name)
+		case site.Support == nmc.Discrete:
+			return fmt.Errorf("graph: Hamiltonian %q: a discrete latent cannot be in the Hamiltonian block (its moves follow gradients in continuous coordinates)", f.name)
+		}
+		n := 1
+		if !f.vector {
+			n = f.length
+		}
+		for s := f.first; s < f.first+n; s++ {
+			m.hamSites = append(m.hamSites, s)
+		}
+	}
+	return nil
+}
+
+var _ nmc.Hamiltonian = (*Model)(nil)
+
+// HamiltonianSites returns the indices of the sites of the latents declared with
+// Builder.Hamiltonian (nmc.Hamiltonian): every site of each, in declaration order;
+// nil without a declaration (no block).
+func (m *Model) HamiltonianSites() []int { return m.hamSites }
+
+var _ nmc.JointGradienter = (*scorer)(nil)
+
+// JointGrad writes into grad the gradient of LogJoint at x with respect to the
+// coordinates of the continuous sites listed, one site after another
+// (nmc.JointGradienter): a simplex's coordinates each taken as free, as Score
+// takes them; summed-out latents summed out. With value it returns LogJoint(x), else
+// 0; −Inf (or NaN) outside the support, grad then unspecified.
+//
+// The gradient with respect to a site's coordinates is that of its score (the two
+// differ by terms that do not depend on them), so the general path scores each
+// site with derivatives. When the summed-out groups the sites read are Categorical
+// selections of probabilities (Dawid-Skene's labels; see jointPlan), one pass over
+// the groups gives the responsibilities r_gv = P_gv / Σ_v P_gv of all of them, and a
+// coordinate's part of the gradient is its expected count Σ r_gv (over the groups
+// and values whose product P_gv reads it) divided by its value: the cost of one
+// score of the weights instead of one score per site.
+func (s *scorer) JointGrad(x []float64, sites []int, grad []float64, value bool) float64 {
+	m := s.m
+	n := 0
+	for _, i := range sites {
+		if i < 0 || i >= len(m.sites) || m.sites[i].Support == nmc.Discrete {
+			panic(fmt.Sprintf("graph: JointGrad: site %d is not a continuous site of the model", i))
+		}
+		n += m.sites[i].Size
+	}
+	if len(grad) != n {
+		panic(fmt.Sprintf("graph: JointGrad: grad has %d entries, the sites listed %d coordinates", len(grad), n))
+	}
+	lp := 0.0
+	if value {
+		if lp = s.LogJoint(x); math.IsInf(lp, -1) || math.IsNaN(lp) {
+			return lp
+		}
+	}
+	p := m.jointPlan()
+	f, done := 0.0, false
+	if p.fast {
+		f, done = s.jointFast(p, x, sites, grad)
+	}
+	if !done {
+		f = s.jointGeneric(x, sites, grad)
+	}
+	if value && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return lp
+	}
+	return f
+}
+
+// jointGeneric is JointGrad's general path: the gradient of each site's score.
+// It returns 0, or the first score that is not finite.
+func (s *scorer) jointGeneric(x []float64, sites []int, grad []float64) float64 {
+	at := 0
+	for _, i := range sites {
+		k := s.m.sites[i].Size
+		f := s.score(x, i, grad[at:at+k], s.jointHess(k), true)
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return f
+		}
+		at += k
+	}
+	return 0
+}
+
+// jointHess returns scratch for the Hessian of a site of k coordinates.
+func (s *scorer) jointHess(k int) []float64 {
+	if len(s.jointH) < k*k {
+		s.jointH = make([]float64, k*k)
+	}
+	return s.jointH[:k*k]
+}
+
+// jointPlan is what JointGrad's fast path reads of the model, compiled at its first
+// call (Model.jointPlan). Its pass covers every simple summed-out group (every
+// element a Categorical selection of a probability, margGroup.simple): P_gv is the
+// product of the coordinates its elements read at v (times the live elements shared
+// by every group, Model.sharedLive, kept apart: a mixture's weights), and the pass
+// adds each group's responsibilities r_gv to the expected counts of the coordinates
+// read at v.
+//
+// Groups of three values whose elements read a coordinate at every value are the
+// common case (three classes) and run in loops of fixed length: their elements are
+// rows of a table, one per distinct (first coordinate, stride), holding the three
+// coordinates read and their three expected counts side by side; the groups are
+// bucketed by their number of rows (1 … 4, and 5 or more), and groups reading the
+// same rows (items with the same labels from the same labelers, most items with a
+// single label) are merged into one with a multiplicity.
+type jointPlan struct {
+	// fast: some site can take the fast path. siteFast: per site, its score reads
+	// summed-out groups, every one simple; priorOnly: the rest of its blanket is its own
+	// prior, a Dirichlet with constant concentrations, whose gradient is
+	// priorC[j] / x_j in each coordinate j (priorC = α − 1).
+	fast      bool
+	siteFast  []bool
+	priorOnly []bool
+	priorC    []float64
+	// shared: the live elements of every group (nil: none), read at values
+	// 0 … nShared−1.
+	shared  []simpleProd
+	nShared int
+	// rows: the table's rows; bucket[n] (n = 1 … 4): the rows of each group of n
+	// rows, n per group, and mult[n] each group's multiplicity; none: the number of
+	// three-value groups without rows; long: the groups of 5 or more rows.
+	rows   []jointRow
+	bucket [5][]int32
+	mult   [5][]float64
+	none   float64
+	long   []jointLong
+	// maxRows: the most rows of a group.
+	maxRows int
+	// other: the simple groups outside the table (not three values, or an element
+	// that makes some product 0).
+	other []jointOther
+	// touched: the state coordinates whose expected count the pass may set.
+	touched []int32
+}
+
+// jointRow is a row of the table: the element reads coordinates j, j+step, j+2·step
+// at values 0, 1, 2.
+type jointRow struct {
+	j, step int32
+}
+
+// jointLong is a group of 5 or more rows.
+type jointLong struct {
+	rows []int32
+	mult float64
+}
+
+// jointOther is a simple group outside the table: its number of values and its
+// elements (shared live elements excluded).
+type jointOther struct {
+	values int
+	elems  []simpleProd
+}
+
+// jointPlan returns the model's plan of JointGrad's fast path, compiling it at the
+// first call.
+func (m *Model) jointPlan() *jointPlan {
+	m.jointOnce.Do(func() { m.joint = m.compileJointPlan() })
+	return m.joint
+}
+
+// compileJointPlan compiles the fast path's plan (see jointPlan).
+func (m *Model) compileJointPlan() *jointPlan {
+	p := &jointPlan{siteFast: make([]bool, len(m.sites)), priorOnly: make([]bool, len(m.sites))}
+	for i, site := range m.sites {
+		if site.Support == nmc.Discrete {
+			continue
+		}
+		fast := len(m.margOf[i]) > 0
+		for _, gi := range m.margOf[i] {
+			fast = fast && m.marg[gi].simple
+		}
+		p.siteFast[i] = fast
+		p.fast = p.fast || fast
+	}
+	if !p.fast {
+		return p
+	}
+	p.priorC = make([]float64, m.dim)
+	m.compilePriorOnly(p)
+	p.shared, p.nShared = m.sharedLive, m.sharedValues
+	touched := map[int32]bool{}
+	read := func(pe simpleProd, nv int) {
+		for v := 0; v < nv && v < int(pe.lim); v++ {
+			touched[pe.j0+int32(v)*pe.jstep] = true
+		}
+	}
+	for _, pe := range p.shared {
+		read(pe, p.nShared)
+	}
+	rowOf := map[jointRow]int32{}
+	type at struct{ n, g int } // a merged group: its bucket (n, or −1 for long) and index
+	merged := map[string]at{}
+	var key []byte
+	for gi := range m.marg {
+		g := &m.marg[gi]
+		if !g.simple {
+			continue
+		}
+		var els []simpleProd
+		for _, pe := range m.simpleProd[g.lo:g.hi] {
+			if pe.sstep == 0 && p.shared != nil {
+				continue // a shared live element
+			}
+			els = append(els, pe)
+			read(pe, g.values)
+		}
+		full := g.values == 3
+		for _, pe := range els {
+			full = full && pe.lim >= 3
+		}
+		if !full {
+			p.other = append(p.other, jointOther{values: g.values, elems: els})
+			continue
+		}
+		if len(els) == 0 {
+			p.none++
+			continue
+		}
+		rows := make([]int32, len(els))
+		for e, pe := range els {
+			r := jointRow{pe.j0, pe.jstep}
+			ri, ok := rowOf[r]
+			if !ok {
+				ri = int32(len(p.rows))
+				rowOf[r] = ri
+				p.rows = append(p.rows, r)
+			}
+			rows[e] = ri
+		}
+		slices.Sort(rows) // the product does not depend on the order
+		key = key[:0]
+		for _, r := range rows {
+			key = endian.LittleEndian.AppendUint32(key, uint32(r))
+		}
+		if a, ok := merged[string(key)]; ok {
+			if a.n < 0 {
+				p.long[a.g].mult++
+			} else {
+				p.mult[a.n][a.g]++
+			}
+			continue
+		}
+		n := len(rows)
+		p.maxRows = max(p.maxRows, n)
+		if n <= 4 {
+			merged[string(key)] = at{n, len(p.mult[n])}
+			p.bucket[n] = append(p.bucket[n], rows...)
+			p.mult[n] = append(p.mult[n], 1)
+		} else {
+			merged[string(key)] = at{-1, len(p.long)}
+			p.long = append(p.long, jointLong{rows: rows, mult: 1})
+		}
+	}
+	for j := range touched {
+		p.touched = append(p.touched, j)
+	}
+	slices.Sort(p.touched)
+	return p
+}
+
+// compilePriorOnly sets p.priorOnly and p.priorC: the sites whose blanket without
+// the summed-out groups is their own prior, a Dirichlet with constant
+// concentrations α, whose gradient in coordinate j is (α_j − 1)/x_j.
+func (m *Model) compilePriorOnly(p *jointPlan) {
+	sc := m.newScorer()
+	sc.x = make([]float64, m.dim)
+	sc.active = -1
+	for i := range m.sites {
+		if !p.siteFast[i] || len(m.blanket[i]) != 1 || len(m.groups[i]) != 0 ||
+			(m.linSites != nil && len(m.linSites[i]) != 0) {
+			continue
+		}
+		en := m.blanket[i][0]
+		fc := m.factors[en.f]
+		if m.constPrior == nil || !m.constPrior[en.f] || fc.fam == nil || fc.fam.site(int(en.e)) != i {
+			continue
+		}
+		if _, ok := fc.d.fam.(dist.Dirichlet); !ok {
+			continue
+		}
+		k := fc.width
+		alpha := sc.argj[:k]
+		sc.top, sc.ops.ar.top = 0, 0
+		sc.eval(fc.d.params[0], elem(fc.d.params[0], int(en.e)), alpha)
+		base := m.offsets[i]
+		for c := range k {
+			p.priorC[base+c] = alpha[c].v - 1
+		}
+		p.priorOnly[i] = true
+	}
+}
+
+// positiveBits reports whether q is in (0, MaxFloat64] (not NaN), by one unsigned
+// comparison of its bits.
+func positiveBits(q float64) bool {
+	return math.Float64bits(q)-1 <= maxPositiveBits-1
+}
+
+// jointFast is JointGrad's fast path (see jointPlan). It reports false, having
+// written nothing useful, when a coordinate the pass reads is not in (0,
+// MaxFloat64] or a product could leave [prodMin, prodMax] (JointGrad then takes the
+// general path, which handles both); else it returns 0, or −Inf (or NaN) when a
+// site's score does.
+func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float64) (float64, bool) {
+	m := s.m
+	if len(s.jointCnt) < m.dim {
+		s.jointCnt = make([]float64, m.dim)
+	}
+	if len(s.jointTab) < len(p.rows) {
+		s.jointTab = make([][8]float64, len(p.rows))
+	}
+	cnt, tab := s.jointCnt[:m.dim], s.jointTab[:len(p.rows)]
+	// The shared live elements' product at each value, t[v]; then the table, and the
+	// least and largest coordinate it holds.
+	var t, sv [maxSimpleValues]float64
+	nt := max(p.nShared, 3)
+	for v := range nt {
+		t[v] = 1
+	}
+	for _, pe := range p.shared {
+		for v := range p.nShared {
+			if v >= int(pe.lim) {
+				t[v] = 0
+				continue
+			}
+			q := x[int(pe.j0)+v*int(pe.jstep)]
+			if !positiveBits(q) {
+				return 0, false
+			}
+			t[v] *= q
+		}
+	}
+	lo, hi := math.Inf(1), 0.0
+	for r, row := range p.rows {
+		j, st := int(row.j), int(row.step)
+		q0, q1, q2 := x[j], x[j+st], x[j+2*st]
+		if !positiveBits(q0) || !positiveBits(q1) || !positiveBits(q2) {
+			return 0, false
+		}
+		lo, hi = min(lo, q0, q1, q2), max(hi, q0, q1, q2)
+		tab[r] = [8]float64{q0, q1, q2}
+	}
+	t0, t1, t2 := t[0], t[1], t[2]
+	if len(p.rows) > 0 || p.none > 0 {
+		// Every product of the table's groups is t_v times 1 … maxRows rows, each
+		// coordinate in [lo, hi]: rounding is monotone, so the products of the
+		// bounds bound the products, and the sums are at most 3 times the largest.
+		// Within [prodMin, prodMax/6] every responsibility is exact to rounding.
+		if !(t0 > 0 && t1 > 0 && t2 > 0) {
+			return 0, false
+		}
+		blo, bhi := min(t0, t1, t2), max(t0, t1, t2)
+		okRange := blo >= prodMin && bhi <= prodMax/6
+		for range p.maxRows {
+			blo, bhi = blo*lo, bhi*hi
+			okRange = okRange && blo >= prodMin && bhi <= prodMax/6
+		}
+		if !okRange {
+			return 0, false
+		}
+	}
+	var s0, s1, s2 float64 // the shared elements' expected counts at values 0, 1, 2
+	if p.none > 0 {
+		inv := p.none / (t0 + t1 + t2)
+		s0, s1, s2 = t0*inv, t1*inv, t2*inv
+	}
+	// One row.
+	{
+		b, mult := p.bucket[1], p.mult[1]
+		for g, r := range b {
+			e := &tab[r]
+			w0, w1, w2 := t0*e[0], t1*e[1], t2*e[2]
+			inv := mult[g] / (w0 + w1 + w2)
+			w0, w1, w2 = w0*inv, w1*inv, w2*inv
+			s0, s1, s2 = s0+w0, s1+w1, s2+w2
+			e[4] += w0
+			e[5] += w1
+			e[6] += w2
+		}
+	}
+	// Two rows.
+	{
+		b, mult := p.bucket[2], p.mult[2]
+		for g := range mult {
+			rs := b[2*g : 2*g+2 : 2*g+2]
+			ea, eb := &tab[rs[0]], &tab[rs[1]]
+			w0 := t0 * ea[0] * eb[0]
+			w1 := t1 * ea[1] * eb[1]
+			w2 := t2 * ea[2] * eb[2]
+			inv := mult[g] / (w0 + w1 + w2)
+			w0, w1, w2 = w0*inv, w1*inv, w2*inv
+			s0, s1, s2 = s0+w0, s1+w1, s2+w2
+			ea[4] += w0
+			ea[5] += w1
+			ea[6] += w2
+			eb[4] += w0
+			eb[5] += w1
+			eb[6] += w2
+		}
+	}
+	// Three rows.
+	{
+		b, mult := p.bucket[3], p.mult[3]
+		for g := range mult {
+			rs := b[3*g : 3*g+3 : 3*g+3]
+			ea, eb, ec := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]]
+			w0 := t0 * ea[0] * eb[0] * ec[0]
+			w1 := t1 * ea[1] * eb[1] * ec[1]
+			w2 := t2 * ea[2] * eb[2] * ec[2]
+			inv := mult[g] / (w0 + w1 + w2)
+			w0, w1, w2 = w0*inv, w1*inv, w2*inv
+			s0, s1, s2 = s0+w0, s1+w1, s2+w2
+			ea[4] += w0
+			ea[5] += w1
+			ea[6] += w2
+			eb[4] += w0
+			eb[5] += w1
+			eb[6] += w2
+			ec[4] += w0
+			ec[5] += w1
+			ec[6] += w2
+		}
+	}
+	// Four rows.
+	{
+		b, mult := p.bucket[4], p.mult[4]
+		for g := range mult {
+			rs := b[4*g : 4*g+4 : 4*g+4]
+			ea, eb, ec, ed := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]], &tab[rs[3]]
+			w0 := t0 * ea[0] * eb[0] * ec[0] * ed[0]
+			w1 := t1 * ea[1] * eb[1] * ec[1] * ed[1]
+			w2 := t2 * ea[2] * eb[2] * ec[2] * ed[2]
+			inv := mult[g] / (w0 + w1 + w2)
+			w0, w1, w2 = w0*inv, w1*inv, w2*inv
+			s0, s1, s2 = s0+w0, s1+w1, s2+w2
+			ea[4] += w0
+			ea[5] += w1
+			ea[6] += w2
+			eb[4] += w0
+			eb[5] += w1
+			eb[6] += w2
+			ec[4] += w0
+			ec[5] += w1
+			ec[6] += w2
+			ed[4] += w0
+			ed[5] += w1
+			ed[6] += w2
+		}
+	}
+	// Five rows or more.
+	for _, g := range p.long {
+		w0, w1, w2 := t0, t1, t2
+		for _, r := range g.rows {
+			e := &tab[r]
+			w0 *= e[0]
+			w1 *= e[1]
+			w2 *= e[2]
+		}
+		inv := g.mult / (w0 + w1 + w2)
+		w0, w1, w2 = w0*inv, w1*inv, w2*inv
+		s0, s1, s2 = s0+w0, s1+w1, s2+w2
+		for _, r := range g.rows {
+			e := &tab[r]
+			e[4] += w0
+			e[5] += w1
+			e[6] += w2
+		}
+	}
+	sv[0], sv[1], sv[2] = s0, s1, s2
+	// The table's counts into the coordinates' (every count of cnt is 0 here).
+	for r, row := range p.rows {
+		e := &tab[r]
+		j, st := int(row.j), int(row.step)
+		cnt[j] += e[4]
+		cnt[j+st] += e[5]
+		cnt[j+2*st] += e[6]
+	}
+	if !s.jointOther(p, x, t[:p.nShared], sv[:], cnt) {
+		s.jointClear(p, cnt)
+		return 0, false
+	}
+	for _, pe := range p.shared {
+		for v := 0; v < p.nShared && v < int(pe.lim); v++ {
+			cnt[int(pe.j0)+v*int(pe.jstep)] += sv[v]
+		}
+	}
+	// Each site's gradient: its prior's, or its score's without the summed-out
+	// groups, plus its coordinates' expected counts over their values.
+	f := 0.0
+	at := 0
+	for _, i := range sites {
+		site := &m.sites[i]
+		k, off := site.Size, m.offsets[i]
+		g := grad[at : at+k]
+		at += k
+		switch {
+		case p.priorOnly[i]:
+			pc, xs, cs := p.priorC[off:off+k], x[off:off+k], cnt[off:off+k]
+			for c := range g {
+				q := xs[c]
+				if !positiveBits(q) {
+					f = math.Inf(-1)
+				}
+				g[c] = (pc[c] + cs[c]) / q
+			}
+		case p.siteFast[i]:
+			if sf := s.score(x, i, g, s.jointHess(k), false); math.IsInf(sf, 0) || math.IsNaN(sf) {
+				f = sf
+			}
+			for c, cn := range cnt[off : off+k] {
+				if cn != 0 {
+					g[c] += cn / x[off+c]
+				}
+			}
+		default:
+			if sf := s.score(x, i, g, s.jointHess(k), true); math.IsInf(sf, 0) || math.IsNaN(sf) {
+				f = sf
+			}
+		}
+		if f != 0 {
+			break
+		}
+	}
+	s.jointClear(p, cnt)
+	return f, true
+}
+
+// jointClear clears the expected counts the pass may have set (the table's are
+// set anew by the next pass).
+func (s *scorer) jointClear(p *jointPlan, cnt []float64) {
+	for _, j := range p.touched {
+		cnt[j] = 0
+	}
+}
+
+// jointOther is the pass over the groups outside the table (jointPlan.other):
+// their responsibilities added to the coordinates' expected counts cnt and to the
+// shared live elements' sv, with t the shared elements' product at each value. It
+// reports false when a coordinate read is not in (0, MaxFloat64] or a product or
+// sum is outside [prodMin, prodMax] and not 0.
+func (s *scorer) jointOther(p *jointPlan, x, t, sv, cnt []float64) bool {
+	var buf [maxSimpleValues]float64
+	for _, g := range p.other {
+		prod := buf[:g.values]
+		sum := 0.0
+		for v := range prod {
+			q := 1.0
+			if v < len(t) {
+				q = t[v]
+			} else if p.shared != nil {
+				q = 0
+			}
+			for _, pe := range g.elems {
+				if v >= int(pe.lim) {
+					q = 0
+					break
+				}
+				c := x[int(pe.j0)+v*int(pe.jstep)]
+				if !positiveBits(c) {
+					return false
+				}
+				q *= c
+			}
+			if !prodOK(q) {
+				return false
+			}
+			prod[v] = q
+			sum += q
+		}
+		if sum == 0 || !prodOK(sum) {
+			return false // no value possible (the general path returns −Inf), or out of range
+		}
+		inv := 1 / sum
+		for v, q := range prod {
+			if q == 0 {
+				continue
+			}
+			r := q * inv
+			if v < len(t) && p.shared != nil {
+				sv[v] += r
+			}
+			for _, pe := range g.elems {
+				cnt[int(pe.j0)+v*int(pe.jstep)] += r
+			}
+		}
+	}
+	return true
+}
