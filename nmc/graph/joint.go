@@ -77,7 +77,8 @@ var _ nmc.JointGradienter = (*scorer)(nil)
 // JointGrad writes into grad the gradient of LogJoint at x with respect to the
 // coordinates of the continuous sites listed, one site after another
 // (nmc.JointGradienter): a simplex's coordinates each taken as free, as Score
-// takes them; summed-out latents summed out. With value it returns LogJoint(x), else
+// takes them; summed-out latents summed out. With value it returns LogJoint(x) (on
+// the fast path the same terms summed in another order: equal to rounding), else
 // 0; −Inf (or NaN) outside the support, grad then unspecified.
 //
 // The gradient with respect to a site's coordinates is that of its score (the two
@@ -87,7 +88,12 @@ var _ nmc.JointGradienter = (*scorer)(nil)
 // the groups gives the responsibilities r_gv = P_gv / Σ_v P_gv of all of them, and a
 // coordinate's part of the gradient is its expected count Σ r_gv (over the groups
 // and values whose product P_gv reads it) divided by its value: the cost of one
-// score of the weights instead of one score per site.
+// score of the weights instead of one score per site. When every summed-out group
+// is of that kind the same pass gives the value, log Σ_v P_gv of each group, with
+// one log for all of them (margSum's running product).
+//
+// A scorer is not safe for concurrent use: give each goroutine its own (they may
+// share the Model).
 func (s *scorer) JointGrad(x []float64, sites []int, grad []float64, value bool) float64 {
 	m := s.m
 	n := 0
@@ -100,24 +106,28 @@ func (s *scorer) JointGrad(x []float64, sites []int, grad []float64, value bool)
 	if len(grad) != n {
 		panic(fmt.Sprintf("graph: JointGrad: grad has %d entries, the sites listed %d coordinates", len(grad), n))
 	}
+	p := m.jointPlan()
+	if p.fast {
+		// The pass gives the log joint too when every summed-out group is in it.
+		f, ok := s.jointFast(p, x, sites, grad, value && p.allSimple)
+		switch {
+		case !ok:
+		case value && !p.allSimple && !math.IsInf(f, 0) && !math.IsNaN(f):
+			return s.LogJoint(x)
+		default:
+			return f
+		}
+	}
 	lp := 0.0
 	if value {
 		if lp = s.LogJoint(x); math.IsInf(lp, -1) || math.IsNaN(lp) {
 			return lp
 		}
 	}
-	p := m.jointPlan()
-	f, done := 0.0, false
-	if p.fast {
-		f, done = s.jointFast(p, x, sites, grad)
+	if f := s.jointGeneric(x, sites, grad); math.IsInf(f, 0) || math.IsNaN(f) {
+		return f
 	}
-	if !done {
-		f = s.jointGeneric(x, sites, grad)
-	}
-	if value && !math.IsInf(f, 0) && !math.IsNaN(f) {
-		return lp
-	}
-	return f
+	return lp
 }
 
 // jointGeneric is JointGrad's general path: the gradient of each site's score.
@@ -167,6 +177,16 @@ type jointPlan struct {
 	siteFast  []bool
 	priorOnly []bool
 	priorC    []float64
+	// allSimple: every summed-out group is simple, so the pass sees all of them
+	// and gives the log joint with: the priors of the priorOnly sites (priorSites,
+	// Σ_j priorC[j]·log x_j + priorK of each), the factor elements outside every
+	// summed-out group that are not such a prior (rest, and the linear factors
+	// restLin, as LogJoint scores them) and log Σ_v P_gv of each group.
+	allSimple  bool
+	priorSites []int32
+	priorK     []float64
+	rest       []entry
+	restLin    []int32
 	// shared: the live elements of every group (nil: none), read at values
 	// 0 … nShared−1.
 	shared  []simpleProd
@@ -179,8 +199,9 @@ type jointPlan struct {
 	mult   [5][]float64
 	none   float64
 	long   []jointLong
-	// maxRows: the most rows of a group.
-	maxRows int
+	// maxRows: the most rows of a group; groups: the table's groups (the sum of
+	// the lengths of mult and long).
+	maxRows, groups int
 	// other: the simple groups outside the table (not three values, or an element
 	// that makes some product 0).
 	other []jointOther
@@ -311,7 +332,40 @@ func (m *Model) compileJointPlan() *jointPlan {
 		p.touched = append(p.touched, j)
 	}
 	slices.Sort(p.touched)
+	p.groups = len(p.long)
+	for _, ml := range p.mult {
+		p.groups += len(ml)
+	}
+	p.allSimple = true
+	for gi := range m.marg {
+		p.allSimple = p.allSimple && m.marg[gi].simple
+	}
+	m.compileRest(p)
 	return p
+}
+
+// compileRest sets p.priorSites and p.rest, p.restLin: the priorOnly sites, and what
+// else LogJoint scores outside the summed-out groups (see jointPlan.allSimple).
+func (m *Model) compileRest(p *jointPlan) {
+	own := map[entry]bool{}
+	for i, only := range p.priorOnly {
+		if only {
+			p.priorSites = append(p.priorSites, int32(i))
+			own[m.blanket[i][0]] = true
+		}
+	}
+	for fi, fc := range m.factors {
+		if m.linOf != nil && m.linOf[fi] >= 0 {
+			p.restLin = append(p.restLin, m.linOf[fi])
+			continue
+		}
+		for e := range fc.length {
+			en := entry{int32(fi), int32(e)}
+			if m.owner(en) < 0 && !own[en] {
+				p.rest = append(p.rest, en)
+			}
+		}
+	}
 }
 
 // compilePriorOnly sets p.priorOnly and p.priorC: the sites whose blanket without
@@ -339,9 +393,17 @@ func (m *Model) compilePriorOnly(p *jointPlan) {
 		sc.top, sc.ops.ar.top = 0, 0
 		sc.eval(fc.d.params[0], elem(fc.d.params[0], int(en.e)), alpha)
 		base := m.offsets[i]
+		// log Γ(Σ α) − Σ log Γ(α_j), as dist.Dirichlet's density.
+		sa, lg := 0.0, 0.0
 		for c := range k {
-			p.priorC[base+c] = alpha[c].v - 1
+			a := alpha[c].v
+			p.priorC[base+c] = a - 1
+			sa += a
+			l, _ := math.Lgamma(a)
+			lg += l
 		}
+		l, _ := math.Lgamma(sa)
+		p.priorK = append(p.priorK, l-lg)
 		p.priorOnly[i] = true
 	}
 }
@@ -357,7 +419,7 @@ func positiveBits(q float64) bool {
 // MaxFloat64] or a product could leave [prodMin, prodMax] (JointGrad then takes the
 // general path, which handles both); else it returns 0, or −Inf (or NaN) when a
 // site's score does.
-func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float64) (float64, bool) {
+func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float64, value bool) (float64, bool) {
 	m := s.m
 	if len(s.jointCnt) < m.dim {
 		s.jointCnt = make([]float64, m.dim)
@@ -365,7 +427,11 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 	if len(s.jointTab) < len(p.rows) {
 		s.jointTab = make([][8]float64, len(p.rows))
 	}
+	if len(s.jointNorm) < p.groups {
+		s.jointNorm = make([]float64, p.groups)
+	}
 	cnt, tab := s.jointCnt[:m.dim], s.jointTab[:len(p.rows)]
+	norm := s.jointNorm[:p.groups] // each group's Σ_v P_gv, bucket by bucket, then long
 	// The shared live elements' product at each value, t[v]; then the table, and the
 	// least and largest coordinate it holds.
 	var t, sv [maxSimpleValues]float64
@@ -421,12 +487,16 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 		s0, s1, s2 = t0*inv, t1*inv, t2*inv
 	}
 	// One row.
+	nb := norm
 	{
 		b, mult := p.bucket[1], p.mult[1]
+		nb, norm = norm[:len(mult)], norm[len(mult):]
 		for g, r := range b {
 			e := &tab[r]
 			w0, w1, w2 := t0*e[0], t1*e[1], t2*e[2]
-			inv := mult[g] / (w0 + w1 + w2)
+			sum := w0 + w1 + w2
+			nb[g] = sum
+			inv := mult[g] / sum
 			w0, w1, w2 = w0*inv, w1*inv, w2*inv
 			s0, s1, s2 = s0+w0, s1+w1, s2+w2
 			e[4] += w0
@@ -437,13 +507,16 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 	// Two rows.
 	{
 		b, mult := p.bucket[2], p.mult[2]
+		nb, norm = norm[:len(mult)], norm[len(mult):]
 		for g := range mult {
 			rs := b[2*g : 2*g+2 : 2*g+2]
 			ea, eb := &tab[rs[0]], &tab[rs[1]]
 			w0 := t0 * ea[0] * eb[0]
 			w1 := t1 * ea[1] * eb[1]
 			w2 := t2 * ea[2] * eb[2]
-			inv := mult[g] / (w0 + w1 + w2)
+			sum := w0 + w1 + w2
+			nb[g] = sum
+			inv := mult[g] / sum
 			w0, w1, w2 = w0*inv, w1*inv, w2*inv
 			s0, s1, s2 = s0+w0, s1+w1, s2+w2
 			ea[4] += w0
@@ -457,13 +530,16 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 	// Three rows.
 	{
 		b, mult := p.bucket[3], p.mult[3]
+		nb, norm = norm[:len(mult)], norm[len(mult):]
 		for g := range mult {
 			rs := b[3*g : 3*g+3 : 3*g+3]
 			ea, eb, ec := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]]
 			w0 := t0 * ea[0] * eb[0] * ec[0]
 			w1 := t1 * ea[1] * eb[1] * ec[1]
 			w2 := t2 * ea[2] * eb[2] * ec[2]
-			inv := mult[g] / (w0 + w1 + w2)
+			sum := w0 + w1 + w2
+			nb[g] = sum
+			inv := mult[g] / sum
 			w0, w1, w2 = w0*inv, w1*inv, w2*inv
 			s0, s1, s2 = s0+w0, s1+w1, s2+w2
 			ea[4] += w0
@@ -480,13 +556,16 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 	// Four rows.
 	{
 		b, mult := p.bucket[4], p.mult[4]
+		nb, norm = norm[:len(mult)], norm[len(mult):]
 		for g := range mult {
 			rs := b[4*g : 4*g+4 : 4*g+4]
 			ea, eb, ec, ed := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]], &tab[rs[3]]
 			w0 := t0 * ea[0] * eb[0] * ec[0] * ed[0]
 			w1 := t1 * ea[1] * eb[1] * ec[1] * ed[1]
 			w2 := t2 * ea[2] * eb[2] * ec[2] * ed[2]
-			inv := mult[g] / (w0 + w1 + w2)
+			sum := w0 + w1 + w2
+			nb[g] = sum
+			inv := mult[g] / sum
 			w0, w1, w2 = w0*inv, w1*inv, w2*inv
 			s0, s1, s2 = s0+w0, s1+w1, s2+w2
 			ea[4] += w0
@@ -504,7 +583,7 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 		}
 	}
 	// Five rows or more.
-	for _, g := range p.long {
+	for gl, g := range p.long {
 		w0, w1, w2 := t0, t1, t2
 		for _, r := range g.rows {
 			e := &tab[r]
@@ -512,7 +591,9 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 			w1 *= e[1]
 			w2 *= e[2]
 		}
-		inv := g.mult / (w0 + w1 + w2)
+		sum := w0 + w1 + w2
+		norm[gl] = sum
+		inv := g.mult / sum
 		w0, w1, w2 = w0*inv, w1*inv, w2*inv
 		s0, s1, s2 = s0+w0, s1+w1, s2+w2
 		for _, r := range g.rows {
@@ -531,7 +612,8 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 		cnt[j+st] += e[5]
 		cnt[j+2*st] += e[6]
 	}
-	if !s.jointOther(p, x, t[:p.nShared], sv[:], cnt) {
+	logOther, ok := s.jointOther(p, x, t[:p.nShared], sv[:], cnt, value)
+	if !ok {
 		s.jointClear(p, cnt)
 		return 0, false
 	}
@@ -578,7 +660,67 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 		}
 	}
 	s.jointClear(p, cnt)
-	return f, true
+	if !value || f != 0 {
+		return f, true
+	}
+	return s.jointValue(p, x, t0+t1+t2, logOther), true
+}
+
+// jointValue returns the log joint at x from the pass just made: the groups' sums
+// Σ_v P_gv in s.jointNorm (each merged group's times its multiplicity; the groups
+// without rows sum to tsum), the log of the other groups' sums logOther, the priors
+// of the priorOnly sites and the rest (jointPlan.allSimple).
+func (s *scorer) jointValue(p *jointPlan, x []float64, tsum, logOther float64) float64 {
+	// The groups' sums multiplied together, as a fraction times a power of two
+	// (margSum's running product), and one log.
+	acc, expo := 1.0, 0
+	mul := func(sum float64, n int) {
+		for range n {
+			acc *= sum
+			if !accOK(acc) {
+				frac, e := math.Frexp(acc)
+				acc, expo = frac, expo+e
+			}
+		}
+	}
+	mul(tsum, int(p.none))
+	norm := s.jointNorm[:p.groups]
+	for n := 1; n <= 4; n++ {
+		for g, mt := range p.mult[n] {
+			mul(norm[g], int(mt))
+		}
+		norm = norm[len(p.mult[n]):]
+	}
+	for g, l := range p.long {
+		mul(norm[g], int(l.mult))
+	}
+	total := 0.0
+	for n, i := range p.priorSites {
+		off, k := s.m.offsets[i], s.m.sites[i].Size
+		lp := 0.0
+		for c, q := range x[off : off+k] {
+			if !positiveBits(q) {
+				return math.Inf(-1)
+			}
+			lp += p.priorC[off+c] * math.Log(q)
+		}
+		total += lp + p.priorK[n]
+	}
+	s.x, s.active = x, -1
+	s.epoch++
+	for _, en := range p.rest {
+		total += s.factorElem(int(en.f), int(en.e), false, false)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
+		}
+	}
+	for _, li := range p.restLin {
+		total += s.linearOrElems(int(li), false, false)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			return total
+		}
+	}
+	return addLogScaled(total+logOther, acc, expo)
 }
 
 // jointClear clears the expected counts the pass may have set (the table's are
@@ -592,10 +734,12 @@ func (s *scorer) jointClear(p *jointPlan, cnt []float64) {
 // jointOther is the pass over the groups outside the table (jointPlan.other):
 // their responsibilities added to the coordinates' expected counts cnt and to the
 // shared live elements' sv, with t the shared elements' product at each value. It
-// reports false when a coordinate read is not in (0, MaxFloat64] or a product or
-// sum is outside [prodMin, prodMax] and not 0.
-func (s *scorer) jointOther(p *jointPlan, x, t, sv, cnt []float64) bool {
+// returns the sum of the logs of their sums Σ_v P_gv when value. It reports false
+// when a coordinate read is not in (0, MaxFloat64] or a product or sum is outside
+// [prodMin, prodMax] and not 0.
+func (s *scorer) jointOther(p *jointPlan, x, t, sv, cnt []float64, value bool) (float64, bool) {
 	var buf [maxSimpleValues]float64
+	logSum := 0.0
 	for _, g := range p.other {
 		prod := buf[:g.values]
 		sum := 0.0
@@ -613,18 +757,21 @@ func (s *scorer) jointOther(p *jointPlan, x, t, sv, cnt []float64) bool {
 				}
 				c := x[int(pe.j0)+v*int(pe.jstep)]
 				if !positiveBits(c) {
-					return false
+					return 0, false
 				}
 				q *= c
 			}
 			if !prodOK(q) {
-				return false
+				return 0, false
 			}
 			prod[v] = q
 			sum += q
 		}
 		if sum == 0 || !prodOK(sum) {
-			return false // no value possible (the general path returns −Inf), or out of range
+			return 0, false // no value possible (the general path returns −Inf), or out of range
+		}
+		if value {
+			logSum += math.Log(sum)
 		}
 		inv := 1 / sum
 		for v, q := range prod {
@@ -640,5 +787,5 @@ func (s *scorer) jointOther(p *jointPlan, x, t, sv, cnt []float64) bool {
 			}
 		}
 	}
-	return true
+	return logSum, true
 }

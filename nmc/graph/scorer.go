@@ -67,10 +67,12 @@ type scorer struct {
 	liveTab []float64
 
 	// JointGrad's scratch: a site's Hessian (jointHess), the expected count of each
-	// state coordinate and the table of the fast path's rows (jointPlan).
-	jointH   []float64
-	jointCnt []float64
-	jointTab [][8]float64
+	// state coordinate, the table of the fast path's rows and its groups' sums
+	// (jointPlan).
+	jointH    []float64
+	jointCnt  []float64
+	jointTab  [][8]float64
+	jointNorm []float64
 
 	// A value scorer's scratch for Init and Replicate: one element's parameter
 	// values and one drawn element.
