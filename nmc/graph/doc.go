@@ -91,6 +91,18 @@
 //	b.Marginalise(z)
 //	b.Augment(theta)
 //
+// Hamiltonian declares continuous latents whose sites the sampler moves together by
+// Hamiltonian Monte Carlo once per sweep (nmc.Hamiltonian), with the gradient of the
+// summed-out log joint in all their coordinates from one call of the scorer's
+// JointGrad (nmc.JointGradienter). When the summed-out groups are Categorical
+// selections, as Dawid-Skene's labels, that call is one pass over the groups (their
+// responsibilities give every coordinate's expected count), about the cost of one
+// score of the class weights; otherwise it scores each site. Dawid-Skene's weights
+// and confusion rows, whose slow direction is the rare class's prevalence against
+// the rows that describe it:
+//
+//	b.Hamiltonian(pi, theta)
+//
 // # Conventions
 //
 // Indices are 0-based everywhere: in Index, By, observed categories and site names.
