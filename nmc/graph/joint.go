@@ -452,16 +452,22 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 			t[v] *= q
 		}
 	}
-	lo, hi := math.Inf(1), 0.0
+	// The bits of floats ≥ +0 are ordered as the floats, and those of −0, negative
+	// numbers and NaN are above every positive finite one's: the least and largest
+	// bits of the coordinates tell both their bounds and whether all are in (0,
+	// MaxFloat64].
+	loBits, hiBits := uint64(math.MaxUint64), uint64(0)
 	for r, row := range p.rows {
 		j, st := int(row.j), int(row.step)
 		q0, q1, q2 := x[j], x[j+st], x[j+2*st]
-		if !positiveBits(q0) || !positiveBits(q1) || !positiveBits(q2) {
-			return 0, false
-		}
-		lo, hi = min(lo, q0, q1, q2), max(hi, q0, q1, q2)
+		b0, b1, b2 := math.Float64bits(q0), math.Float64bits(q1), math.Float64bits(q2)
+		loBits, hiBits = min(loBits, b0, b1, b2), max(hiBits, b0, b1, b2)
 		tab[r] = [8]float64{q0, q1, q2}
 	}
+	if len(p.rows) > 0 && (loBits == 0 || hiBits > maxPositiveBits) {
+		return 0, false
+	}
+	lo, hi := math.Float64frombits(loBits), math.Float64frombits(hiBits)
 	t0, t1, t2 := t[0], t[1], t[2]
 	if len(p.rows) > 0 || p.none > 0 {
 		// Every product of the table's groups is t_v times 1 … maxRows rows, each
@@ -612,10 +618,13 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 		cnt[j+st] += e[5]
 		cnt[j+2*st] += e[6]
 	}
-	logOther, ok := s.jointOther(p, x, t[:p.nShared], sv[:], cnt, value)
-	if !ok {
-		s.jointClear(p, cnt)
-		return 0, false
+	logOther := 0.0
+	if len(p.other) > 0 {
+		var ok bool
+		if logOther, ok = s.jointOther(p, x, t[:p.nShared], sv[:], cnt, value); !ok {
+			s.jointClear(p, cnt)
+			return 0, false
+		}
 	}
 	for _, pe := range p.shared {
 		for v := 0; v < p.nShared && v < int(pe.lim); v++ {
