@@ -516,3 +516,40 @@ func TestHamiltonianBuildErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestJointGradBadCall checks that JointGrad refuses, with a message naming what is
+// wrong, a discrete or summed-out site, a site out of range and a gradient of the
+// wrong length (errors of the calling code, not of the model: it panics, as an
+// index out of range would).
+func TestJointGradBadCall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 8))
+	m := buildDS(t, makeDS(rng, 5, 2, 3, 2), true)
+	x := make([]float64, nmc.Dim(m.Sites()))
+	if err := m.Init(rng, x); err != nil {
+		t.Fatal(err)
+	}
+	sites := continuousSites(m)
+	n := sitesSize(m, sites)
+	z := slices.IndexFunc(m.Sites(), func(s nmc.Site) bool { return s.Marginalised })
+	cases := []struct {
+		name  string
+		sites []int
+		grad  int
+		want  string
+	}{
+		{"summed-out site", append([]int{z}, sites...), n + 1, "is not a continuous site"},
+		{"site out of range", []int{len(m.Sites())}, 1, "is not a continuous site"},
+		{"short gradient", sites, n - 1, "grad has"},
+	}
+	for _, c := range cases {
+		func() {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.Contains(msg, c.want) {
+					t.Errorf("%s: panic %q, want one containing %q", c.name, msg, c.want)
+				}
+			}()
+			m.NewScorer().(nmc.JointGradienter).JointGrad(x, c.sites, make([]float64, c.grad), true)
+		}()
+	}
+}
