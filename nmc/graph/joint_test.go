@@ -111,6 +111,47 @@ func buildDSTwoWeights(t testing.TB, d dsData) *Model {
 	return m
 }
 
+// buildDSExtras is Dawid-Skene with classes summed out where the weights also have
+// observations of their own (items whose class is known) and the confusion rows a
+// latent concentration scale: sites that read simple summed-out groups but whose
+// other blanket is more than a constant prior, and a site (the scale) that reads
+// no group.
+func buildDSExtras(t testing.TB, d dsData) *Model {
+	t.Helper()
+	c := d.classes
+	classOf := make([]int, d.labelers*c)
+	rows := make([][]float64, c)
+	for m := range rows {
+		rows[m] = make([]float64, c)
+		for n := range rows[m] {
+			rows[m][n] = 0.5
+			if n == m {
+				rows[m][n] = 2
+			}
+		}
+	}
+	for i := range classOf {
+		classOf[i] = i % c
+	}
+	known := make([]int, 7)
+	for i := range known {
+		known[i] = i % c
+	}
+	b := New()
+	pi := b.Latent("pi", Dirichlet(Vec(slices.Repeat([]float64{1.2}, c)...)))
+	z := b.Latent("z", Categorical(pi), d.items)
+	scale := b.Latent("scale", Gamma(C(4), C(2)))
+	theta := b.Latent("theta", Dirichlet(Mul(scale, Index(Rows(rows), classOf))), d.labelers, c)
+	b.ObserveInts("known", Categorical(pi), known)
+	b.ObserveInts("y", Categorical(At(theta, By(d.labeler), ByNode(Index(z, d.item)))), d.label)
+	b.Marginalise(z)
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // buildRegressionBounded declares a regression with a Positive (sigma) and an
 // Interval (rho) site: y ~ Normal(alpha + rho·x, sigma).
 func buildRegressionBounded(t testing.TB) *Model {
@@ -141,6 +182,7 @@ func jointTestModels(t *testing.T) (map[string]*Model, map[string]bool) {
 		"dawid-skene 2 classes": buildDS(t, makeDSRagged(rng, 30, 3, 2), true),
 		"dawid-skene 4 classes": buildDS(t, makeDSRagged(rng, 30, 3, 4), true),
 		"dawid-skene 2 weights": buildDSTwoWeights(t, makeDSRagged(rng, 30, 3, 3)),
+		"dawid-skene extras":    buildDSExtras(t, makeDSRagged(rng, 30, 3, 3)),
 		"mixture summed":        buildMixture(t, mixtureData, true),
 		"mixture regression":    buildMixtureRegression(t, true),
 		"two indices":           buildTwoIndex(t, true),
@@ -174,6 +216,17 @@ func TestJointGradFiniteDifferences(t *testing.T) {
 		}
 		if got := m.jointPlan().fast; got != fast[name] {
 			t.Errorf("%s: fast path available %v, want %v", name, got, fast[name])
+		}
+		if name == "dawid-skene extras" {
+			// Fast sites whose blanket is more than their prior, and one general site.
+			p := m.jointPlan()
+			kinds := map[[2]bool]int{}
+			for _, i := range sites {
+				kinds[[2]bool{p.siteFast[i], p.priorOnly[i]}]++
+			}
+			if len(kinds) != 2 || kinds[[2]bool{true, false}] == 0 || kinds[[2]bool{false, false}] != 1 {
+				t.Errorf("%s: sites by (fast, prior only): %v", name, kinds)
+			}
 		}
 		all := m.Sites()
 		off := nmc.Offsets(all)
@@ -272,6 +325,7 @@ func TestJointGradFastMatchesGeneric(t *testing.T) {
 		buildDS(t, makeDSRagged(rng, 400, 12, 3), true),
 		buildDSTwoWeights(t, makeDSRagged(rng, 200, 6, 3)),
 		buildDS(t, makeDSRagged(rng, 150, 6, 4), true),
+		buildDSExtras(t, makeDSRagged(rng, 150, 6, 3)),
 	} {
 		all := m.Sites()
 		off := nmc.Offsets(all)
