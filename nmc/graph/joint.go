@@ -96,18 +96,19 @@ var _ nmc.JointGradienter = (*scorer)(nil)
 // share the Model).
 func (s *scorer) JointGrad(x []float64, sites []int, grad []float64, value bool) float64 {
 	m := s.m
-	n := 0
+	p := m.jointPlan()
+	n, fast := 0, false
 	for _, i := range sites {
 		if i < 0 || i >= len(m.sites) || m.sites[i].Support == nmc.Discrete {
 			panic(fmt.Sprintf("graph: JointGrad: site %d is not a continuous site of the model", i))
 		}
 		n += m.sites[i].Size
+		fast = fast || p.siteFast[i]
 	}
 	if len(grad) != n {
 		panic(fmt.Sprintf("graph: JointGrad: grad has %d entries, the sites listed %d coordinates", len(grad), n))
 	}
-	p := m.jointPlan()
-	if p.fast {
+	if fast {
 		// The pass gives the log joint too when every summed-out group is in it.
 		f, ok := s.jointFast(p, x, sites, grad, value && p.allSimple)
 		switch {
