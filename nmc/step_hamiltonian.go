@@ -465,11 +465,17 @@ func (c *chain) hamFindStepSize(lp0 float64) {
 }
 
 // stepHamiltonian makes the block's move (see the comment at the top), adapting in
-// warm-up.
+// warm-up. A panic in model code is reported as in the move (not deferred: the
+// chain's recover reads the phase).
 func (c *chain) stepHamiltonian(warmup bool) {
-	h := c.ham
 	c.phase = "Hamiltonian move"
-	defer func() { c.phase = "sampling" }()
+	c.hamMove(warmup)
+	c.phase = "sampling"
+}
+
+// hamMove is stepHamiltonian's move.
+func (c *chain) hamMove(warmup bool) {
+	h := c.ham
 	for n, i := range h.sites {
 		s := c.sites[i]
 		xs := c.x[c.off[i] : c.off[i]+s.Size]
@@ -478,9 +484,14 @@ func (c *chain) stepHamiltonian(warmup bool) {
 	}
 	lp0, ok := c.hamEval(true)
 	if !ok {
-		// The start's own density or gradient is not finite (it was written back
-		// through the transforms): no move.
+		// The start's own density or gradient is not finite (a coordinate rounded
+		// to the support's edge through the transforms): no move, counted as a
+		// rejected divergent one.
 		c.hamPutBack()
+		if !warmup {
+			h.stats.Proposals++
+			h.divergent++
+		}
 		return
 	}
 	copy(h.u0, h.u)

@@ -632,3 +632,37 @@ func BenchmarkHamiltonianMove600(b *testing.B) {
 		ch.stepHamiltonian(false)
 	}
 }
+
+// hmcBrokenGrad is hmcGaussian with a JointGrad that panics (panic) or reports a
+// non-finite gradient by a NaN return.
+type hmcBrokenGrad struct {
+	*hmcGaussian
+	panic bool
+}
+
+func (m hmcBrokenGrad) NewScorer() Scorer { return m }
+func (m hmcBrokenGrad) JointGrad(x []float64, sites []int, grad []float64, value bool) float64 {
+	if m.panic {
+		panic("broken gradient")
+	}
+	return math.NaN()
+}
+
+// TestHamiltonianBrokenGradient: a JointGrad that panics is an error naming the
+// chain and the move; one that is never finite makes every move a rejected
+// divergent one while the site steps go on.
+func TestHamiltonianBrokenGradient(t *testing.T) {
+	t.Parallel()
+	_, err := Sample(context.Background(), hmcBrokenGrad{newHMCGaussian(), true}, &Options{Chains: 1, Draws: 5, Seed: 608})
+	if err == nil || !strings.Contains(err.Error(), "chain 0, Hamiltonian move: panic: broken gradient") {
+		t.Errorf("panicking JointGrad: error %v", err)
+	}
+	r := sample(t, hmcBrokenGrad{newHMCGaussian(), false}, &Options{Chains: 2, Draws: 50, Warmup: 20, Seed: 608})
+	h := r.Hamiltonian[0]
+	if h.Proposals != 100 || h.Accepted != 0 || r.HamiltonianChains[0].Divergent != 50 || r.HamiltonianChains[1].MeanAccept != 0 {
+		t.Errorf("never-finite JointGrad: %+v, %+v", h, r.HamiltonianChains)
+	}
+	if a := r.Sites[0].AcceptRate(); !(a > 0) {
+		t.Errorf("the site steps accepted %g", a)
+	}
+}
