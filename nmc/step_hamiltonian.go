@@ -224,7 +224,7 @@ func newHamiltonianBlock(blockSites []int, sites []Site, opts *Options) *hamilto
 
 // hamToFree writes the unconstrained coordinates u (freeDim(s) of them) of site s
 // at x.
-func hamToFree(s Site, x, u []float64) {
+func hamToFree(s *Site, x, u []float64) {
 	switch s.Support {
 	case Real:
 		copy(u, x)
@@ -245,8 +245,8 @@ func hamToFree(s Site, x, u []float64) {
 }
 
 // hamFromFree writes the coordinates x of site s with unconstrained coordinates u
-// and returns log|J(u)| (see the comment at the top).
-func hamFromFree(s Site, u, x []float64) float64 {
+// and returns log|J(u)| (see the comment at the top) when logJ is true, else 0.
+func hamFromFree(s *Site, u, x []float64, logJ bool) float64 {
 	lj := 0.0
 	switch s.Support {
 	case Real:
@@ -258,33 +258,46 @@ func hamFromFree(s Site, u, x []float64) float64 {
 		}
 	case Interval:
 		w := s.Upper - s.Lower
-		lw := math.Log(w)
 		for j, v := range u {
 			x[j] = s.Lower + w*special.Logistic(v)
 			if x[j] >= s.Upper { // the same point from the other end, without rounding up to Upper
 				x[j] = s.Upper - w*special.Logistic(-v)
 			}
-			lj += lw - special.Log1pExp(-v) - special.Log1pExp(v)
+			if logJ {
+				lj += math.Log(w) - special.Log1pExp(-v) - special.Log1pExp(v)
+			}
 		}
 	case Simplex:
+		// p_j = e^{u_j − top}/sum with u_0 = 0 and top = max u: the largest term is
+		// exactly 1, no exponential needed.
 		top := 0.0
 		for _, v := range u {
 			top = max(top, v)
 		}
-		sum := math.Exp(-top)
-		x[0] = sum
+		e0 := 1.0
+		if top != 0 {
+			e0 = math.Exp(-top)
+		}
+		x[0] = e0
+		sum := e0
 		for j, v := range u {
-			x[j+1] = math.Exp(v - top)
-			sum += x[j+1]
+			e := 1.0
+			if v != top {
+				e = math.Exp(v - top)
+			}
+			x[j+1] = e
+			sum += e
 		}
+		inv := 1 / sum
 		for j := range x {
-			x[j] /= sum
+			x[j] *= inv
 		}
-		// log p_0 = −top − log sum, log p_j = u_j − top − log sum.
-		ls := math.Log(sum)
-		lj = -float64(len(x)) * (top + ls)
-		for _, v := range u {
-			lj += v
+		if logJ {
+			// Σ_i log p_i = Σ_j u_j − k (top + log sum).
+			lj = -float64(len(x)) * (top + math.Log(sum))
+			for _, v := range u {
+				lj += v
+			}
 		}
 	}
 	return lj
@@ -292,20 +305,27 @@ func hamFromFree(s Site, u, x []float64) float64 {
 
 // hamGradFree writes into gu the gradient with respect to u of log p(x(u)) +
 // log|J(u)| for site s, given x = x(u) and g, the gradient of log p with respect to
-// x (homogeneous for a simplex).
-func hamGradFree(s Site, u, x, g, gu []float64) {
+// x (homogeneous for a simplex). It returns 0, or NaN when some gu[j] is not
+// finite.
+func hamGradFree(s *Site, u, x, g, gu []float64) float64 {
+	chk := 0.0 // NaN when some gu[j] is not finite
 	switch s.Support {
 	case Real:
 		copy(gu, g)
+		for _, v := range gu {
+			chk += v * 0
+		}
 	case Positive:
 		for j, v := range u {
 			gu[j] = g[j]*math.Exp(v) + 1
+			chk += gu[j] * 0
 		}
 	case Interval:
 		w := s.Upper - s.Lower
 		for j, v := range u {
 			lo, hi := special.Logistic(v), special.Logistic(-v)
 			gu[j] = g[j]*w*lo*hi + hi - lo
+			chk += gu[j] * 0
 		}
 	case Simplex:
 		k := float64(len(x))
@@ -316,8 +336,10 @@ func hamGradFree(s Site, u, x, g, gu []float64) {
 		for j := range gu {
 			p := x[j+1]
 			gu[j] = p*(g[j+1]-pg) + 1 - k*p
+			chk += gu[j] * 0
 		}
 	}
+	return chk
 }
 
 // hamEval writes the state of the block's coordinates u into the chain's state and
@@ -328,8 +350,8 @@ func (c *chain) hamEval(value bool) (float64, bool) {
 	h := c.ham
 	logJ := 0.0
 	for n, i := range h.sites {
-		s := c.sites[i]
-		logJ += hamFromFree(s, h.u[h.upos[n]:h.upos[n+1]], c.x[c.off[i]:c.off[i]+s.Size])
+		s := &c.sites[i]
+		logJ += hamFromFree(s, h.u[h.upos[n]:h.upos[n+1]], c.x[c.off[i]:c.off[i]+s.Size], value)
 	}
 	var f float64
 	if h.jg != nil {
@@ -342,12 +364,8 @@ func (c *chain) hamEval(value bool) (float64, bool) {
 	}
 	chk := 0.0
 	for n, i := range h.sites {
-		s := c.sites[i]
-		gu := h.gu[h.upos[n]:h.upos[n+1]]
-		hamGradFree(s, h.u[h.upos[n]:h.upos[n+1]], c.x[c.off[i]:c.off[i]+s.Size], h.gx[h.xpos[n]:h.xpos[n+1]], gu)
-		for _, v := range gu {
-			chk += v * 0 // NaN when v is not finite
-		}
+		s := &c.sites[i]
+		chk += hamGradFree(s, h.u[h.upos[n]:h.upos[n+1]], c.x[c.off[i]:c.off[i]+s.Size], h.gx[h.xpos[n]:h.xpos[n+1]], h.gu[h.upos[n]:h.upos[n+1]])
 	}
 	if chk != 0 {
 		return math.NaN(), false
@@ -477,7 +495,7 @@ func (c *chain) stepHamiltonian(warmup bool) {
 func (c *chain) hamMove(warmup bool) {
 	h := c.ham
 	for n, i := range h.sites {
-		s := c.sites[i]
+		s := &c.sites[i]
 		xs := c.x[c.off[i] : c.off[i]+s.Size]
 		copy(h.x0[h.xpos[n]:h.xpos[n+1]], xs)
 		hamToFree(s, xs, h.u[h.upos[n]:h.upos[n+1]])
