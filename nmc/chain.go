@@ -548,9 +548,9 @@ func outsideSupport(s Site, x []float64) string {
 // then, with augmented sites (Augmenter), Options.AugmentRounds − 1 augmentation
 // rounds, then the Hamiltonian block's move (when the model declares a block, see
 // stepHamiltonian), then, after warm-up, Options.Joint.Steps lead-and-follow moves
-// per lead, then draws every Marginalised site from its exact conditional (in state order),
-// then, with augmented sites, steps each of them given those draws (the last
-// round; a round is the draw and the steps, see stepAugmented). It
+// per lead, then draws every Marginalised site from its exact conditional (in
+// state order), then, with augmented sites, steps each of them given those draws
+// (the last round; a round is the draw and the steps, see stepAugmented). It
 // checks done every 256 sites, so that a long sweep can be cancelled, and reports
 // false if it was (the partial sweep is not recorded).
 func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
