@@ -610,11 +610,14 @@ func newHMCChain(t testing.TB, m Model, o *Options) *chain {
 	return ch
 }
 
-// TestHamiltonianNoAllocs: a block move does not allocate.
+// TestHamiltonianNoAllocs: a block move, and a sweep with it, do not allocate.
 func TestHamiltonianNoAllocs(t *testing.T) {
 	ch := newHMCChain(t, hmcMixed{}, &Options{Warmup: 50})
 	if n := testing.AllocsPerRun(100, func() { ch.stepHamiltonian(false) }); n != 0 {
 		t.Errorf("a block move allocates %g times", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { ch.sweep(false, false, nil) }); n != 0 {
+		t.Errorf("a sweep with the block's move allocates %g times", n)
 	}
 	ch = newHMCChain(t, hmcMixedNoJoint{}, &Options{Warmup: 50})
 	if n := testing.AllocsPerRun(100, func() { ch.stepHamiltonian(false) }); n != 0 {
