@@ -88,6 +88,7 @@ type chain struct {
 	joint        []*jointMove      // the lead-and-follow moves, one per lead (after warm-up)
 	jmom         []*siteMoments    // per site: warm-up moments of a lead candidate, else nil; nil without the moves
 	jstats       []draws.SiteStats // per site, the moves it led (recorded sweeps only)
+	ham          *hamiltonianBlock // the Hamiltonian block's move (nil without a block)
 	warm         warmupState
 	warmupSweeps int // the warm-up's length, once it is over
 
@@ -152,6 +153,9 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 			c.jmom[i] = newSiteMoments(freeDim(sites[i]))
 		}
 		c.jstats = make([]draws.SiteStats, len(sites))
+	}
+	if len(opts.hamSites) > 0 {
+		c.ham = newHamiltonianBlock(opts.hamSites, sites, opts)
 	}
 	c.grates = make([]orbitRate, len(groups))
 	c.gscore = make([]orbitScore, len(groups))
@@ -345,6 +349,9 @@ func (c *chain) run(ctx context.Context) (err error) {
 		c.dw.Watch(c.x)
 	}
 	c.keeper, _ = c.sc.(StateKeeper)
+	if c.ham != nil {
+		c.ham.jg, _ = c.sc.(JointGradienter)
+	}
 	if len(c.groups) > 0 {
 		var ok bool
 		if c.orb, ok = c.sc.(OrbitScorer); !ok {
@@ -399,6 +406,7 @@ func (c *chain) run(ctx context.Context) (err error) {
 	}
 	c.keepRates = false
 	c.endWarmup(sweep)
+	c.endHamiltonian()
 	total = sweep + sampling
 	for s := 0; s < sampling; s++ {
 		select {
@@ -538,29 +546,31 @@ func outsideSupport(s Site, x []float64) string {
 // per group (in the order of the model's Groups), then, when fitted is true, one
 // fitted independence step per fitted block that has a proposal (in block order),
 // then, with augmented sites (Augmenter), Options.AugmentRounds − 1 augmentation
-// rounds, then, after warm-up, Options.Joint.Steps lead-and-follow moves per lead,
-// then draws every Marginalised site from its exact conditional (in state order),
-// then, with augmented sites, steps each of them given those draws (the last
-// round; a round is the draw and the steps, see stepAugmented). It
+// rounds, then the Hamiltonian block's move (when the model declares a block, see
+// stepHamiltonian), then, after warm-up, Options.Joint.Steps lead-and-follow moves
+// per lead, then draws every Marginalised site from its exact conditional (in
+// state order), then, with augmented sites, steps each of them given those draws
+// (the last round; a round is the draw and the steps, see stepAugmented). It
 // checks done every 256 sites, so that a long sweep can be cancelled, and reports
 // false if it was (the partial sweep is not recorded).
 func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 	fittedOnly := c.opts.fittedOnly && !warmup
 	jointOnly := c.opts.jointOnly && !warmup
-	if !c.opts.groupsOnly && !fittedOnly && !jointOnly {
+	hamOnly := c.opts.hamiltonianOnly
+	if !c.opts.groupsOnly && !fittedOnly && !jointOnly && !hamOnly {
 		if !c.sweepSites(warmup, done) {
 			return false
 		}
 	}
 	for gi := range c.groups {
-		if fittedOnly || jointOnly {
+		if fittedOnly || jointOnly || hamOnly {
 			break
 		}
 		c.group = gi
 		c.stepGroup(gi)
 	}
 	c.group = -1
-	if fitted && !jointOnly {
+	if fitted && !jointOnly && !hamOnly {
 		for bi := range c.fitted {
 			var st *draws.SiteStats
 			if !warmup {
@@ -574,7 +584,10 @@ func (c *chain) sweep(warmup, fitted bool, done <-chan struct{}) bool {
 			c.augmentRound()
 		}
 	}
-	if !warmup {
+	if c.ham != nil && !c.opts.groupsOnly && !fittedOnly && !jointOnly {
+		c.stepHamiltonian(warmup)
+	}
+	if !warmup && !hamOnly {
 		for _, j := range c.joint {
 			c.site = j.lead
 			lp := math.NaN()

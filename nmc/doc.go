@@ -85,6 +85,21 @@
 // their exact conditionals) in the same move (JointMoves, Options.Joint; statistics
 // in Result.Joint, proposer "lead-follow"; Options.Joint.Off turns them off).
 //
+// # The Hamiltonian block
+//
+// When many continuous sites move together through a blanket too large for a joint
+// Newton fit (the prevalences and all the confusion rows of Dawid-Skene with the
+// classes summed out), a model that implements Hamiltonian declares them as one
+// block, and its Scorer may give the gradient of the log joint with respect to all
+// of them in one pass (JointGradienter; otherwise the per-site score gradients are
+// used). Every sweep, warm-up included, then makes one static Hamiltonian Monte
+// Carlo move of the whole block in unconstrained coordinates (log, logit, additive
+// log-ratio; exact Jacobian): a fixed number of leapfrog steps (32 by default), a
+// diagonal mass matrix and a step size adapted in warm-up by dual averaging
+// (HamiltonianOptions, Options.Hamiltonian; statistics in Result.Hamiltonian,
+// proposer "hmc", and Result.HamiltonianChains). With a block the defaults are one
+// augmentation round and no lead-and-follow moves.
+//
 // # Marginalised sites
 //
 // A finite Discrete site marked Site.Marginalised is summed out of the other sites'
@@ -126,6 +141,10 @@
 //
 // Liu, J. S., Sabatti, C. (2000). Generalised Gibbs sampler and multigrid Monte
 // Carlo for Bayesian computation. Biometrika 87(2), 353–369.
+//
+// Hoffman, M. D., Gelman, A. (2014). The No-U-Turn Sampler: adaptively setting
+// path lengths in Hamiltonian Monte Carlo (dual averaging of the step size). JMLR
+// 15, 1593–1623.
 //
 // Betancourt, M. (2013). A general metric for Riemannian manifold Hamiltonian Monte
 // Carlo (the SoftAbs map). arXiv:1212.4693.

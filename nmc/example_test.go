@@ -217,3 +217,53 @@ func ExampleGrouper() {
 	// plain NMC:   bulk ESS of z over 5000: false
 	// group moves: bulk ESS of z over 5000: true; neck: orbit-newton, acceptance 1.00
 }
+
+// blockRateModel is rateModel with λ declared as a Hamiltonian block (a real
+// block holds many sites that move together; one shows the interfaces).
+type blockRateModel struct{ rateModel }
+
+func (m blockRateModel) NewScorer() nmc.Scorer { return m }
+
+// HamiltonianSites lists the block: site 0, λ.
+func (m blockRateModel) HamiltonianSites() []int { return []int{0} }
+
+// JointGrad gives the gradient of the log joint with respect to the block's sites
+// in one pass (here λ's alone), and the log joint itself.
+func (m blockRateModel) JointGrad(x []float64, sites []int, grad []float64, value bool) float64 {
+	l := x[0]
+	if !(l > 0) {
+		return math.Inf(-1)
+	}
+	a, b := 2.0, 1.0
+	for _, y := range m.counts {
+		a += y
+		b++
+	}
+	grad[0] = (a-1)/l - b
+	return (a-1)*math.Log(l) - b*l
+}
+
+func ExampleHamiltonian() {
+	m := blockRateModel{rateModel{counts: []float64{3, 5, 4, 6, 2}}}
+	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: 2000, Warmup: 200, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lambda, _ := res.Draws.Param("lambda")
+	sum, n := 0.0, 0
+	for _, chain := range lambda {
+		for _, v := range chain {
+			sum += v
+			n++
+		}
+	}
+	h := res.Hamiltonian[0]
+	fmt.Printf("posterior mean %.1f (exact %.1f)\n", sum/float64(n), 22.0/6)
+	fmt.Printf("%s (%s): %d moves, more than half accepted: %v\n", h.Name, h.Proposer, h.Proposals, h.AcceptRate() > 0.5)
+	fmt.Printf("augmentation rounds %d, lead-and-follow moves off: %v\n", res.Options.AugmentRounds, res.Options.Joint.Off)
+	// Output:
+	// posterior mean 3.7 (exact 3.7)
+	// hamiltonian (hmc): 8000 moves, more than half accepted: true
+	// augmentation rounds 1, lead-and-follow moves off: true
+}

@@ -82,7 +82,8 @@ type Options struct {
 	// site given them. The last round ends the sweep; the others come before the
 	// lead-and-follow moves, so that the leads move between fresh values of the
 	// augmented sites. 0 means the default, 2 (measured on Dawid-Skene, see
-	// models.AnnotationPrior); it must not be negative.
+	// models.AnnotationPrior), or 1 when the model's Hamiltonian block is on (see
+	// Hamiltonian); it must not be negative.
 	AugmentRounds int
 	// Fitted configures the fitted independence step: after a warm-up, each chain
 	// fits a Gaussian to the warm-up draws of its fitted blocks (the Real coordinates
@@ -103,6 +104,14 @@ type Options struct {
 	// the sites fitted to it following from their own NMC proposals. The zero value
 	// is on for the model's leads; Joint.Off turns the moves off.
 	Joint JointMoves
+	// Hamiltonian configures the Hamiltonian block's move of a model that declares
+	// a block (see the Hamiltonian interface and HamiltonianOptions): one static
+	// Hamiltonian Monte Carlo move of all the block's sites per sweep, warm-up
+	// included. The zero value is on, with 32 leapfrog steps. When the block is on
+	// it changes two defaults: AugmentRounds 0 means 1 (not 2), and the
+	// lead-and-follow moves are off unless Joint.Leads or Joint.Steps is set (the
+	// effective Options then have Joint.Off set).
+	Hamiltonian HamiltonianOptions
 	// HeldOut, when non-nil, is evaluated at every recorded draw; the pointwise
 	// log-likelihoods go to Result.HeldOut.
 	HeldOut HeldOut
@@ -121,6 +130,13 @@ type Options struct {
 	// jointOnly, a test hook, makes every sweep after warm-up skip everything but
 	// the lead-and-follow moves (and the draws of Marginalised sites).
 	jointOnly bool
+	// hamiltonianOnly, a test hook, makes every sweep, warm-up included, skip the
+	// site steps, the group moves, the fitted steps and the lead-and-follow moves:
+	// only the Hamiltonian block's move (and the augmentation rounds) remain.
+	hamiltonianOnly bool
+	// hamSites are the sites of the Hamiltonian block (set by Sample; nil when the
+	// model declares none or Hamiltonian.Off is set).
+	hamSites []int
 	// jointLeads are the lead sites (set by Sample).
 	jointLeads []int
 	// augSites are the augmented sites (Augmenter; set by Sample).
@@ -173,6 +189,11 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 		return e, err
 	}
 	e.Joint = joint
+	ham, err := e.Hamiltonian.withDefaults()
+	if err != nil {
+		return e, err
+	}
+	e.Hamiltonian = ham
 	if e.InitRefine == 0 {
 		e.InitRefine = 50
 	}

@@ -63,6 +63,18 @@ type Result struct {
 	Joint []draws.SiteStats
 	// JointPerChain holds the same statistics chain by chain.
 	JointPerChain [][]draws.SiteStats
+	// Hamiltonian holds the statistics of the Hamiltonian block's moves (see
+	// Options.Hamiltonian), totals over chains, when the model declares a block and
+	// Options.Hamiltonian.Off is false; nil otherwise. It has one entry: Name
+	// "hamiltonian", Proposer "hmc", Sites the number of sites of the block. Only
+	// the moves after warm-up are counted.
+	Hamiltonian []draws.SiteStats
+	// HamiltonianPerChain holds the same statistics chain by chain.
+	HamiltonianPerChain [][]draws.SiteStats
+	// HamiltonianChains holds, chain by chain, the block's step size, mean
+	// acceptance probability and divergent trajectories after warm-up; nil
+	// without a block.
+	HamiltonianChains []HamiltonianChain
 	// WarmupSweeps holds each chain's number of warm-up sweeps (Options.Warmup, or the
 	// length the adaptive warm-up chose; for a cancelled or failed chain, the sweeps
 	// it ran before stopping, 0 if it stopped in its warm-up).
@@ -137,10 +149,11 @@ func groupStats(groups []groupPlan, chains []*chain) (total []draws.SiteStats, p
 }
 
 // AllStats returns the statistics of every site (Sites) followed by those of every
-// group (Groups), every fitted block (Fitted) and every lead-and-follow move (Joint), for the summary tables and the
+// group (Groups), every fitted block (Fitted), every lead-and-follow move (Joint)
+// and the Hamiltonian block (Hamiltonian), for the summary tables and the
 // acceptance plot (viz.AcceptancePlot, nbutil.SiteStatsHTML).
 func (r *Result) AllStats() []draws.SiteStats {
-	return append(append(append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...), r.Fitted...), r.Joint...)
+	return append(append(append(append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...), r.Fitted...), r.Joint...), r.Hamiltonian...)
 }
 
 // AcceptRate returns the fraction of accepted proposals of the named site over all

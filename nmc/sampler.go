@@ -59,6 +59,22 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if eff.hamSites, err = hamiltonianSites(m, sites); err != nil {
+		return nil, err
+	}
+	if eff.Hamiltonian.Off {
+		eff.hamSites = nil
+	}
+	if len(eff.hamSites) > 0 {
+		// The block's defaults (see Options.Hamiltonian): one augmentation round, no
+		// lead-and-follow moves unless asked for.
+		if opts == nil || opts.AugmentRounds == 0 {
+			eff.AugmentRounds = 1
+		}
+		if opts == nil || (opts.Joint.Leads == nil && opts.Joint.Steps == 0) {
+			eff.Joint.Off = true
+		}
+	}
 	if eff.jointLeads, err = jointLeads(m, sites, eff.Joint); err != nil {
 		return nil, err
 	}
@@ -107,6 +123,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	res.Groups, res.GroupsPerChain = groupStats(groups, chains)
 	res.Fitted, res.FittedPerChain = fittedStats(blocks, &eff, chains)
 	res.Joint, res.JointPerChain = jointStats(sites, chains)
+	res.Hamiltonian, res.HamiltonianPerChain, res.HamiltonianChains = hamiltonianStats(eff.hamSites, chains)
 	res.WarmupSweeps = make([]int, eff.Chains)
 	if eff.HeldOut != nil {
 		res.HeldOut = make([][]float64, eff.Chains)

@@ -1,0 +1,593 @@
+package nmc
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/nmc-go/nmc/draws"
+	"github.com/nmc-go/nmc/internal/special"
+)
+
+// The Hamiltonian block. Some posteriors couple many continuous sites along
+// directions no single-site step follows, and the coupling runs through a blanket
+// too large for a joint Newton fit: Dawid-Skene with the classes summed out, whose
+// rare-class prevalence π₁ and the 100 confusion rows of that class pin each other
+// (see the lead-and-follow moves, step_joint.go). A model declares such a block
+// (Hamiltonian: the block's sites, continuous, not Marginalised) and its Scorer
+// gives the gradient of the log joint with respect to all of them in one pass
+// (JointGradienter; without it the gradient is assembled from the per-site scores,
+// which is exact but costs one Markov-blanket score per site). Once per sweep, warm-up
+// included, the chain then makes one static Hamiltonian Monte Carlo move of all the
+// block's sites jointly:
+//
+//  1. Coordinates. Each site's coordinates x map to unconstrained ones u: Real the
+//     identity; Positive u = log(x − Lower); Interval u = logit((x − Lower)/w), w =
+//     Upper − Lower; Simplex (k coordinates) the additive log-ratio with coordinate 0
+//     as reference, u_j = log(p_j/p_0), j = 1 … k−1, p = softmax(0, u). The target in
+//     u is log p(x(u)) + log|J(u)|, where log|J| is Σ log(x − Lower) (Positive),
+//     Σ log(w s(1−s)), s the logistic of u (Interval), and Σ_{i=0}^{k−1} log p_i
+//     (Simplex: the Jacobian of u ↦ the first k−1 coordinates of p). From the
+//     gradient g of log p in x (a simplex's homogeneous gradient, see
+//     JointGradienter), the gradient in u is g·(x − Lower) + 1 (Positive),
+//     g·w·s(1−s) + 1 − 2s (Interval) and p_j (g_j − Σ_i p_i g_i) + 1 − k p_j
+//     (Simplex).
+//  2. The move (static HMC): momentum r ~ N(0, M), M = diag(1/invMass); L leapfrog
+//     steps (HamiltonianOptions.Leapfrogs) of size ε jittered uniformly in
+//     [0.9ε, 1.1ε]; the gradient alone inside the trajectory, the log density only
+//     at its end (the start's is computed with the start's gradient); a non-finite
+//     value or gradient ends the trajectory as a rejection. Accepted with
+//     probability min(1, exp(H₀ − H₁)), H = −log target + ½ rᵀM⁻¹r. Every site of
+//     the block is then reported changed; after a rejection the state is put back
+//     and a StateKeeper Scorer told so.
+//  3. Adaptation, per chain, in warm-up only (W sweeps: Options.Warmup, or with the
+//     adaptive warm-up its minimum, 200 sweeps, for the window positions). The
+//     first move takes ε = 0.1, then dual averaging (Hoffman and Gelman 2014:
+//     γ = 0.05, t₀ = 10, κ = 0.75, μ = log 10ε) drives the mean acceptance to
+//     HamiltonianOptions.Target. The diagonal inverse mass is the variance of u
+//     over the sweeps [W/4, W/2), regularised as Stan's, (n/(n+5))·var +
+//     10⁻³·5/(n+5); at W/2 dual averaging restarts with μ = log 10ε, ε its last
+//     iterate (a window of fewer than 10 sweeps leaves the mass at 1 and dual
+//     averaging running); at warm-up's end ε is frozen at exp(log ε̄), the
+//     dual-averaging average (an adaptive warm-up adapts ε until it ends). Stan's
+//     step-size heuristic (double or halve ε until one leapfrog step's acceptance
+//     crosses 0.8, at the start and after the mass update) was tried and dropped:
+//     on Dawid-Skene (seed 1, chains 0–7) it ended warm-up with step sizes 0.09–0.14
+//     and π₁ bulk ESS 1193 and 1279, against 0.07–0.24 and 1714 and 1437 without.
+//  4. Where: after the site steps, the group moves, the fitted steps and the
+//     AugmentRounds − 1 extra augmentation rounds, before the lead-and-follow moves
+//     and the final augmentation round (which draws the Marginalised sites given the
+//     moved block, and is what is recorded). The block changes two defaults: one
+//     augmentation round (AugmentRounds 0 means 1) and no lead-and-follow moves
+//     (unless Options.Joint.Leads or Options.Joint.Steps is set).
+//
+// The defaults are the prototype's (H18/H22) measured winner on Dawid-Skene (5,000
+// items, 100 labelers, 3 classes, 4 chains × 200 + 1000 sweeps; π = min bulk ESS of
+// the prevalences, seeds 1 / 2): single-site steps with one augmentation round and
+// no lead moves plus this move with 32 leapfrogs, target 0.65 and the mass window
+// ending at half of warm-up gave π 1539–1999 / 2618–2806 and min θ 2040 at 1.47×
+// main's CPU time (main alone: π 584 / 551); 24 leapfrogs gave π 1302–1361 at seed
+// 1, 40 leapfrogs ≥ 1866 at 1.68×; with the window ending at 3/4 of warm-up some
+// chains ended warm-up with ε 3× too small (π₁ 1174 once); NUTS instead of the
+// static trajectory gave π 903 / 1024 at twice the cost.
+
+// HamiltonianOptions configures the Hamiltonian block's move (see
+// Options.Hamiltonian and the Hamiltonian interface). The zero value is the
+// default: on for a model that declares a block, 32 leapfrog steps, step size
+// adapted to a mean acceptance of 0.65.
+type HamiltonianOptions struct {
+	// Off turns the move off; the model's other steps and the defaults the block
+	// changes (Options.AugmentRounds, the lead-and-follow moves) are then as for a
+	// model without a block.
+	Off bool
+	// Leapfrogs is the number of leapfrog steps per move (default 32). Must not be
+	// negative.
+	Leapfrogs int
+	// Target is the mean acceptance probability the step size is adapted to in
+	// warm-up (default 0.65). Must be in (0, 1); 0 means the default.
+	Target float64
+}
+
+const (
+	defaultLeapfrogs         = 32
+	defaultHamiltonianTarget = 0.65
+	// hamiltonianName and hamiltonianProposer name the block in Result.Hamiltonian.
+	hamiltonianName     = "hamiltonian"
+	hamiltonianProposer = "hmc"
+	// hamiltonianStartEps is the step size of the first move.
+	hamiltonianStartEps = 0.1
+	// minMassWindow is the fewest sweeps of the mass-matrix window that set the
+	// inverse mass; a shorter window leaves it at 1.
+	minMassWindow = 10
+	// Dual averaging (Hoffman and Gelman 2014, Stan's values).
+	daGamma, daT0, daKappa = 0.05, 10.0, 0.75
+)
+
+// withDefaults validates h and fills in its defaults.
+func (h HamiltonianOptions) withDefaults() (HamiltonianOptions, error) {
+	if h.Leapfrogs < 0 {
+		return h, fmt.Errorf("nmc: Options.Hamiltonian.Leapfrogs = %d is negative", h.Leapfrogs)
+	}
+	if h.Leapfrogs == 0 {
+		h.Leapfrogs = defaultLeapfrogs
+	}
+	if !(h.Target >= 0 && h.Target < 1) {
+		return h, fmt.Errorf("nmc: Options.Hamiltonian.Target = %g, want in (0, 1) (0: the default %g)", h.Target, defaultHamiltonianTarget)
+	}
+	if h.Target == 0 {
+		h.Target = defaultHamiltonianTarget
+	}
+	return h, nil
+}
+
+// hamiltonianSites returns the sites of the model's Hamiltonian block, checked;
+// nil when the model declares none.
+func hamiltonianSites(m Model, sites []Site) ([]int, error) {
+	hm, ok := m.(Hamiltonian)
+	if !ok {
+		return nil, nil
+	}
+	list := hm.HamiltonianSites()
+	seen := make([]bool, len(sites))
+	out := make([]int, 0, len(list))
+	for n, i := range list {
+		if i < 0 || i >= len(sites) {
+			return nil, fmt.Errorf("nmc: the model's HamiltonianSites() lists site %d (entry %d); the model has sites 0 … %d", i, n, len(sites)-1)
+		}
+		s := sites[i]
+		switch {
+		case s.Marginalised:
+			return nil, fmt.Errorf("nmc: the model's HamiltonianSites() lists site %q, which is Marginalised; the block's sites are continuous", s.Name)
+		case s.Support == Discrete:
+			return nil, fmt.Errorf("nmc: the model's HamiltonianSites() lists site %q, which is Discrete; the block's sites are continuous", s.Name)
+		case seen[i]:
+			return nil, fmt.Errorf("nmc: the model's HamiltonianSites() lists site %q twice", s.Name)
+		}
+		seen[i] = true
+		out = append(out, i)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// HamiltonianChain describes one chain's Hamiltonian block (Result.HamiltonianChains).
+type HamiltonianChain struct {
+	// StepSize is the leapfrog step size ε of the moves after warm-up (each move
+	// jitters it uniformly by ±10%).
+	StepSize float64
+	// MeanAccept is the mean acceptance probability min(1, exp(H₀ − H₁)) of the
+	// moves after warm-up (NaN without any).
+	MeanAccept float64
+	// Divergent is the number of moves after warm-up whose trajectory ended at a
+	// non-finite log density or gradient.
+	Divergent int
+}
+
+// dualAveraging is the state of the step size's dual averaging.
+type dualAveraging struct {
+	mu, hbar, logEpsBar float64
+	t                   int
+}
+
+// hamiltonianBlock is one chain's Hamiltonian block: its sites, buffers and
+// adaptation. Everything is allocated in newHamiltonianBlock.
+type hamiltonianBlock struct {
+	sites      []int
+	upos, xpos []int           // per site and one past the last: offsets in the u and x buffers
+	jg         JointGradienter // nil: per-site Score gradients
+	hess       []float64       // the per-site gradients' Hessian scratch (largest site)
+	leapfrogs  int
+	target     float64
+
+	u, u0, gu, gu0, mom []float64 // unconstrained coordinates, their gradient, momentum
+	gx, x0              []float64 // gradient in x, the block's coordinates before the move
+	invMass             []float64
+
+	eps    float64
+	window int // W, the warm-up length the window positions are fractions of
+	moves  int // warm-up moves so far
+	da     dualAveraging
+	mean   []float64 // Welford's running mean and sum of squares of u in the window
+	m2     []float64
+	nvar   int
+
+	stats     draws.SiteStats // moves after warm-up
+	accSum    float64
+	divergent int
+}
+
+func newHamiltonianBlock(blockSites []int, sites []Site, opts *Options) *hamiltonianBlock {
+	h := &hamiltonianBlock{sites: blockSites, leapfrogs: opts.Hamiltonian.Leapfrogs,
+		target: opts.Hamiltonian.Target, eps: hamiltonianStartEps}
+	h.da = dualAveraging{mu: math.Log(10 * h.eps)}
+	h.upos = make([]int, len(blockSites)+1)
+	h.xpos = make([]int, len(blockSites)+1)
+	maxK := 0
+	for n, i := range blockSites {
+		h.upos[n+1] = h.upos[n] + freeDim(sites[i])
+		h.xpos[n+1] = h.xpos[n] + sites[i].Size
+		maxK = max(maxK, sites[i].Size)
+	}
+	du, dx := h.upos[len(blockSites)], h.xpos[len(blockSites)]
+	h.u, h.u0, h.gu, h.gu0, h.mom = make([]float64, du), make([]float64, du), make([]float64, du), make([]float64, du), make([]float64, du)
+	h.gx, h.x0 = make([]float64, dx), make([]float64, dx)
+	h.invMass, h.mean, h.m2 = make([]float64, du), make([]float64, du), make([]float64, du)
+	for j := range h.invMass {
+		h.invMass[j] = 1
+	}
+	h.hess = make([]float64, maxK*maxK)
+	h.window = opts.Warmup
+	if opts.Warmup == AutoWarmup {
+		h.window = autoMinWarmup
+	}
+	return h
+}
+
+// hamToFree writes the unconstrained coordinates u (freeDim(s) of them) of site s
+// at x.
+func hamToFree(s *Site, x, u []float64) {
+	switch s.Support {
+	case Real:
+		copy(u, x)
+	case Positive:
+		for j, v := range x {
+			u[j] = math.Log(v - s.Lower)
+		}
+	case Interval:
+		for j, v := range x {
+			u[j] = math.Log(v-s.Lower) - math.Log(s.Upper-v)
+		}
+	case Simplex:
+		l0 := math.Log(x[0])
+		for j := range u {
+			u[j] = math.Log(x[j+1]) - l0
+		}
+	}
+}
+
+// hamFromFree writes the coordinates x of site s with unconstrained coordinates u
+// and returns log|J(u)| (see the comment at the top) when logJ is true, else 0.
+func hamFromFree(s *Site, u, x []float64, logJ bool) float64 {
+	lj := 0.0
+	switch s.Support {
+	case Real:
+		copy(x, u)
+	case Positive:
+		for j, v := range u {
+			x[j] = s.Lower + math.Exp(v)
+			lj += v
+		}
+	case Interval:
+		w := s.Upper - s.Lower
+		for j, v := range u {
+			x[j] = s.Lower + w*special.Logistic(v)
+			if x[j] >= s.Upper { // the same point from the other end, without rounding up to Upper
+				x[j] = s.Upper - w*special.Logistic(-v)
+			}
+			if logJ {
+				lj += math.Log(w) - special.Log1pExp(-v) - special.Log1pExp(v)
+			}
+		}
+	case Simplex:
+		// p_j = e^{u_j − top}/sum with u_0 = 0 and top = max u: the largest term is
+		// exactly 1, no exponential needed.
+		top := 0.0
+		for _, v := range u {
+			top = max(top, v)
+		}
+		e0 := 1.0
+		if top != 0 {
+			e0 = math.Exp(-top)
+		}
+		x[0] = e0
+		sum := e0
+		for j, v := range u {
+			e := 1.0
+			if v != top {
+				e = math.Exp(v - top)
+			}
+			x[j+1] = e
+			sum += e
+		}
+		inv := 1 / sum
+		for j := range x {
+			x[j] *= inv
+		}
+		if logJ {
+			// Σ_i log p_i = Σ_j u_j − k (top + log sum).
+			lj = -float64(len(x)) * (top + math.Log(sum))
+			for _, v := range u {
+				lj += v
+			}
+		}
+	}
+	return lj
+}
+
+// hamGradFree writes into gu the gradient with respect to u of log p(x(u)) +
+// log|J(u)| for site s, given x = x(u) and g, the gradient of log p with respect to
+// x (homogeneous for a simplex). It returns 0, or NaN when some gu[j] is not
+// finite.
+func hamGradFree(s *Site, u, x, g, gu []float64) float64 {
+	chk := 0.0 // NaN when some gu[j] is not finite
+	switch s.Support {
+	case Real:
+		copy(gu, g)
+		for _, v := range gu {
+			chk += v * 0
+		}
+	case Positive:
+		for j, v := range u {
+			gu[j] = g[j]*math.Exp(v) + 1
+			chk += gu[j] * 0
+		}
+	case Interval:
+		w := s.Upper - s.Lower
+		for j, v := range u {
+			lo, hi := special.Logistic(v), special.Logistic(-v)
+			gu[j] = g[j]*w*lo*hi + hi - lo
+			chk += gu[j] * 0
+		}
+	case Simplex:
+		k := float64(len(x))
+		pg := 0.0
+		for i, p := range x {
+			pg += p * g[i]
+		}
+		for j := range gu {
+			p := x[j+1]
+			gu[j] = p*(g[j+1]-pg) + 1 - k*p
+			chk += gu[j] * 0
+		}
+	}
+	return chk
+}
+
+// hamEval writes the state of the block's coordinates u into the chain's state and
+// computes the gradient gu of the target in u, and, when value is true, returns its
+// log density. It reports false when the value (if asked) or the gradient is not
+// finite.
+func (c *chain) hamEval(value bool) (float64, bool) {
+	h := c.ham
+	logJ := 0.0
+	for n, i := range h.sites {
+		s := &c.sites[i]
+		logJ += hamFromFree(s, h.u[h.upos[n]:h.upos[n+1]], c.x[c.off[i]:c.off[i]+s.Size], value)
+	}
+	var f float64
+	if h.jg != nil {
+		f = h.jg.JointGrad(c.x, h.sites, h.gx, value)
+	} else {
+		f = c.hamSiteGradients(value)
+	}
+	if !isFinite(f) {
+		return f, false
+	}
+	chk := 0.0
+	for n, i := range h.sites {
+		s := &c.sites[i]
+		chk += hamGradFree(s, h.u[h.upos[n]:h.upos[n+1]], c.x[c.off[i]:c.off[i]+s.Size], h.gx[h.xpos[n]:h.xpos[n+1]], h.gu[h.upos[n]:h.upos[n+1]])
+	}
+	if chk != 0 {
+		return math.NaN(), false
+	}
+	if !value {
+		return 0, true
+	}
+	lp := f + logJ
+	return lp, isFinite(lp)
+}
+
+// hamSiteGradients is JointGrad from the Scorer's per-site scores: the gradient of
+// the log joint with respect to a site's coordinates is that of its score. Score
+// is asked for the Hessian too (it computes derivatives only when given both). It
+// returns LogJoint when value is true, else 0, or a score that is not finite.
+func (c *chain) hamSiteGradients(value bool) float64 {
+	h := c.ham
+	for n, i := range h.sites {
+		k := c.sites[i].Size
+		c.site = i
+		f := c.sc.Score(c.x, i, h.gx[h.xpos[n]:h.xpos[n+1]], h.hess[:k*k])
+		c.site = -1
+		if !isFinite(f) {
+			return f
+		}
+	}
+	if !value {
+		return 0
+	}
+	return c.sc.LogJoint(c.x)
+}
+
+// kinetic returns ½ rᵀ M⁻¹ r.
+func (h *hamiltonianBlock) kinetic() float64 {
+	k := 0.0
+	for j, r := range h.mom {
+		k += r * r * h.invMass[j]
+	}
+	return 0.5 * k
+}
+
+// hamDrawMomentum draws r ~ N(0, M).
+func (c *chain) hamDrawMomentum() {
+	h := c.ham
+	for j := range h.mom {
+		h.mom[j] = c.rng.NormFloat64() / math.Sqrt(h.invMass[j])
+	}
+}
+
+// hamTrajectory runs n leapfrog steps of size eps from (u, mom) with the gradient
+// gu at u, evaluating the log density at the end only; it returns that log
+// density and false if a value or gradient was not finite on the way.
+func (c *chain) hamTrajectory(n int, eps float64) (float64, bool) {
+	h := c.ham
+	lp := 0.0
+	for l := 0; l < n; l++ {
+		for j, g := range h.gu {
+			h.mom[j] += 0.5 * eps * g
+		}
+		for j, r := range h.mom {
+			h.u[j] += eps * h.invMass[j] * r
+		}
+		var ok bool
+		if lp, ok = c.hamEval(l == n-1); !ok {
+			return lp, false
+		}
+		for j, g := range h.gu {
+			h.mom[j] += 0.5 * eps * g
+		}
+	}
+	return lp, true
+}
+
+// hamRestart puts u and its gradient back to the move's start.
+func (h *hamiltonianBlock) restart() {
+	copy(h.u, h.u0)
+	copy(h.gu, h.gu0)
+}
+
+// stepHamiltonian makes the block's move (see the comment at the top), adapting in
+// warm-up. A panic in model code is reported as in the move (not deferred: the
+// chain's recover reads the phase).
+func (c *chain) stepHamiltonian(warmup bool) {
+	c.phase = "Hamiltonian move"
+	c.hamMove(warmup)
+	c.phase = "sampling"
+}
+
+// hamMove is stepHamiltonian's move.
+func (c *chain) hamMove(warmup bool) {
+	h := c.ham
+	for n, i := range h.sites {
+		s := &c.sites[i]
+		xs := c.x[c.off[i] : c.off[i]+s.Size]
+		copy(h.x0[h.xpos[n]:h.xpos[n+1]], xs)
+		hamToFree(s, xs, h.u[h.upos[n]:h.upos[n+1]])
+	}
+	lp0, ok := c.hamEval(true)
+	if !ok {
+		// The start's own density or gradient is not finite (a coordinate rounded
+		// to the support's edge through the transforms): no move, counted as a
+		// rejected divergent one.
+		c.hamPutBack()
+		if !warmup {
+			h.stats.Proposals++
+			h.divergent++
+		}
+		return
+	}
+	copy(h.u0, h.u)
+	copy(h.gu0, h.gu)
+	c.hamDrawMomentum()
+	k0 := h.kinetic()
+	eps := h.eps * (0.9 + 0.2*c.rng.Float64())
+	lp1, ok := c.hamTrajectory(h.leapfrogs, eps)
+	acc := 0.0
+	if ok {
+		acc = math.Exp(min(0, lp1-h.kinetic()-(lp0-k0)))
+		if math.IsNaN(acc) {
+			acc = 0
+		}
+	}
+	accept := c.rng.Float64() < acc
+	if accept {
+		for _, i := range h.sites {
+			c.moved(i)
+		}
+	} else {
+		copy(h.u, h.u0)
+		c.hamPutBack()
+	}
+	if warmup {
+		c.hamAdapt(acc)
+		return
+	}
+	h.stats.Proposals++
+	if accept {
+		h.stats.Accepted++
+	}
+	h.accSum += acc
+	if !ok {
+		h.divergent++
+	}
+}
+
+// hamPutBack writes the block's coordinates from before the move back into the
+// state and tells a StateKeeper Scorer.
+func (c *chain) hamPutBack() {
+	h := c.ham
+	for n, i := range h.sites {
+		copy(c.x[c.off[i]:c.off[i]+c.sites[i].Size], h.x0[h.xpos[n]:h.xpos[n+1]])
+	}
+	c.keep()
+}
+
+// hamAdapt adapts the step size and the mass matrix after warm-up move number
+// h.moves, whose acceptance probability was acc.
+func (c *chain) hamAdapt(acc float64) {
+	h := c.ham
+	it := h.moves
+	h.moves++
+	d := &h.da
+	d.t++
+	t := float64(d.t)
+	d.hbar = (1-1/(t+daT0))*d.hbar + (h.target-acc)/(t+daT0)
+	logEps := d.mu - math.Sqrt(t)/daGamma*d.hbar
+	eta := math.Pow(t, -daKappa)
+	d.logEpsBar = eta*logEps + (1-eta)*d.logEpsBar
+	h.eps = math.Exp(logEps)
+	lo, hi := h.window/4, h.window/2
+	if it >= lo && it < hi {
+		h.nvar++
+		inv := 1 / float64(h.nvar)
+		for j, v := range h.u {
+			dv := v - h.mean[j]
+			h.mean[j] += dv * inv
+			h.m2[j] += dv * (v - h.mean[j])
+		}
+	}
+	if it == hi-1 && h.nvar >= minMassWindow {
+		n := float64(h.nvar)
+		for j := range h.invMass {
+			v := h.m2[j] / (n - 1)
+			h.invMass[j] = (n/(n+5))*v + 1e-3*(5/(n+5))
+		}
+		h.da = dualAveraging{mu: math.Log(10 * h.eps)} // from the last iterate
+	}
+}
+
+// endHamiltonian freezes the step size at the end of warm-up.
+func (c *chain) endHamiltonian() {
+	if h := c.ham; h != nil && h.da.t > 0 {
+		h.eps = math.Exp(h.da.logEpsBar)
+	}
+}
+
+// hamiltonianStats returns the statistics of Result.Hamiltonian,
+// Result.HamiltonianPerChain and Result.HamiltonianChains; nil without a block.
+func hamiltonianStats(blockSites []int, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats, per []HamiltonianChain) {
+	if len(blockSites) == 0 {
+		return nil, nil, nil
+	}
+	per = make([]HamiltonianChain, len(chains))
+	for c, ch := range chains {
+		per[c] = HamiltonianChain{StepSize: math.NaN(), MeanAccept: math.NaN()}
+		if h := ch.ham; h != nil {
+			per[c].StepSize = h.eps
+			per[c].Divergent = h.divergent
+			if h.stats.Proposals > 0 {
+				per[c].MeanAccept = h.accSum / float64(h.stats.Proposals)
+			}
+		}
+	}
+	total, perChain = collectStats(1, func(int) (string, string, int) {
+		return hamiltonianName, hamiltonianProposer, len(blockSites)
+	}, chains, func(ch *chain) []draws.SiteStats {
+		if ch.ham == nil {
+			return make([]draws.SiteStats, 1)
+		}
+		return []draws.SiteStats{ch.ham.stats}
+	})
+	return total, perChain, per
+}
