@@ -207,24 +207,30 @@ type AnnotationPrior struct {
 	// still recorded. Both forms have the same posterior and run on the graph
 	// engine. `nmc sample -explicit-classes` sets it.
 	//
-	// With the classes summed out, pi is declared the lead of the sampler's
-	// lead-and-follow moves (graph.Builder.Lead): after warm-up, random walks of pi
-	// in its log-ratio coordinates follow pi's broad marginal, which the confusion
-	// rows of a rare class pin down one at a time (see nmc.JointMoves;
-	// nmc.Options.Joint.Off turns them off). The confusion rows theta are augmented
-	// (graph.Builder.Augment): instead of summed-out steps, each of which sums over
-	// every item its labeler labelled, they are drawn twice per sweep from their
-	// exact Dirichlet conditional given freshly drawn classes, which moves all of
-	// them at once along the slow direction of items changing class
-	// (nmc.Options.NoAugment turns it off).
+	// With the classes summed out, pi and theta form the model's Hamiltonian block
+	// (graph.Builder.Hamiltonian): once per sweep a static HMC move of all of them
+	// jointly, in log-ratio coordinates, with the gradient of the summed-out log
+	// joint (the items' class responsibilities turned into expected counts, one
+	// pass over the labels), which follows the slow direction where the
+	// prevalence of a rare class and the confusion rows of that class pin each
+	// other (nmc.Options.Hamiltonian.Off, `-no-hmc`, turns it off). The confusion
+	// rows theta are also augmented (graph.Builder.Augment): instead of summed-out
+	// single-site steps, each of which sums over every item its labeler labelled,
+	// they are drawn once per sweep from their exact Dirichlet conditional given
+	// freshly drawn classes (nmc.Options.NoAugment turns it off). pi is also
+	// declared the lead of the lead-and-follow moves (graph.Builder.Lead), which
+	// the sampler uses only without the Hamiltonian block: after warm-up, random
+	// walks of pi in its log-ratio coordinates (see nmc.JointMoves).
 	//
 	// Measured at 5,000 train items, 100 labelers, 3 classes, 4 × 1000 draws
 	// (`nmc sample -model annotation -n 10000 -k 100 -draws 1000 -chains 4 -seed S`,
 	// adaptive warm-up), min bulk ESS of pi and of theta, max R-hat, at seeds 1 and 2:
 	// z explicit, pi 24 and 21, R-hat 1.11–1.16; summed out with pi's lead moves,
-	// pi 433 and 460, theta 858 and 622, R-hat 1.009–1.01, for about 2.7× the CPU
-	// time of z explicit; with theta augmented (the default), pi 584 and 551, theta
-	// 1443 and 1160, R-hat 1.0057 and 1.0066, for 0.98× the CPU time of z explicit.
+	// pi 433 and 460, theta 858 and 622, R-hat 1.009–1.01; with theta augmented
+	// twice per sweep besides the lead moves (`-no-hmc`), pi 584 and 551, theta
+	// 1443 and 1160, R-hat 1.0057 and 1.0066, for 0.98× the CPU time of z
+	// explicit; with the Hamiltonian block (the default), pi 1871 and 3137, theta
+	// 2265 and 2266, R-hat 1.003 and 1.005 (BENCHMARKS.md has the times).
 	ExplicitClasses bool
 }
 
@@ -281,6 +287,7 @@ func Annotation(train AnnotationData, test *AnnotationData, prior *AnnotationPri
 		b.Marginalise(z)
 		b.Lead(pi)
 		b.Augment(theta)
+		b.Hamiltonian(pi, theta)
 	}
 	m, err := b.Build()
 	if err != nil {

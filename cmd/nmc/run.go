@@ -38,6 +38,10 @@ type runSettings struct {
 	noJointMoves bool
 	// follow is nmc.JointMoves.Follow (-follow).
 	follow float64
+	// noHamiltonian turns the model's Hamiltonian block off (-no-hmc); leapfrogs is
+	// nmc.HamiltonianOptions.Leapfrogs (-leapfrogs).
+	noHamiltonian bool
+	leapfrogs     int
 	// heldOutTotal keeps only each draw's summed held-out log-likelihood (the joint
 	// curve's input) instead of every point: a million points × 1000 draws would be
 	// 8 GB. pointwise is then nil.
@@ -65,6 +69,8 @@ func (s runSettings) check() error {
 		return fmt.Errorf("-follow = %g, want a finite number", s.follow)
 	case s.augmentRounds < 0:
 		return fmt.Errorf("-augment-rounds = %d, want 0 or more (0: the default)", s.augmentRounds)
+	case s.leapfrogs < 0:
+		return fmt.Errorf("-leapfrogs = %d, want 0 or more (0: the default)", s.leapfrogs)
 	}
 	return nil
 }
@@ -164,6 +170,7 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 		NoAugment:     s.noAugment,
 		AugmentRounds: s.augmentRounds,
 		Joint:         nmc.JointMoves{Off: s.noJointMoves, Leads: s.leads, Follow: s.follow},
+		Hamiltonian:   nmc.HamiltonianOptions{Off: s.noHamiltonian, Leapfrogs: s.leapfrogs},
 		Progress:      bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
@@ -300,10 +307,21 @@ func (e *interruptedError) Error() string {
 	return fmt.Sprintf("interrupted after %d to %d of %d draws per chain", lo, hi, e.total)
 }
 
+// statsRows returns the rows of the acceptance table and plot: the sites totalled
+// by family (draws.GroupSites), then the group moves, the fitted blocks, the
+// lead-and-follow moves and the Hamiltonian block.
+func statsRows(res *nmc.Result) []draws.SiteStats {
+	rows := draws.GroupSites(res.Sites)
+	for _, more := range [][]draws.SiteStats{res.Groups, res.Fitted, res.Joint, res.Hamiltonian} {
+		rows = append(rows, more...)
+	}
+	return rows
+}
+
 // printSites writes the acceptance and fallback counts per site family, then one
 // row per group of group moves (res.Groups).
 func printSites(w io.Writer, res *nmc.Result) {
-	groups := append(append(append(draws.GroupSites(res.Sites), res.Groups...), res.Fitted...), res.Joint...)
+	groups := statsRows(res)
 	width := len("site")
 	for _, g := range groups {
 		width = max(width, len(g.Name))

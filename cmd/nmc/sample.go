@@ -98,7 +98,9 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	follow := fs.Float64("follow", 0, "lead-and-follow moves: the least shift (nats) of a site's fitted proposal that makes it follow the lead; 0: the lead moves alone, negative: every site that reads the lead follows")
 	noJoint := fs.Bool("no-joint-moves", false, "turn off the lead-and-follow moves")
 	noAugment := fs.Bool("no-augment", false, "turn off the data-augmentation steps (the annotation model's confusion rows then take summed-out steps)")
-	augmentRounds := fs.Int("augment-rounds", 0, "data-augmentation rounds per sweep (0: the default, 2)")
+	augmentRounds := fs.Int("augment-rounds", 0, "data-augmentation rounds per sweep (0: the default, 2, or 1 with a Hamiltonian block)")
+	noHMC := fs.Bool("no-hmc", false, "turn off the model's Hamiltonian block (the annotation model's joint HMC move of pi and theta with the classes summed out); its lead-and-follow moves and two augmentation rounds then come back")
+	leapfrogs := fs.Int("leapfrogs", 0, "leapfrog steps of the Hamiltonian block's move (0: the default, 32)")
 	out := fs.String("out", "", "write the draws to `file` (nmc draws CSV, full precision)")
 	logLik := fs.Bool("loglik", false, "add to the -out draws the training data's pointwise log-likelihood, one column log_lik[i] per observation (the input of nmc loo)")
 	yRep := fs.Bool("yrep", false, "add to the -out draws replicated data drawn at every draw, one column y_rep[i] per observed value (posterior predictive draws)")
@@ -113,7 +115,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, logLik: *logLik, yRep: *yRep}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, noHamiltonian: *noHMC, leapfrogs: *leapfrogs, logLik: *logLik, yRep: *yRep}
 		if *leads != "" {
 			s.leads = strings.Split(*leads, ",")
 		}
@@ -458,7 +460,7 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 		}
 	}
 	var sites []draws.SiteStats
-	for _, g := range append(append(append(draws.GroupSites(r.res.Sites), r.res.Groups...), r.res.Fitted...), r.res.Joint...) {
+	for _, g := range statsRows(r.res) {
 		if g.Proposals > 0 { // a site family that made no proposals has no rate to plot
 			sites = append(sites, g)
 		}

@@ -162,9 +162,11 @@ func TestSampleSiteTable(t *testing.T) {
 		}
 	}
 	// -n 40 items generate 20 training items, each with its class z; theta's count
-	// depends on the number of classes and is checked through its proposals.
-	rounds := map[string]int{"pi": 1, "z": 2, "theta": 2}
-	for family, wantSites := range map[string]int{"pi": 1, "z": 20, "theta": -1} {
+	// depends on the number of classes and is checked through its proposals. With
+	// the Hamiltonian block (pi and theta) a sweep has one augmentation round and
+	// one move of the block.
+	rounds := map[string]int{"pi": 1, "z": 1, "theta": 1, "hamiltonian": 1}
+	for family, wantSites := range map[string]int{"pi": 1, "z": 20, "theta": -1, "hamiltonian": -1} {
 		f, ok := rows[family]
 		if !ok {
 			t.Errorf("no row for site family %s in\n%s", family, out)
@@ -179,14 +181,19 @@ func TestSampleSiteTable(t *testing.T) {
 		if wantSites > 0 && sites != wantSites {
 			t.Errorf("%s: %d sites, want %d", family, sites, wantSites)
 		}
-		if proposals != sites*perSite*rounds[family] {
-			t.Errorf("%s: %d proposals for %d sites, want %d per site", family, proposals, sites, perSite*rounds[family])
+		want := sites * perSite * rounds[family]
+		if family == "hamiltonian" {
+			want = 2 * 40 // one move of the whole block per recorded sweep
+		}
+		if proposals != want {
+			t.Errorf("%s: %d proposals for %d sites, want %d", family, proposals, sites, want)
 		}
 	}
 }
 
 // TestSampleMarginaliseClasses: by default the annotation model's classes are
-// summed out and drawn in each of a sweep's two augmentation rounds (proposer
+// summed out and drawn in each of a sweep's augmentation rounds (one by default, the
+// model having a Hamiltonian block) (proposer
 // marginal-draw), still recorded in the draws as classes; -explicit-classes keeps them in
 // the sweep (proposer enumerate).
 func TestSampleMarginaliseClasses(t *testing.T) {
@@ -197,8 +204,8 @@ func TestSampleMarginaliseClasses(t *testing.T) {
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) == 6 && f[0] == "z" {
 			found = true
-			if f[1] != "marginal-draw" || f[2] != "20" || f[3] != strconv.Itoa(20*2*45*2) {
-				t.Errorf("z row %q, want the marginal-draw proposer, 20 sites, %d draws", f, 20*2*45*2)
+			if f[1] != "marginal-draw" || f[2] != "20" || f[3] != strconv.Itoa(20*2*45) {
+				t.Errorf("z row %q, want the marginal-draw proposer, 20 sites, %d draws", f, 20*2*45)
 			}
 		}
 	}
@@ -604,7 +611,8 @@ func TestSampleLeads(t *testing.T) {
 		}
 		return nil
 	}
-	f := row(mustRun(t, args...))
+	def := mustRun(t, args...)
+	f := row(def)
 	if f == nil || f[1] != "lead-follow" || f[3] != strconv.Itoa(2*40*10) {
 		t.Errorf("-leads pi: site table row %q, want lead-follow(pi) with %d proposals", f, 2*40*10)
 	}
@@ -630,9 +638,10 @@ func TestSampleLeads(t *testing.T) {
 }
 
 // TestSampleAugmentFlags: by default the annotation model's confusion rows take
-// two augmentation steps per sweep (proposer dirichlet-augmented); -augment-rounds
-// sets the rounds, -no-augment gives them their summed-out steps back (one per
-// sweep, proposer dirichlet), and a negative -augment-rounds is a usage error.
+// one augmentation step per sweep (proposer dirichlet-augmented) beside the
+// Hamiltonian block's move, two with -no-hmc; -augment-rounds sets the rounds,
+// -no-augment gives them their summed-out steps back (one per sweep, proposer
+// dirichlet), and a negative -augment-rounds or -leapfrogs is a usage error.
 func TestSampleAugmentFlags(t *testing.T) {
 	args := []string{"sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "20", "-warmup", "5", "-chains", "2"}
 	theta := func(out string) []string {
@@ -654,14 +663,61 @@ func TestSampleAugmentFlags(t *testing.T) {
 		flags    []string
 		proposer string
 		rounds   int
-	}{{nil, "dirichlet-augmented", 2}, {[]string{"-augment-rounds", "3"}, "dirichlet-augmented", 3}, {[]string{"-no-augment"}, "dirichlet", 1}} {
+	}{{nil, "dirichlet-augmented", 1}, {[]string{"-no-hmc"}, "dirichlet-augmented", 2}, {[]string{"-augment-rounds", "3"}, "dirichlet-augmented", 3}, {[]string{"-no-augment"}, "dirichlet", 1}} {
 		f := theta(mustRun(t, append(args, c.flags...)...))
 		if f[1] != c.proposer || perSite(f) != c.rounds*sweeps {
 			t.Errorf("%v: theta row %q, want proposer %s and %d proposals per site", c.flags, f, c.proposer, c.rounds*sweeps)
 		}
 	}
-	code, _, errOut := runCLI(t, append(args, "-augment-rounds", "-1")...)
-	if code != 2 || !strings.Contains(errOut, "-augment-rounds = -1") {
-		t.Errorf("-augment-rounds -1: exit status %d, stderr %q", code, errOut)
+	for _, flag := range []string{"-augment-rounds", "-leapfrogs"} {
+		code, _, errOut := runCLI(t, append(args, flag, "-1")...)
+		if code != 2 || !strings.Contains(errOut, flag+" = -1") {
+			t.Errorf("%s -1: exit status %d, stderr %q", flag, code, errOut)
+		}
 	}
+}
+
+// TestSampleHamiltonianFlags: the annotation model's Hamiltonian block makes one
+// move per recorded sweep (a row "hamiltonian", proposer hmc, with its 31 sites:
+// pi and 30 confusion rows); -no-hmc removes it, and -leapfrogs changes the moves
+// (so the draws) but not their number.
+func TestSampleHamiltonianFlags(t *testing.T) {
+	args := []string{"sample", "-model", "annotation", "-n", "40", "-k", "10", "-draws", "20", "-warmup", "5", "-chains", "2"}
+	row := func(out string) []string {
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 6 && f[0] == "hamiltonian" {
+				return f
+			}
+		}
+		return nil
+	}
+	def := mustRun(t, args...)
+	f := row(def)
+	if f == nil || f[1] != "hmc" || f[2] != "31" || f[3] != strconv.Itoa(2*20) {
+		t.Errorf("default: hamiltonian row %q, want proposer hmc, 31 sites (pi and 30 confusion rows), %d moves", f, 2*20)
+	}
+	if f := row(mustRun(t, append(args, "-no-hmc")...)); f != nil {
+		t.Errorf("-no-hmc: hamiltonian row %q, want none", f)
+	}
+	four := mustRun(t, append(args, "-leapfrogs", "4")...)
+	if f := row(four); f == nil || f[3] != strconv.Itoa(2*20) {
+		t.Errorf("-leapfrogs 4: hamiltonian row %q, want %d moves", f, 2*20)
+	}
+	if withoutWall(four) == withoutWall(def) {
+		t.Errorf("-leapfrogs 4 gave the default run's draws")
+	}
+	if withoutWall(mustRun(t, append(args, "-leapfrogs", "32")...)) != withoutWall(def) {
+		t.Errorf("-leapfrogs 32 (the default) gave other draws than the default run")
+	}
+}
+
+// withoutWall returns the output of a run without its wall-time line.
+func withoutWall(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "wall time") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
