@@ -155,7 +155,7 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 		c.jstats = make([]draws.SiteStats, len(sites))
 	}
 	if len(opts.hamSites) > 0 {
-		c.ham = newHamiltonianBlock(opts.hamSites, sites, opts)
+		c.ham = newHamiltonianBlock(opts.hamSites, sites, c.off, opts)
 	}
 	c.grates = make([]orbitRate, len(groups))
 	c.gscore = make([]orbitScore, len(groups))

@@ -107,7 +107,9 @@ type Options struct {
 	// Hamiltonian configures the Hamiltonian block's move of a model that declares
 	// a block (see the Hamiltonian interface and HamiltonianOptions): one static
 	// Hamiltonian Monte Carlo move of all the block's sites per sweep, warm-up
-	// included. The zero value is on, with 32 leapfrog steps. When the block is on
+	// included. The zero value is on, with 32 leapfrog steps; the step size and a
+	// diagonal mass matrix are adapted in warm-up (without a warm-up the step size
+	// stays 0.1 and the mass matrix the identity). When the block is on
 	// it changes two defaults: AugmentRounds 0 means 1 (not 2), and the
 	// lead-and-follow moves are off unless Joint.Leads or Joint.Steps is set (the
 	// effective Options then have Joint.Off set).

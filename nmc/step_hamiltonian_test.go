@@ -52,6 +52,7 @@ func TestHamiltonianTransforms(t *testing.T) {
 	const h = 1e-5
 	for _, s := range cases {
 		d, k := freeDim(s), s.Size
+		segs, _, _ := hamSegs([]int{0}, []Site{s}, []int{0})
 		u, x, u2 := make([]float64, d), make([]float64, k), make([]float64, d)
 		g, gu := make([]float64, k), make([]float64, d)
 		xp, xm := make([]float64, k), make([]float64, k)
@@ -59,11 +60,11 @@ func TestHamiltonianTransforms(t *testing.T) {
 			for j := range u {
 				u[j] = 1.5 * rng.NormFloat64()
 			}
-			lj := hamFromFree(&s, u, x, true)
+			lj := hamFromFree(segs, u, x, true)
 			if msg := outsideSupport(s, x); msg != "" {
 				t.Fatalf("%s: x(u) outside the support: %s", s.Name, msg)
 			}
-			hamToFree(&s, x, u2)
+			hamToFree(segs, x, u2)
 			for j := range u {
 				if math.Abs(u2[j]-u[j]) > 1e-9*(1+math.Abs(u[j])) {
 					t.Errorf("%s: u → x → u gives %v, want %v", s.Name, u2, u)
@@ -76,9 +77,9 @@ func TestHamiltonianTransforms(t *testing.T) {
 			up := slices.Clone(u)
 			for b := 0; b < d; b++ {
 				up[b] = u[b] + h
-				hamFromFree(&s, up, xp, false)
+				hamFromFree(segs, up, xp, false)
 				up[b] = u[b] - h
-				hamFromFree(&s, up, xm, false)
+				hamFromFree(segs, up, xm, false)
 				up[b] = u[b]
 				for a := 0; a < d; a++ {
 					jac.Set(a, b, (xp[a]-xm[a])/(2*h))
@@ -92,9 +93,9 @@ func TestHamiltonianTransforms(t *testing.T) {
 			}
 			// The gradient in u.
 			logp(s, x, g)
-			hamGradFree(&s, u, x, g, gu)
+			hamGradFree(segs, u, x, g, gu)
 			target := func(v []float64) float64 {
-				l := hamFromFree(&s, v, xp, true)
+				l := hamFromFree(segs, v, xp, true)
 				return logp(s, xp, nil) + l
 			}
 			for b := 0; b < d; b++ {
@@ -114,7 +115,7 @@ func TestHamiltonianTransforms(t *testing.T) {
 				for j := range g2 {
 					g2[j] += 7.5
 				}
-				hamGradFree(&s, u, x, g2, gu2)
+				hamGradFree(segs, u, x, g2, gu2)
 				for b := range gu {
 					if math.Abs(gu2[b]-gu[b]) > 1e-9*(1+math.Abs(gu[b])) {
 						t.Errorf("%s: gradient changes when (1, …, 1) is added to g: %v, want %v", s.Name, gu2, gu)
