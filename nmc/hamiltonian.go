@@ -16,8 +16,12 @@ type JointGradienter interface {
 	// Marginalised sites are summed out, as in LogJoint. When value is true it
 	// returns LogJoint(x); when false it may skip that work and return any finite
 	// number. Outside the support it returns −Inf (grad unspecified); a
-	// non-finite gradient may also be reported by a NaN or ±Inf return. It leaves x
-	// unchanged.
+	// non-finite gradient may also be reported by a NaN or ±Inf return. It may
+	// also decline a point where it cannot give the gradient to full precision
+	// (a summed-out product out of floating-point range) by returning NaN: the
+	// Hamiltonian move then rejects the trajectory, as a divergent one, which
+	// keeps it exact (a trajectory and its reverse pass through the same points,
+	// so both are rejected). It leaves x unchanged.
 	JointGrad(x []float64, sites []int, grad []float64, value bool) float64
 }
 

@@ -317,8 +317,8 @@ func TestJointGradFiniteDifferences(t *testing.T) {
 // (one score per site), and its value against LogJoint, within 1e-12 relative on Dawid-Skene models whose items
 // have 0 to 11 labels with repeats, for every continuous site, for subsets of them
 // in another order, and at states with tiny confusion entries where products leave
-// [prodMin, prodMax] (the fast path then declines, and JointGrad is the general
-// path).
+// [prodMin, prodMax] (the fast path then declines, and so does JointGrad:
+// NaN).
 func TestJointGradFastMatchesGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 3))
 	for _, m := range []*Model{
@@ -366,10 +366,17 @@ func TestJointGradFastMatchesGeneric(t *testing.T) {
 			for _, sites := range [][]int{every, subset} {
 				n := sitesSize(m, sites)
 				g, gGen := make([]float64, n), make([]float64, n)
-				if _, ok := sc.jointFast(m.jointPlan(), x, sites, g, false); ok {
+				f, ok := sc.jointFast(m.jointPlan(), x, sites, g, false)
+				if ok {
 					ran++
 				} else {
 					declined++
+				}
+				if !ok && math.IsNaN(f) {
+					if v, vv := sc.JointGrad(x, sites, g, false), sc.JointGrad(x, sites, g, true); !math.IsNaN(v) || !math.IsNaN(vv) {
+						t.Errorf("point %d: out of the fast pass's range, JointGrad returned %g and (value) %g, want NaN (declined)", pt, v, vv)
+					}
+					continue
 				}
 				v := sc.JointGrad(x, sites, g, false)
 				if fv := sc.jointGeneric(x, sites, gGen); v != fv {
