@@ -199,6 +199,11 @@ type jointPlan struct {
 	priorK     []float64
 	rest       []entry
 	restLin    []int32
+	// priorTerms: the coordinates of the priorOnly sites grouped by their priorC,
+	// so that Σ_j priorC[j]·log x_j takes one log per distinct priorC (the log of
+	// the coordinates' product); priorKSum: the sum of priorK.
+	priorTerms []jointPriorTerm
+	priorKSum  float64
 	// shared: the live elements of every group (nil: none), read at values
 	// 0 … nShared−1.
 	shared  []simpleProd
@@ -225,6 +230,12 @@ type jointPlan struct {
 // at values 0, 1, 2.
 type jointRow struct {
 	j, step int32
+}
+
+// jointPriorTerm is the coordinates of the priorOnly sites whose priorC is c.
+type jointPriorTerm struct {
+	c      float64
+	coords []int32
 }
 
 // jointLong is a group of 5 or more rows.
@@ -360,10 +371,23 @@ func (m *Model) compileJointPlan() *jointPlan {
 // else LogJoint scores outside the summed-out groups (see jointPlan.allSimple).
 func (m *Model) compileRest(p *jointPlan) {
 	own := map[entry]bool{}
+	termOf := map[float64]int{}
 	for i, only := range p.priorOnly {
-		if only {
-			p.priorSites = append(p.priorSites, int32(i))
-			own[m.blanket[i][0]] = true
+		if !only {
+			continue
+		}
+		p.priorSites = append(p.priorSites, int32(i))
+		p.priorKSum += p.priorK[len(p.priorSites)-1]
+		own[m.blanket[i][0]] = true
+		for j := m.offsets[i]; j < m.offsets[i]+m.sites[i].Size; j++ {
+			c := p.priorC[j]
+			t, ok := termOf[c]
+			if !ok {
+				t = len(p.priorTerms)
+				termOf[c] = t
+				p.priorTerms = append(p.priorTerms, jointPriorTerm{c: c})
+			}
+			p.priorTerms[t].coords = append(p.priorTerms[t].coords, int32(j))
 		}
 	}
 	for fi, fc := range m.factors {
@@ -692,40 +716,55 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 // without rows sum to tsum), the log of the other groups' sums logOther, the priors
 // of the priorOnly sites and the rest (jointPlan.allSimple).
 func (s *scorer) jointValue(p *jointPlan, x []float64, tsum, logOther float64) float64 {
-	// The groups' sums multiplied together, as a fraction times a power of two
-	// (margSum's running product), and one log.
-	acc, expo := 1.0, 0
-	mul := func(sum float64, n int) {
-		for range n {
-			acc *= sum
-			if !accOK(acc) {
-				frac, e := math.Frexp(acc)
-				acc, expo = frac, expo+e
-			}
-		}
+	// The groups' sums multiplied together (margSum's running product, in four
+	// products taken in turn: prodSums), and one log.
+	var acc [4]scaledProd
+	for k := range acc {
+		acc[k].acc = 1
 	}
-	mul(tsum, int(p.none))
+	for range int(p.none) {
+		acc[0].mul(tsum)
+	}
 	norm := s.jointNorm[:p.groups]
 	for n := 1; n <= 4; n++ {
-		for g, mt := range p.mult[n] {
-			mul(norm[g], int(mt))
-		}
-		norm = norm[len(p.mult[n]):]
+		mult := p.mult[n]
+		prodSums(&acc, norm[:len(mult)], mult)
+		norm = norm[len(mult):]
 	}
 	for g, l := range p.long {
-		mul(norm[g], int(l.mult))
+		for range int(l.mult) {
+			acc[g&3].mul(norm[g])
+		}
 	}
-	total := 0.0
-	for n, i := range p.priorSites {
-		off, k := s.m.offsets[i], s.m.sites[i].Size
-		lp := 0.0
-		for c, q := range x[off : off+k] {
+	// Each product is in [accMin, accMax]: two of them multiplied are in range.
+	acc[0].acc, acc[0].expo = acc[0].acc*acc[1].acc, acc[0].expo+acc[1].expo
+	acc[2].acc, acc[2].expo = acc[2].acc*acc[3].acc, acc[2].expo+acc[3].expo
+	acc[0].mul(acc[2].acc)
+	acc[0].expo += acc[2].expo
+	// The priors: Σ_j priorC[j]·log x_j, one log per distinct priorC.
+	total := p.priorKSum
+	for _, pt := range p.priorTerms {
+		if pt.c == 0 {
+			for _, j := range pt.coords {
+				if !positiveBits(x[j]) {
+					return math.Inf(-1)
+				}
+			}
+			continue
+		}
+		pr := scaledProd{acc: 1}
+		for _, j := range pt.coords {
+			q := x[j]
 			if !positiveBits(q) {
 				return math.Inf(-1)
 			}
-			lp += p.priorC[off+c] * math.Log(q)
+			if prodOK(q) {
+				pr.mul(q)
+			} else {
+				total += pt.c * math.Log(q)
+			}
 		}
-		total += lp + p.priorK[n]
+		total += pt.c * pr.log()
 	}
 	s.x, s.active = x, -1
 	s.epoch++
@@ -741,7 +780,82 @@ func (s *scorer) jointValue(p *jointPlan, x []float64, tsum, logOther float64) f
 			return total
 		}
 	}
-	return addLogScaled(total+logOther, acc, expo)
+	return addLogScaled(total+logOther, acc[0].acc, acc[0].expo)
+}
+
+// scaledProd is a running product of positive factors, each in [prodMin, prodMax],
+// as a fraction acc in [accMin, accMax] times 2^expo (margSum's running product).
+type scaledProd struct {
+	acc  float64
+	expo int
+}
+
+// mul multiplies the product by q, in [prodMin, prodMax].
+func (a *scaledProd) mul(q float64) {
+	a.acc, a.expo = mulScaled(a.acc, a.expo, q)
+}
+
+// mulScaled returns acc·q as a fraction in [accMin, accMax] times 2^expo; acc in
+// [accMin, accMax], q in [prodMin, prodMax].
+func mulScaled(acc float64, expo int, q float64) (float64, int) {
+	acc *= q
+	if !accOK(acc) {
+		return rescale(acc, expo)
+	}
+	return acc, expo
+}
+
+// rescale returns acc as a fraction in [0.5, 1) times 2^expo.
+func rescale(acc float64, expo int) (float64, int) {
+	frac, e := math.Frexp(acc)
+	return frac, expo + e
+}
+
+// prodSums multiplies the sums nb[g], each mult[g] times, into the four products
+// acc, group g into acc[g mod 4] (four chains of multiplications that do not wait
+// on one another).
+func prodSums(acc *[4]scaledProd, nb, mult []float64) {
+	a0, a1, a2, a3 := acc[0].acc, acc[1].acc, acc[2].acc, acc[3].acc
+	e0, e1, e2, e3 := acc[0].expo, acc[1].expo, acc[2].expo, acc[3].expo
+	nb = nb[:len(mult)]
+	g := 0
+	for ; g+3 < len(mult); g += 4 {
+		ns, ms := nb[g:g+4:g+4], mult[g:g+4:g+4]
+		if ms[0] == 1 && ms[1] == 1 && ms[2] == 1 && ms[3] == 1 {
+			a0, a1, a2, a3 = a0*ns[0], a1*ns[1], a2*ns[2], a3*ns[3]
+			if !(accOK(a0) && accOK(a1) && accOK(a2) && accOK(a3)) {
+				a0, e0 = mulScaled(a0, e0, 1)
+				a1, e1 = mulScaled(a1, e1, 1)
+				a2, e2 = mulScaled(a2, e2, 1)
+				a3, e3 = mulScaled(a3, e3, 1)
+			}
+			continue
+		}
+		for range int(ms[0]) {
+			a0, e0 = mulScaled(a0, e0, ns[0])
+		}
+		for range int(ms[1]) {
+			a1, e1 = mulScaled(a1, e1, ns[1])
+		}
+		for range int(ms[2]) {
+			a2, e2 = mulScaled(a2, e2, ns[2])
+		}
+		for range int(ms[3]) {
+			a3, e3 = mulScaled(a3, e3, ns[3])
+		}
+	}
+	for ; g < len(mult); g++ {
+		for range int(mult[g]) {
+			a0, e0 = mulScaled(a0, e0, nb[g])
+		}
+	}
+	acc[0].acc, acc[1].acc, acc[2].acc, acc[3].acc = a0, a1, a2, a3
+	acc[0].expo, acc[1].expo, acc[2].expo, acc[3].expo = e0, e1, e2, e3
+}
+
+// log returns the log of the product.
+func (a *scaledProd) log() float64 {
+	return addLogScaled(0, a.acc, a.expo)
 }
 
 // jointClear clears the expected counts the pass may have set (the table's are
