@@ -210,7 +210,9 @@ type jointPlan struct {
 	nShared int
 	// rows: the table's rows; bucket[n] (n = 1 … 4): the rows of each group of n
 	// rows, n per group, and mult[n] each group's multiplicity; none: the number of
-	// three-value groups without rows; long: the groups of 5 or more rows.
+	// three-value groups without rows; long: the groups of 5 or more rows, in
+	// buckets of one number of rows each (so that the loops over a group's rows
+	// run a number of times the branch predictor learns).
 	rows   []jointRow
 	bucket [5][]int32
 	mult   [5][]float64
@@ -238,10 +240,12 @@ type jointPriorTerm struct {
 	coords []int32
 }
 
-// jointLong is a group of 5 or more rows.
+// jointLong is the groups of n rows, n ≥ 5: their rows, n per group, and their
+// multiplicities.
 type jointLong struct {
+	n    int
 	rows []int32
-	mult float64
+	mult []float64
 }
 
 // jointOther is a simple group outside the table: its number of values and its
@@ -288,7 +292,8 @@ func (m *Model) compileJointPlan() *jointPlan {
 		read(pe, p.nShared)
 	}
 	rowOf := map[jointRow]int32{}
-	type at struct{ n, g int } // a merged group: its bucket (n, or −1 for long) and index
+	type at struct{ n, g int } // a merged group: its number of rows and index in its bucket
+	longOf := map[int]int{}    // the index in p.long of the groups of n ≥ 5 rows
 	merged := map[string]at{}
 	var key []byte
 	for gi := range m.marg {
@@ -333,8 +338,8 @@ func (m *Model) compileJointPlan() *jointPlan {
 			key = endian.LittleEndian.AppendUint32(key, uint32(r))
 		}
 		if a, ok := merged[string(key)]; ok {
-			if a.n < 0 {
-				p.long[a.g].mult++
+			if a.n > 4 {
+				p.long[longOf[a.n]].mult[a.g]++
 			} else {
 				p.mult[a.n][a.g]++
 			}
@@ -346,18 +351,28 @@ func (m *Model) compileJointPlan() *jointPlan {
 			merged[string(key)] = at{n, len(p.mult[n])}
 			p.bucket[n] = append(p.bucket[n], rows...)
 			p.mult[n] = append(p.mult[n], 1)
-		} else {
-			merged[string(key)] = at{-1, len(p.long)}
-			p.long = append(p.long, jointLong{rows: rows, mult: 1})
+			continue
 		}
+		b, ok := longOf[n]
+		if !ok {
+			b = len(p.long)
+			longOf[n] = b
+			p.long = append(p.long, jointLong{n: n})
+		}
+		l := &p.long[b]
+		merged[string(key)] = at{n, len(l.mult)}
+		l.rows = append(l.rows, rows...)
+		l.mult = append(l.mult, 1)
 	}
 	for j := range touched {
 		p.touched = append(p.touched, j)
 	}
 	slices.Sort(p.touched)
-	p.groups = len(p.long)
 	for _, ml := range p.mult {
 		p.groups += len(ml)
+	}
+	for _, l := range p.long {
+		p.groups += len(l.mult)
 	}
 	p.allSimple = true
 	for gi := range m.marg {
@@ -528,122 +543,29 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 		inv := p.none / (t0 + t1 + t2)
 		s0, s1, s2 = t0*inv, t1*inv, t2*inv
 	}
-	// One row.
-	nb := norm
-	{
-		b, mult := p.bucket[1], p.mult[1]
-		nb, norm = norm[:len(mult)], norm[len(mult):]
-		for g, r := range b {
-			e := &tab[r]
-			w0, w1, w2 := t0*e[0], t1*e[1], t2*e[2]
-			sum := w0 + w1 + w2
-			nb[g] = sum
-			inv := mult[g] / sum
-			w0, w1, w2 = w0*inv, w1*inv, w2*inv
-			s0, s1, s2 = s0+w0, s1+w1, s2+w2
-			e[4] += w0
-			e[5] += w1
-			e[6] += w2
+	// The groups, bucket by bucket (each loop in a function of its own, so that
+	// its values stay in registers).
+	var t3 = [3]float64{t0, t1, t2}
+	var r0, r1, r2 float64
+	for n := 1; n <= 4; n++ {
+		mult := p.mult[n]
+		switch n {
+		case 1:
+			r0, r1, r2 = jointRows1(tab, p.bucket[1], mult, norm[:len(mult)], &t3, value)
+		case 2:
+			r0, r1, r2 = jointRows2(tab, p.bucket[2], mult, norm[:len(mult)], &t3, value)
+		case 3:
+			r0, r1, r2 = jointRows3(tab, p.bucket[3], mult, norm[:len(mult)], &t3, value)
+		case 4:
+			r0, r1, r2 = jointRows4(tab, p.bucket[4], mult, norm[:len(mult)], &t3, value)
 		}
+		s0, s1, s2 = s0+r0, s1+r1, s2+r2
+		norm = norm[len(mult):]
 	}
-	// Two rows.
-	{
-		b, mult := p.bucket[2], p.mult[2]
-		nb, norm = norm[:len(mult)], norm[len(mult):]
-		for g := range mult {
-			rs := b[2*g : 2*g+2 : 2*g+2]
-			ea, eb := &tab[rs[0]], &tab[rs[1]]
-			w0 := t0 * ea[0] * eb[0]
-			w1 := t1 * ea[1] * eb[1]
-			w2 := t2 * ea[2] * eb[2]
-			sum := w0 + w1 + w2
-			nb[g] = sum
-			inv := mult[g] / sum
-			w0, w1, w2 = w0*inv, w1*inv, w2*inv
-			s0, s1, s2 = s0+w0, s1+w1, s2+w2
-			ea[4] += w0
-			ea[5] += w1
-			ea[6] += w2
-			eb[4] += w0
-			eb[5] += w1
-			eb[6] += w2
-		}
-	}
-	// Three rows.
-	{
-		b, mult := p.bucket[3], p.mult[3]
-		nb, norm = norm[:len(mult)], norm[len(mult):]
-		for g := range mult {
-			rs := b[3*g : 3*g+3 : 3*g+3]
-			ea, eb, ec := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]]
-			w0 := t0 * ea[0] * eb[0] * ec[0]
-			w1 := t1 * ea[1] * eb[1] * ec[1]
-			w2 := t2 * ea[2] * eb[2] * ec[2]
-			sum := w0 + w1 + w2
-			nb[g] = sum
-			inv := mult[g] / sum
-			w0, w1, w2 = w0*inv, w1*inv, w2*inv
-			s0, s1, s2 = s0+w0, s1+w1, s2+w2
-			ea[4] += w0
-			ea[5] += w1
-			ea[6] += w2
-			eb[4] += w0
-			eb[5] += w1
-			eb[6] += w2
-			ec[4] += w0
-			ec[5] += w1
-			ec[6] += w2
-		}
-	}
-	// Four rows.
-	{
-		b, mult := p.bucket[4], p.mult[4]
-		nb, norm = norm[:len(mult)], norm[len(mult):]
-		for g := range mult {
-			rs := b[4*g : 4*g+4 : 4*g+4]
-			ea, eb, ec, ed := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]], &tab[rs[3]]
-			w0 := t0 * ea[0] * eb[0] * ec[0] * ed[0]
-			w1 := t1 * ea[1] * eb[1] * ec[1] * ed[1]
-			w2 := t2 * ea[2] * eb[2] * ec[2] * ed[2]
-			sum := w0 + w1 + w2
-			nb[g] = sum
-			inv := mult[g] / sum
-			w0, w1, w2 = w0*inv, w1*inv, w2*inv
-			s0, s1, s2 = s0+w0, s1+w1, s2+w2
-			ea[4] += w0
-			ea[5] += w1
-			ea[6] += w2
-			eb[4] += w0
-			eb[5] += w1
-			eb[6] += w2
-			ec[4] += w0
-			ec[5] += w1
-			ec[6] += w2
-			ed[4] += w0
-			ed[5] += w1
-			ed[6] += w2
-		}
-	}
-	// Five rows or more.
-	for gl, g := range p.long {
-		w0, w1, w2 := t0, t1, t2
-		for _, r := range g.rows {
-			e := &tab[r]
-			w0 *= e[0]
-			w1 *= e[1]
-			w2 *= e[2]
-		}
-		sum := w0 + w1 + w2
-		norm[gl] = sum
-		inv := g.mult / sum
-		w0, w1, w2 = w0*inv, w1*inv, w2*inv
-		s0, s1, s2 = s0+w0, s1+w1, s2+w2
-		for _, r := range g.rows {
-			e := &tab[r]
-			e[4] += w0
-			e[5] += w1
-			e[6] += w2
-		}
+	for _, l := range p.long {
+		r0, r1, r2 = jointRowsLong(tab, l.n, l.rows, l.mult, norm[:len(l.mult)], &t3, value)
+		s0, s1, s2 = s0+r0, s1+r1, s2+r2
+		norm = norm[len(l.mult):]
 	}
 	sv[0], sv[1], sv[2] = s0, s1, s2
 	// The table's counts into the coordinates' (every count of cnt is 0 here).
@@ -711,6 +633,151 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 	return s.jointValue(p, x, t0+t1+t2, logOther), true
 }
 
+// jointRows1 is jointFast's pass over the groups of one row of the table: rows b,
+// multiplicities mult, shared products t. It adds each group's responsibilities
+// times its multiplicity to its row's expected counts, writes its sum into nb
+// when value, and returns the responsibilities' sums at values 0, 1, 2.
+func jointRows1(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+	t0, t1, t2 := t[0], t[1], t[2]
+	b = b[:len(mult)]
+	nb = nb[:len(mult)]
+	for g, r := range b {
+		e := &tab[r]
+		w0, w1, w2 := t0*e[0], t1*e[1], t2*e[2]
+		sum := w0 + w1 + w2
+		if value {
+			nb[g] = sum
+		}
+		inv := mult[g] / sum
+		w0, w1, w2 = w0*inv, w1*inv, w2*inv
+		s0, s1, s2 = s0+w0, s1+w1, s2+w2
+		e[4] += w0
+		e[5] += w1
+		e[6] += w2
+	}
+	return s0, s1, s2
+}
+
+// jointRows2 is jointRows1 for the groups of two rows (b: two per group).
+func jointRows2(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+	t0, t1, t2 := t[0], t[1], t[2]
+	nb = nb[:len(mult)]
+	for g := range mult {
+		rs := b[2*g : 2*g+2 : 2*g+2]
+		ea, eb := &tab[rs[0]], &tab[rs[1]]
+		w0 := t0 * ea[0] * eb[0]
+		w1 := t1 * ea[1] * eb[1]
+		w2 := t2 * ea[2] * eb[2]
+		sum := w0 + w1 + w2
+		if value {
+			nb[g] = sum
+		}
+		inv := mult[g] / sum
+		w0, w1, w2 = w0*inv, w1*inv, w2*inv
+		s0, s1, s2 = s0+w0, s1+w1, s2+w2
+		ea[4] += w0
+		ea[5] += w1
+		ea[6] += w2
+		eb[4] += w0
+		eb[5] += w1
+		eb[6] += w2
+	}
+	return s0, s1, s2
+}
+
+// jointRows3 is jointRows1 for the groups of three rows (b: three per group).
+func jointRows3(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+	t0, t1, t2 := t[0], t[1], t[2]
+	nb = nb[:len(mult)]
+	for g := range mult {
+		rs := b[3*g : 3*g+3 : 3*g+3]
+		ea, eb, ec := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]]
+		w0 := (t0 * ea[0]) * (eb[0] * ec[0])
+		w1 := (t1 * ea[1]) * (eb[1] * ec[1])
+		w2 := (t2 * ea[2]) * (eb[2] * ec[2])
+		sum := w0 + w1 + w2
+		if value {
+			nb[g] = sum
+		}
+		inv := mult[g] / sum
+		w0, w1, w2 = w0*inv, w1*inv, w2*inv
+		s0, s1, s2 = s0+w0, s1+w1, s2+w2
+		ea[4] += w0
+		ea[5] += w1
+		ea[6] += w2
+		eb[4] += w0
+		eb[5] += w1
+		eb[6] += w2
+		ec[4] += w0
+		ec[5] += w1
+		ec[6] += w2
+	}
+	return s0, s1, s2
+}
+
+// jointRows4 is jointRows1 for the groups of four rows (b: four per group).
+func jointRows4(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+	t0, t1, t2 := t[0], t[1], t[2]
+	nb = nb[:len(mult)]
+	for g := range mult {
+		rs := b[4*g : 4*g+4 : 4*g+4]
+		ea, eb, ec, ed := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]], &tab[rs[3]]
+		w0 := (t0 * ea[0]) * (eb[0] * ec[0]) * ed[0]
+		w1 := (t1 * ea[1]) * (eb[1] * ec[1]) * ed[1]
+		w2 := (t2 * ea[2]) * (eb[2] * ec[2]) * ed[2]
+		sum := w0 + w1 + w2
+		if value {
+			nb[g] = sum
+		}
+		inv := mult[g] / sum
+		w0, w1, w2 = w0*inv, w1*inv, w2*inv
+		s0, s1, s2 = s0+w0, s1+w1, s2+w2
+		ea[4] += w0
+		ea[5] += w1
+		ea[6] += w2
+		eb[4] += w0
+		eb[5] += w1
+		eb[6] += w2
+		ec[4] += w0
+		ec[5] += w1
+		ec[6] += w2
+		ed[4] += w0
+		ed[5] += w1
+		ed[6] += w2
+	}
+	return s0, s1, s2
+}
+
+// jointRowsLong is jointRows1 for the groups of n rows, n ≥ 5 (b: n per group).
+func jointRowsLong(tab [][8]float64, n int, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+	t0, t1, t2 := t[0], t[1], t[2]
+	nb = nb[:len(mult)]
+	for g := range mult {
+		rs := b[n*g : n*g+n : n*g+n]
+		w0, w1, w2 := t0, t1, t2
+		for _, r := range rs {
+			e := &tab[r]
+			w0 *= e[0]
+			w1 *= e[1]
+			w2 *= e[2]
+		}
+		sum := w0 + w1 + w2
+		if value {
+			nb[g] = sum
+		}
+		inv := mult[g] / sum
+		w0, w1, w2 = w0*inv, w1*inv, w2*inv
+		s0, s1, s2 = s0+w0, s1+w1, s2+w2
+		for _, r := range rs {
+			e := &tab[r]
+			e[4] += w0
+			e[5] += w1
+			e[6] += w2
+		}
+	}
+	return s0, s1, s2
+}
+
 // jointValue returns the log joint at x from the pass just made: the groups' sums
 // Σ_v P_gv in s.jointNorm (each merged group's times its multiplicity; the groups
 // without rows sum to tsum), the log of the other groups' sums logOther, the priors
@@ -731,10 +798,9 @@ func (s *scorer) jointValue(p *jointPlan, x []float64, tsum, logOther float64) f
 		prodSums(&acc, norm[:len(mult)], mult)
 		norm = norm[len(mult):]
 	}
-	for g, l := range p.long {
-		for range int(l.mult) {
-			acc[g&3].mul(norm[g])
-		}
+	for _, l := range p.long {
+		prodSums(&acc, norm[:len(l.mult)], l.mult)
+		norm = norm[len(l.mult):]
 	}
 	// Each product is in [accMin, accMax]: two of them multiplied are in range.
 	acc[0].acc, acc[0].expo = acc[0].acc*acc[1].acc, acc[0].expo+acc[1].expo
