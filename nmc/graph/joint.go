@@ -225,7 +225,14 @@ type jointPlan struct {
 	// that makes some product 0).
 	other []jointOther
 	// touched: the state coordinates whose expected count the pass may set.
+	// rowsOwn: no two rows read a coordinate, and no group outside the table or
+	// shared element reads one a row reads, so the pass writes the rows'
+	// coordinates' counts (every row's, every pass) instead of adding to them, and
+	// clears after it only clear, the others of touched (all of touched without
+	// rowsOwn).
 	touched []int32
+	rowsOwn bool
+	clear   []int32
 }
 
 // jointRow is a row of the table: the element reads coordinates j, j+step, j+2·step
@@ -368,6 +375,7 @@ func (m *Model) compileJointPlan() *jointPlan {
 		p.touched = append(p.touched, j)
 	}
 	slices.Sort(p.touched)
+	p.compileClear()
 	for _, ml := range p.mult {
 		p.groups += len(ml)
 	}
@@ -380,6 +388,38 @@ func (m *Model) compileJointPlan() *jointPlan {
 	}
 	m.compileRest(p)
 	return p
+}
+
+// compileClear sets p.rowsOwn and p.clear (see jointPlan.touched).
+func (p *jointPlan) compileClear() {
+	byRows := map[int32]int{}
+	for _, r := range p.rows {
+		for v := range int32(3) {
+			byRows[r.j+v*r.step]++
+		}
+	}
+	p.rowsOwn = true
+	for _, n := range byRows {
+		p.rowsOwn = p.rowsOwn && n == 1
+	}
+	notRow := func(pe simpleProd, nv int) {
+		for v := 0; v < nv && v < int(pe.lim); v++ {
+			p.rowsOwn = p.rowsOwn && byRows[pe.j0+int32(v)*pe.jstep] == 0
+		}
+	}
+	for _, pe := range p.shared {
+		notRow(pe, p.nShared)
+	}
+	for _, g := range p.other {
+		for _, pe := range g.elems {
+			notRow(pe, g.values)
+		}
+	}
+	for _, j := range p.touched {
+		if !p.rowsOwn || byRows[j] == 0 {
+			p.clear = append(p.clear, j)
+		}
+	}
 }
 
 // compileRest sets p.priorSites and p.rest, p.restLin: the priorOnly sites, and what
@@ -512,8 +552,10 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 		j, st := int(row.j), int(row.step)
 		q0, q1, q2 := x[j], x[j+st], x[j+2*st]
 		b0, b1, b2 := math.Float64bits(q0), math.Float64bits(q1), math.Float64bits(q2)
-		loBits, hiBits = min(loBits, b0, b1, b2), max(hiBits, b0, b1, b2)
-		tab[r] = [8]float64{q0, q1, q2}
+		loBits, hiBits = min(loBits, min(b0, b1, b2)), max(hiBits, max(b0, b1, b2))
+		e := &tab[r]
+		e[0], e[1], e[2] = q0, q1, q2
+		e[4], e[5], e[6] = 0, 0, 0
 	}
 	if len(p.rows) > 0 && (loBits == 0 || hiBits > maxPositiveBits) {
 		return 0, false
@@ -568,13 +610,24 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 		norm = norm[len(l.mult):]
 	}
 	sv[0], sv[1], sv[2] = s0, s1, s2
-	// The table's counts into the coordinates' (every count of cnt is 0 here).
-	for r, row := range p.rows {
-		e := &tab[r]
-		j, st := int(row.j), int(row.step)
-		cnt[j] += e[4]
-		cnt[j+st] += e[5]
-		cnt[j+2*st] += e[6]
+	// The table's counts into the coordinates' (every count of cnt is 0 here, or
+	// with rowsOwn every count of clear).
+	if p.rowsOwn {
+		for r, row := range p.rows {
+			e := &tab[r]
+			j, st := int(row.j), int(row.step)
+			cnt[j] = e[4]
+			cnt[j+st] = e[5]
+			cnt[j+2*st] = e[6]
+		}
+	} else {
+		for r, row := range p.rows {
+			e := &tab[r]
+			j, st := int(row.j), int(row.step)
+			cnt[j] += e[4]
+			cnt[j+st] += e[5]
+			cnt[j+2*st] += e[6]
+		}
 	}
 	logOther := 0.0
 	if len(p.other) > 0 {
@@ -591,22 +644,30 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 	}
 	// Each site's gradient: its prior's, or its score's without the summed-out
 	// groups, plus its coordinates' expected counts over their values.
+	// Consecutive priorOnly sites whose coordinates follow one another in x (all
+	// of Dawid-Skene's) are taken together.
 	f := 0.0
 	at := 0
-	for _, i := range sites {
+	for si := 0; si < len(sites); si++ {
+		i := sites[si]
 		site := &m.sites[i]
 		k, off := site.Size, m.offsets[i]
+		if p.priorOnly[i] {
+			for si+1 < len(sites) {
+				next := sites[si+1]
+				if !p.priorOnly[next] || m.offsets[next] != off+k {
+					break
+				}
+				k += m.sites[next].Size
+				si++
+			}
+		}
 		g := grad[at : at+k]
 		at += k
 		switch {
 		case p.priorOnly[i]:
-			pc, xs, cs := p.priorC[off:off+k], x[off:off+k], cnt[off:off+k]
-			for c := range g {
-				q := xs[c]
-				if !positiveBits(q) {
-					f = math.Inf(-1)
-				}
-				g[c] = (pc[c] + cs[c]) / q
+			if !jointPriorGrad(g, p.priorC[off:off+k], x[off:off+k], cnt[off:off+k]) {
+				f = math.Inf(-1)
 			}
 		case p.siteFast[i]:
 			if sf := s.score(x, i, g, s.jointHess(k), false); math.IsInf(sf, 0) || math.IsNaN(sf) {
@@ -924,13 +985,43 @@ func (a *scaledProd) log() float64 {
 	return addLogScaled(0, a.acc, a.expo)
 }
 
-// jointClear clears the expected counts the pass may have set (the table's are
-// set anew by the next pass).
+// jointClear clears the expected counts the pass may have set that the next pass
+// does not set anew (jointPlan.clear).
 func (s *scorer) jointClear(p *jointPlan, cnt []float64) {
-	for _, j := range p.touched {
+	for _, j := range p.clear {
 		cnt[j] = 0
 	}
 }
+
+// jointPriorGrad writes into g the gradient (pc_c + cs_c)/x_c of a priorOnly site
+// (pc: its prior's α − 1, cs: its expected counts), with one division for two
+// coordinates when their product is a normal float: 1/x_a = x_b/(x_a·x_b). It
+// reports false when some x_c is not in (0, MaxFloat64].
+func jointPriorGrad(g, pc, xs, cs []float64) bool {
+	pc, xs, cs = pc[:len(g)], xs[:len(g)], cs[:len(g)]
+	ok := true
+	c := 0
+	for ; c+1 < len(g); c += 2 {
+		qa, qb := xs[c], xs[c+1]
+		ok = ok && positiveBits(qa) && positiveBits(qb)
+		ga, gb := pc[c]+cs[c], pc[c+1]+cs[c+1]
+		if d := qa * qb; math.Float64bits(d)-minNormalBits <= maxPositiveBits-minNormalBits {
+			inv := 1 / d
+			g[c], g[c+1] = ga*(qb*inv), gb*(qa*inv)
+		} else {
+			g[c], g[c+1] = ga/qa, gb/qb
+		}
+	}
+	if c < len(g) {
+		q := xs[c]
+		ok = ok && positiveBits(q)
+		g[c] = (pc[c] + cs[c]) / q
+	}
+	return ok
+}
+
+// minNormalBits is the bit pattern of the least positive normal float64.
+const minNormalBits = 0x0010000000000000
 
 // jointOther is the pass over the groups outside the table (jointPlan.other):
 // their responsibilities added to the coordinates' expected counts cnt and to the
