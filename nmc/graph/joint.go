@@ -177,7 +177,7 @@ func (s *scorer) jointHess(k int) []float64 {
 // common case (three classes) and run in loops of fixed length: their elements are
 // rows of a table, one per distinct (first coordinate, stride), holding the three
 // coordinates read and their three expected counts side by side; the groups are
-// bucketed by their number of rows (1 … 4, and 5 or more), and groups reading the
+// bucketed by their number of rows (1 … 6, and 7 or more), and groups reading the
 // same rows (items with the same labels from the same labelers, most items with a
 // single label) are merged into one with a multiplicity.
 type jointPlan struct {
@@ -208,16 +208,21 @@ type jointPlan struct {
 	// 0 … nShared−1.
 	shared  []simpleProd
 	nShared int
-	// rows: the table's rows; bucket[n] (n = 1 … 4): the rows of each group of n
-	// rows, n per group, and mult[n] each group's multiplicity; none: the number of
-	// three-value groups without rows; long: the groups of 5 or more rows, in
+	// rows: the table's rows; rows1 … rows6: the rows of each group of 1 … 6
+	// rows, and mult[n] each group's multiplicity (n = 1 … 6); none: the number of
+	// three-value groups without rows; long: the groups of 7 or more rows, in
 	// buckets of one number of rows each (so that the loops over a group's rows
 	// run a number of times the branch predictor learns).
-	rows   []jointRow
-	bucket [5][]int32
-	mult   [5][]float64
-	none   float64
-	long   []jointLong
+	rows  []jointRow
+	rows1 []int32
+	rows2 [][2]int32
+	rows3 [][3]int32
+	rows4 [][4]int32
+	rows5 [][5]int32
+	rows6 [][6]int32
+	mult  [7][]float64
+	none  float64
+	long  []jointLong
 	// maxRows: the most rows of a group; groups: the table's groups (the sum of
 	// the lengths of mult and long).
 	maxRows, groups int
@@ -247,7 +252,7 @@ type jointPriorTerm struct {
 	coords []int32
 }
 
-// jointLong is the groups of n rows, n ≥ 5: their rows, n per group, and their
+// jointLong is the groups of n rows, n ≥ 7: their rows, n per group, and their
 // multiplicities.
 type jointLong struct {
 	n    int
@@ -300,7 +305,7 @@ func (m *Model) compileJointPlan() *jointPlan {
 	}
 	rowOf := map[jointRow]int32{}
 	type at struct{ n, g int } // a merged group: its number of rows and index in its bucket
-	longOf := map[int]int{}    // the index in p.long of the groups of n ≥ 5 rows
+	longOf := map[int]int{}    // the index in p.long of the groups of n ≥ 7 rows
 	merged := map[string]at{}
 	var key []byte
 	for gi := range m.marg {
@@ -345,7 +350,7 @@ func (m *Model) compileJointPlan() *jointPlan {
 			key = endian.LittleEndian.AppendUint32(key, uint32(r))
 		}
 		if a, ok := merged[string(key)]; ok {
-			if a.n > 4 {
+			if a.n > 6 {
 				p.long[longOf[a.n]].mult[a.g]++
 			} else {
 				p.mult[a.n][a.g]++
@@ -354,9 +359,22 @@ func (m *Model) compileJointPlan() *jointPlan {
 		}
 		n := len(rows)
 		p.maxRows = max(p.maxRows, n)
-		if n <= 4 {
+		if n <= 6 {
 			merged[string(key)] = at{n, len(p.mult[n])}
-			p.bucket[n] = append(p.bucket[n], rows...)
+			switch n {
+			case 1:
+				p.rows1 = append(p.rows1, rows[0])
+			case 2:
+				p.rows2 = append(p.rows2, [2]int32(rows))
+			case 3:
+				p.rows3 = append(p.rows3, [3]int32(rows))
+			case 4:
+				p.rows4 = append(p.rows4, [4]int32(rows))
+			case 5:
+				p.rows5 = append(p.rows5, [5]int32(rows))
+			case 6:
+				p.rows6 = append(p.rows6, [6]int32(rows))
+			}
 			p.mult[n] = append(p.mult[n], 1)
 			continue
 		}
@@ -587,19 +605,23 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 	}
 	// The groups, bucket by bucket (each loop in a function of its own, so that
 	// its values stay in registers).
-	var t3 = [3]float64{t0, t1, t2}
+	t3 := [3]float64{t0, t1, t2}
 	var r0, r1, r2 float64
-	for n := 1; n <= 4; n++ {
+	for n := 1; n <= 6; n++ {
 		mult := p.mult[n]
 		switch n {
 		case 1:
-			r0, r1, r2 = jointRows1(tab, p.bucket[1], mult, norm[:len(mult)], &t3, value)
+			r0, r1, r2 = jointRows1(tab, p.rows1, mult, norm[:len(mult)], &t3, value)
 		case 2:
-			r0, r1, r2 = jointRows2(tab, p.bucket[2], mult, norm[:len(mult)], &t3, value)
+			r0, r1, r2 = jointRows2(tab, p.rows2, mult, norm[:len(mult)], &t3, value)
 		case 3:
-			r0, r1, r2 = jointRows3(tab, p.bucket[3], mult, norm[:len(mult)], &t3, value)
+			r0, r1, r2 = jointRows3(tab, p.rows3, mult, norm[:len(mult)], &t3, value)
 		case 4:
-			r0, r1, r2 = jointRows4(tab, p.bucket[4], mult, norm[:len(mult)], &t3, value)
+			r0, r1, r2 = jointRows4(tab, p.rows4, mult, norm[:len(mult)], &t3, value)
+		case 5:
+			r0, r1, r2 = jointRows5(tab, p.rows5, mult, norm[:len(mult)], &t3, value)
+		case 6:
+			r0, r1, r2 = jointRows6(tab, p.rows6, mult, norm[:len(mult)], &t3, value)
 		}
 		s0, s1, s2 = s0+r0, s1+r1, s2+r2
 		norm = norm[len(mult):]
@@ -696,12 +718,12 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 
 // jointRows1 is jointFast's pass over the groups of one row of the table: rows b,
 // multiplicities mult, shared products t. It adds each group's responsibilities
-// times its multiplicity to its row's expected counts, writes its sum into nb
-// when value, and returns the responsibilities' sums at values 0, 1, 2.
+// times its multiplicity to its rows' expected counts, writes its sum into nb
+// when value, and returns the responsibilities' sums at values 0, 1, 2. The
+// products are taken as (t·a)·(b·c)·(d·e)…, a short chain.
 func jointRows1(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
 	t0, t1, t2 := t[0], t[1], t[2]
-	b = b[:len(mult)]
-	nb = nb[:len(mult)]
+	mult, nb = mult[:len(b)], nb[:len(b)]
 	for g, r := range b {
 		e := &tab[r]
 		w0, w1, w2 := t0*e[0], t1*e[1], t2*e[2]
@@ -719,16 +741,16 @@ func jointRows1(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, 
 	return s0, s1, s2
 }
 
-// jointRows2 is jointRows1 for the groups of two rows (b: two per group).
-func jointRows2(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+// jointRows2 is jointRows1 for the groups of two rows.
+func jointRows2(tab [][8]float64, b [][2]int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
 	t0, t1, t2 := t[0], t[1], t[2]
-	nb = nb[:len(mult)]
-	for g := range mult {
-		rs := b[2*g : 2*g+2 : 2*g+2]
+	mult, nb = mult[:len(b)], nb[:len(b)]
+	for g := range b {
+		rs := &b[g]
 		ea, eb := &tab[rs[0]], &tab[rs[1]]
-		w0 := t0 * ea[0] * eb[0]
-		w1 := t1 * ea[1] * eb[1]
-		w2 := t2 * ea[2] * eb[2]
+		w0 := (t0 * ea[0]) * eb[0]
+		w1 := (t1 * ea[1]) * eb[1]
+		w2 := (t2 * ea[2]) * eb[2]
 		sum := w0 + w1 + w2
 		if value {
 			nb[g] = sum
@@ -746,12 +768,12 @@ func jointRows2(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, 
 	return s0, s1, s2
 }
 
-// jointRows3 is jointRows1 for the groups of three rows (b: three per group).
-func jointRows3(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+// jointRows3 is jointRows1 for the groups of three rows.
+func jointRows3(tab [][8]float64, b [][3]int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
 	t0, t1, t2 := t[0], t[1], t[2]
-	nb = nb[:len(mult)]
-	for g := range mult {
-		rs := b[3*g : 3*g+3 : 3*g+3]
+	mult, nb = mult[:len(b)], nb[:len(b)]
+	for g := range b {
+		rs := &b[g]
 		ea, eb, ec := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]]
 		w0 := (t0 * ea[0]) * (eb[0] * ec[0])
 		w1 := (t1 * ea[1]) * (eb[1] * ec[1])
@@ -776,12 +798,12 @@ func jointRows3(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, 
 	return s0, s1, s2
 }
 
-// jointRows4 is jointRows1 for the groups of four rows (b: four per group).
-func jointRows4(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+// jointRows4 is jointRows1 for the groups of four rows.
+func jointRows4(tab [][8]float64, b [][4]int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
 	t0, t1, t2 := t[0], t[1], t[2]
-	nb = nb[:len(mult)]
-	for g := range mult {
-		rs := b[4*g : 4*g+4 : 4*g+4]
+	mult, nb = mult[:len(b)], nb[:len(b)]
+	for g := range b {
+		rs := &b[g]
 		ea, eb, ec, ed := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]], &tab[rs[3]]
 		w0 := (t0 * ea[0]) * (eb[0] * ec[0]) * ed[0]
 		w1 := (t1 * ea[1]) * (eb[1] * ec[1]) * ed[1]
@@ -809,7 +831,82 @@ func jointRows4(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, 
 	return s0, s1, s2
 }
 
-// jointRowsLong is jointRows1 for the groups of n rows, n ≥ 5 (b: n per group).
+// jointRows5 is jointRows1 for the groups of five rows.
+func jointRows5(tab [][8]float64, b [][5]int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+	t0, t1, t2 := t[0], t[1], t[2]
+	mult, nb = mult[:len(b)], nb[:len(b)]
+	for g := range b {
+		rs := &b[g]
+		ea, eb, ec, ed, ee := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]], &tab[rs[3]], &tab[rs[4]]
+		w0 := (t0 * ea[0]) * (eb[0] * ec[0]) * (ed[0] * ee[0])
+		w1 := (t1 * ea[1]) * (eb[1] * ec[1]) * (ed[1] * ee[1])
+		w2 := (t2 * ea[2]) * (eb[2] * ec[2]) * (ed[2] * ee[2])
+		sum := w0 + w1 + w2
+		if value {
+			nb[g] = sum
+		}
+		inv := mult[g] / sum
+		w0, w1, w2 = w0*inv, w1*inv, w2*inv
+		s0, s1, s2 = s0+w0, s1+w1, s2+w2
+		ea[4] += w0
+		ea[5] += w1
+		ea[6] += w2
+		eb[4] += w0
+		eb[5] += w1
+		eb[6] += w2
+		ec[4] += w0
+		ec[5] += w1
+		ec[6] += w2
+		ed[4] += w0
+		ed[5] += w1
+		ed[6] += w2
+		ee[4] += w0
+		ee[5] += w1
+		ee[6] += w2
+	}
+	return s0, s1, s2
+}
+
+// jointRows6 is jointRows1 for the groups of six rows.
+func jointRows6(tab [][8]float64, b [][6]int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
+	t0, t1, t2 := t[0], t[1], t[2]
+	mult, nb = mult[:len(b)], nb[:len(b)]
+	for g := range b {
+		rs := &b[g]
+		ea, eb, ec, ed, ee, ef := &tab[rs[0]], &tab[rs[1]], &tab[rs[2]], &tab[rs[3]], &tab[rs[4]], &tab[rs[5]]
+		w0 := (t0 * ea[0]) * (eb[0] * ec[0]) * (ed[0] * ee[0]) * ef[0]
+		w1 := (t1 * ea[1]) * (eb[1] * ec[1]) * (ed[1] * ee[1]) * ef[1]
+		w2 := (t2 * ea[2]) * (eb[2] * ec[2]) * (ed[2] * ee[2]) * ef[2]
+		sum := w0 + w1 + w2
+		if value {
+			nb[g] = sum
+		}
+		inv := mult[g] / sum
+		w0, w1, w2 = w0*inv, w1*inv, w2*inv
+		s0, s1, s2 = s0+w0, s1+w1, s2+w2
+		ea[4] += w0
+		ea[5] += w1
+		ea[6] += w2
+		eb[4] += w0
+		eb[5] += w1
+		eb[6] += w2
+		ec[4] += w0
+		ec[5] += w1
+		ec[6] += w2
+		ed[4] += w0
+		ed[5] += w1
+		ed[6] += w2
+		ee[4] += w0
+		ee[5] += w1
+		ee[6] += w2
+		ef[4] += w0
+		ef[5] += w1
+		ef[6] += w2
+	}
+	return s0, s1, s2
+}
+
+// jointRowsLong is jointRows1 for the groups of n rows, n ≥ 7 (b: n per group).
 func jointRowsLong(tab [][8]float64, n int, b []int32, mult, nb []float64, t *[3]float64, value bool) (s0, s1, s2 float64) {
 	t0, t1, t2 := t[0], t[1], t[2]
 	nb = nb[:len(mult)]
@@ -854,7 +951,7 @@ func (s *scorer) jointValue(p *jointPlan, x []float64, tsum, logOther float64) f
 		acc[0].mul(tsum)
 	}
 	norm := s.jointNorm[:p.groups]
-	for n := 1; n <= 4; n++ {
+	for n := 1; n <= 6; n++ {
 		mult := p.mult[n]
 		prodSums(&acc, norm[:len(mult)], mult)
 		norm = norm[len(mult):]
