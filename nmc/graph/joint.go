@@ -943,12 +943,9 @@ func jointRowsLong(tab [][8]float64, n int, b []int32, mult, nb []float64, t *[3
 func (s *scorer) jointValue(p *jointPlan, x []float64, tsum, logOther float64) float64 {
 	// The groups' sums multiplied together (margSum's running product, in four
 	// products taken in turn: prodSums), and one log.
-	var acc [4]scaledProd
-	for k := range acc {
-		acc[k].acc = 1
-	}
+	acc := scaledProd{acc: 1}
 	for range int(p.none) {
-		acc[0].mul(tsum)
+		acc.mul(tsum)
 	}
 	norm := s.jointNorm[:p.groups]
 	for n := 1; n <= 6; n++ {
@@ -960,11 +957,6 @@ func (s *scorer) jointValue(p *jointPlan, x []float64, tsum, logOther float64) f
 		prodSums(&acc, norm[:len(l.mult)], l.mult)
 		norm = norm[len(l.mult):]
 	}
-	// Each product is in [accMin, accMax]: two of them multiplied are in range.
-	acc[0].acc, acc[0].expo = acc[0].acc*acc[1].acc, acc[0].expo+acc[1].expo
-	acc[2].acc, acc[2].expo = acc[2].acc*acc[3].acc, acc[2].expo+acc[3].expo
-	acc[0].mul(acc[2].acc)
-	acc[0].expo += acc[2].expo
 	// The priors: Σ_j priorC[j]·log x_j, one log per distinct priorC.
 	total := p.priorKSum
 	for _, pt := range p.priorTerms {
@@ -1004,7 +996,7 @@ func (s *scorer) jointValue(p *jointPlan, x []float64, tsum, logOther float64) f
 			return total
 		}
 	}
-	return addLogScaled(total+logOther, acc[0].acc, acc[0].expo)
+	return addLogScaled(total+logOther, acc.acc, acc.expo)
 }
 
 // scaledProd is a running product of positive factors, each in [prodMin, prodMax],
@@ -1035,46 +1027,45 @@ func rescale(acc float64, expo int) (float64, int) {
 	return frac, expo + e
 }
 
-// prodSums multiplies the sums nb[g], each mult[g] times, into the four products
-// acc, group g into acc[g mod 4] (four chains of multiplications that do not wait
-// on one another).
-func prodSums(acc *[4]scaledProd, nb, mult []float64) {
-	a0, a1, a2, a3 := acc[0].acc, acc[1].acc, acc[2].acc, acc[3].acc
-	e0, e1, e2, e3 := acc[0].expo, acc[1].expo, acc[2].expo, acc[3].expo
+// prodSums multiplies the sums nb[g], each mult[g] times, into acc. Each sum is
+// in [prodMin, prodMax] (jointFast's range check): it is taken as 2^e·f, f in
+// [1, 2), from its bits; the exponents are added and the fractions multiplied in
+// two products taken in turn (two chains of multiplications that do not wait on
+// each other, and no test per factor), each folded into acc after at most 256
+// factors (< 2^256).
+func prodSums(acc *scaledProd, nb, mult []float64) {
+	const fracBits, oneBits = 1<<52 - 1, 1023 << 52
 	nb = nb[:len(mult)]
-	g := 0
-	for ; g+3 < len(mult); g += 4 {
-		ns, ms := nb[g:g+4:g+4], mult[g:g+4:g+4]
-		if ms[0] == 1 && ms[1] == 1 && ms[2] == 1 && ms[3] == 1 {
-			a0, a1, a2, a3 = a0*ns[0], a1*ns[1], a2*ns[2], a3*ns[3]
-			if !(accOK(a0) && accOK(a1) && accOK(a2) && accOK(a3)) {
-				a0, e0 = mulScaled(a0, e0, 1)
-				a1, e1 = mulScaled(a1, e1, 1)
-				a2, e2 = mulScaled(a2, e2, 1)
-				a3, e3 = mulScaled(a3, e3, 1)
+	fa, fb, e, n := 1.0, 1.0, 0, 0
+	for g, mt := range mult {
+		b := math.Float64bits(nb[g])
+		f := math.Float64frombits(b&fracBits | oneBits)
+		k := int(mt)
+		e += k * (int(b>>52) - 1023)
+		if k == 1 {
+			fa, fb = fb, fa*f
+			if n++; n == 512 {
+				acc.fold(fa, fb, e)
+				fa, fb, e, n = 1, 1, 0, 0
 			}
 			continue
 		}
-		for range int(ms[0]) {
-			a0, e0 = mulScaled(a0, e0, ns[0])
-		}
-		for range int(ms[1]) {
-			a1, e1 = mulScaled(a1, e1, ns[1])
-		}
-		for range int(ms[2]) {
-			a2, e2 = mulScaled(a2, e2, ns[2])
-		}
-		for range int(ms[3]) {
-			a3, e3 = mulScaled(a3, e3, ns[3])
+		for range k {
+			fa, fb = fb, fa*f
+			if n++; n == 512 {
+				acc.fold(fa, fb, e)
+				fa, fb, e, n = 1, 1, 0, 0
+			}
 		}
 	}
-	for ; g < len(mult); g++ {
-		for range int(mult[g]) {
-			a0, e0 = mulScaled(a0, e0, nb[g])
-		}
-	}
-	acc[0].acc, acc[1].acc, acc[2].acc, acc[3].acc = a0, a1, a2, a3
-	acc[0].expo, acc[1].expo, acc[2].expo, acc[3].expo = e0, e1, e2, e3
+	acc.fold(fa, fb, e)
+}
+
+// fold multiplies the product by fa·fb·2^e, fa and fb in [prodMin, prodMax].
+func (a *scaledProd) fold(fa, fb float64, e int) {
+	a.mul(fa)
+	a.mul(fb)
+	a.expo += e
 }
 
 // log returns the log of the product.
