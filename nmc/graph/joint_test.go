@@ -614,3 +614,86 @@ func TestJointGradBadCall(t *testing.T) {
 		}()
 	}
 }
+
+// buildDSTwoLatents is Dawid-Skene with three classes summed out (z) and a second
+// summed-out latent of two values (w) whose labels read the same confusion rows:
+// w's groups are outside the table (two values) and read coordinates the table's
+// rows read, so the pass adds the rows' counts to the coordinates' instead of
+// writing them (jointPlan.rowsOwn false).
+func buildDSTwoLatents(t testing.TB, d, e dsData) *Model {
+	t.Helper()
+	c := d.classes
+	rows := make([][]float64, c)
+	for m := range rows {
+		rows[m] = make([]float64, c)
+		for n := range rows[m] {
+			rows[m][n] = 1.5
+			if n == m {
+				rows[m][n] = 3
+			}
+		}
+	}
+	classOf := make([]int, d.labelers*c)
+	for i := range classOf {
+		classOf[i] = i % c
+	}
+	b := New()
+	pi := b.Latent("pi", Dirichlet(Vec(slices.Repeat([]float64{1.5}, c)...)))
+	rho := b.Latent("rho", Dirichlet(Vec(2, 2)))
+	z := b.Latent("z", Categorical(pi), d.items)
+	w := b.Latent("w", Categorical(rho), e.items)
+	theta := b.Latent("theta", Dirichlet(Index(Rows(rows), classOf)), d.labelers, c)
+	b.ObserveInts("y", Categorical(At(theta, By(d.labeler), ByNode(Index(z, d.item)))), d.label)
+	b.ObserveInts("v", Categorical(At(theta, By(e.labeler), ByNode(Index(w, e.item)))), e.label)
+	b.Marginalise(z)
+	b.Marginalise(w)
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestJointGradRowsShared checks the fast path where a coordinate a row of the
+// table reads is also read by a group outside the table (jointPlan.rowsOwn false:
+// the rows' counts are added and every count cleared after the pass): at random
+// states, one call after another on one scorer, the gradient matches the general
+// path's and the value LogJoint's within 1e-12 relative.
+func TestJointGradRowsShared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 5))
+	d, e := makeDSRagged(rng, 60, 4, 3), makeDSRagged(rng, 40, 4, 2)
+	m := buildDSTwoLatents(t, d, e)
+	p := m.jointPlan()
+	if !p.fast || p.rowsOwn || len(p.other) == 0 || len(p.rows) == 0 {
+		t.Fatalf("plan: fast %v, rowsOwn %v, %d groups outside the table, %d rows; want fast, not rowsOwn, both", p.fast, p.rowsOwn, len(p.other), len(p.rows))
+	}
+	all := m.Sites()
+	off := nmc.Offsets(all)
+	x := make([]float64, nmc.Dim(all))
+	sc := m.newScorer()
+	sites := continuousSites(m)
+	n := sitesSize(m, sites)
+	g, gGen := make([]float64, n), make([]float64, n)
+	for pt := range 6 {
+		if err := m.Init(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range sites {
+			perturb(rng, all[i], x[off[i]:off[i]+all[i].Size], 0.5)
+		}
+		if _, ok := sc.jointFast(p, x, sites, g, false); !ok {
+			t.Fatalf("point %d: the fast path did not apply", pt)
+		}
+		if v, lj := sc.JointGrad(x, sites, g, true), sc.LogJoint(x); !close(v, lj, 1e-12) {
+			t.Errorf("point %d: value %.17g, LogJoint %.17g", pt, v, lj)
+		}
+		if f := sc.jointGeneric(x, sites, gGen); f != 0 {
+			t.Fatalf("point %d: general path returned %g", pt, f)
+		}
+		for c := range g {
+			if !close(g[c], gGen[c], 1e-12) {
+				t.Errorf("point %d, coordinate %d: fast %.17g, general %.17g", pt, c, g[c], gGen[c])
+			}
+		}
+	}
+}
