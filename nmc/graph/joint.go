@@ -583,7 +583,8 @@ func (s *scorer) jointFast(p *jointPlan, x []float64, sites []int, grad []float6
 	if len(p.rows) > 0 || p.none > 0 {
 		// Every product of the table's groups is t_v times 1 … maxRows rows, each
 		// coordinate in [lo, hi]: rounding is monotone, so the products of the
-		// bounds bound the products, and the sums are at most 3 times the largest.
+		// bounds bound the products (to a few ulps: the pass multiplies in another
+		// order, (t·a)·(b·c)…), and the sums are at most 3 times the largest.
 		// Within [prodMin, prodMax/6] every responsibility is exact to rounding.
 		if !(t0 > 0 && t1 > 0 && t2 > 0) {
 			return 0, false
