@@ -390,14 +390,12 @@ func (r *hamRun) fromFree(u, x []float64, logJ bool) float64 {
 
 // simplex3 returns p = softmax(0, u1, u2) and, when logJ is true, Σ log p_i (else
 // 0): two exponentials and one division, p_0 = 1/(1 + e^{u1} + e^{u2}), unless a
-// coordinate is not below simplexNoShift (see simplexFromFree).
+// coordinate is outside (simplexLow, simplexNoShift) (see simplexFromFree).
 func simplex3(u1, u2 float64, logJ bool) (p0, p1, p2, lj float64) {
-	if !(u1 < simplexNoShift && u2 < simplexNoShift) {
-		var p [3]float64
-		lj = simplexFromFree([]float64{u1, u2}, p[:], logJ)
-		return p[0], p[1], p[2], lj
+	if !(u1 > simplexLow && u1 < simplexNoShift && u2 > simplexLow && u2 < simplexNoShift) {
+		return simplex3Shifted(u1, u2, logJ)
 	}
-	e1, e2 := math.Exp(u1), math.Exp(u2)
+	e1, e2 := hamExp(u1), hamExp(u2)
 	p0 = 1 / (1 + e1 + e2)
 	if logJ {
 		lj = u1 + u2 + 3*math.Log(p0)
@@ -405,12 +403,54 @@ func simplex3(u1, u2 float64, logJ bool) (p0, p1, p2, lj float64) {
 	return p0, e1 * p0, e2 * p0, lj
 }
 
+// simplexLow bounds the simplex coordinates whose exponential hamExp takes from
+// below (e^{−700} is a normal number).
+const simplexLow = -700
+
+// hamExpTable holds the bits of 2^{j/256}, j = 0 … 255.
+var hamExpTable = func() (t [256]uint64) {
+	for j := range t {
+		t[j] = math.Float64bits(math.Exp2(float64(j) / 256))
+	}
+	return t
+}()
+
+// hamExp returns e^x for simplexLow < x < simplexNoShift (outside, anything),
+// within a few ulps of math.Exp and cheaper (no call, no division, inlined):
+// e^x = 2^{m + j/256} e^r with n = 256m + j = round(256x/ln 2) and |r| ≤ ln 2/512,
+// e^r by its Taylor polynomial of degree 4 (error below 4·10⁻¹⁷).
+func hamExp(x float64) float64 {
+	const (
+		shift = 0x1.8p52                         // adding it rounds to an integer in the low bits
+		ln2Hi = 6.93147180369123816490e-01 / 256 // ln 2/256 to 32 bits: n·ln2Hi is exact
+		ln2Lo = 1.90821492927058770002e-10 / 256
+	)
+	t := x*(256/math.Ln2) + shift
+	n := t - shift
+	r := (x - n*ln2Hi) - n*ln2Lo
+	b := math.Float64bits(t)
+	s := math.Float64frombits(hamExpTable[b&255] + b>>8<<52)
+	return s + s*(r+r*r*(1.0/2+r*(1.0/6+r*(1.0/24))))
+}
+
+// simplex3Shifted is simplex3 by simplexFromFree, out of simplex3's frame.
+//
+//go:noinline
+func simplex3Shifted(u1, u2 float64, logJ bool) (p0, p1, p2, lj float64) {
+	var p [3]float64
+	lj = simplexFromFree([]float64{u1, u2}, p[:], logJ)
+	return p[0], p[1], p[2], lj
+}
+
 // simplexFromFree writes p = softmax(0, us) into xs (len(us) + 1 coordinates) and
-// returns Σ log p_i when logJ is true, else 0.
+// returns Σ log p_i when logJ is true, else 0. With every u_j in (simplexLow,
+// simplexNoShift) it takes p_0 = 1/(1 + Σ_j e^{u_j}) and p_j = e^{u_j} p_0, the
+// exponentials by hamExp; otherwise (a large, very negative or not finite u_j) it
+// shifts by the largest u_j and takes math.Exp.
 func simplexFromFree(us, xs []float64, logJ bool) float64 {
 	top := 0.0
 	for _, v := range us {
-		if !(v < simplexNoShift) {
+		if !(v > simplexLow && v < simplexNoShift) {
 			top = math.Inf(1) // shift below
 			break
 		}
@@ -420,7 +460,7 @@ func simplexFromFree(us, xs []float64, logJ bool) float64 {
 		// p_0 = 1/(1 + Σ_j e^{u_j}), p_j = e^{u_j} p_0: k − 1 exponentials, one division.
 		sum := 1.0
 		for j, v := range us {
-			e := math.Exp(v)
+			e := hamExp(v)
 			xs[j+1] = e
 			sum += e
 		}
@@ -476,7 +516,7 @@ func simplexFromFree(us, xs []float64, logJ bool) float64 {
 // hamDrift is the first half of a leapfrog step of size eps over the runs: the
 // momentum's half step r += ½ε g_u (half = ½ε), the position's step u += ε M⁻¹ r and
 // the state x = x(u), in one pass over a run of 3-simplices; it returns Σ log|J(u)|
-// when logJ is true (see hamFromFree).
+// when logJ is true, as hamFromFreeRuns does (same sums in the same order).
 func hamDrift(runs []hamRun, half, eps float64, gu, mom, invMass, u, x []float64, logJ bool) float64 {
 	lj := 0.0
 	for i := range runs {
@@ -496,6 +536,7 @@ func hamDrift(runs []hamRun, half, eps float64, gu, mom, invMass, u, x []float64
 			continue
 		}
 		xs := x[r.x : r.x+3*r.n]
+		rl := 0.0 // summed as fromFree does
 		for s := range r.n {
 			j := 2 * s
 			m1 := ms[j] + half*gs[j]
@@ -506,8 +547,9 @@ func hamDrift(runs []hamRun, half, eps float64, gu, mom, invMass, u, x []float64
 			us[j], us[j+1] = u1, u2
 			var l float64
 			xs[3*s], xs[3*s+1], xs[3*s+2], l = simplex3(u1, u2, logJ)
-			lj += l
+			rl += l
 		}
+		lj += rl
 	}
 	return lj
 }
