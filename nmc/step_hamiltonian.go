@@ -545,9 +545,16 @@ func hamDrift(runs []hamRun, half, eps float64, gu, mom, invMass, u, x []float64
 			u1 := us[j] + eps*ims[j]*m1
 			u2 := us[j+1] + eps*ims[j+1]*m2
 			us[j], us[j+1] = u1, u2
-			var l float64
-			xs[3*s], xs[3*s+1], xs[3*s+2], l = simplex3(u1, u2, logJ)
-			rl += l
+			if logJ || !(u1 > simplexLow && u1 < simplexNoShift && u2 > simplexLow && u2 < simplexNoShift) {
+				var l float64
+				xs[3*s], xs[3*s+1], xs[3*s+2], l = simplex3(u1, u2, logJ)
+				rl += l
+				continue
+			}
+			// simplex3's common case, inlined.
+			e1, e2 := hamExp(u1), hamExp(u2)
+			p0 := 1 / (1 + e1 + e2)
+			xs[3*s], xs[3*s+1], xs[3*s+2] = p0, e1*p0, e2*p0
 		}
 		lj += rl
 	}
