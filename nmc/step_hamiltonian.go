@@ -190,6 +190,7 @@ type hamiltonianBlock struct {
 	u, u0, gu, mom []float64 // unconstrained coordinates, their gradient, momentum
 	gx, x0         []float64 // gradient in x, the block's coordinates before the move
 	invMass        []float64
+	sqrtInvMass    []float64 // √invMass, for the momentum's draws
 
 	eps    float64
 	window int // W, the warm-up length the window positions are fractions of
@@ -242,8 +243,9 @@ func newHamiltonianBlock(blockSites []int, sites []Site, off []int, opts *Option
 	h.u, h.u0, h.gu, h.mom = make([]float64, du), make([]float64, du), make([]float64, du), make([]float64, du)
 	h.gx, h.x0 = make([]float64, dx), make([]float64, dx)
 	h.invMass, h.mean, h.m2 = make([]float64, du), make([]float64, du), make([]float64, du)
+	h.sqrtInvMass = make([]float64, du)
 	for j := range h.invMass {
-		h.invMass[j] = 1
+		h.invMass[j], h.sqrtInvMass[j] = 1, 1
 	}
 	h.hess = make([]float64, maxK*maxK)
 	h.window = opts.Warmup
@@ -703,7 +705,7 @@ func (h *hamiltonianBlock) kinetic() float64 {
 func (c *chain) hamDrawMomentum() {
 	h := c.ham
 	for j := range h.mom {
-		h.mom[j] = c.rng.NormFloat64() / math.Sqrt(h.invMass[j])
+		h.mom[j] = c.rng.NormFloat64() / h.sqrtInvMass[j]
 	}
 }
 
@@ -738,8 +740,8 @@ func (c *chain) stepHamiltonian(warmup bool) {
 // hamMove is stepHamiltonian's move.
 func (c *chain) hamMove(warmup bool) {
 	h := c.ham
-	for _, sg := range h.segs {
-		copy(h.x0[sg.g:sg.g+sg.k], c.x[sg.x:sg.x+sg.k])
+	for _, r := range h.runs {
+		copy(h.x0[r.g:r.g+r.n*r.k], c.x[r.x:r.x+r.n*r.k])
 	}
 	hamToFree(h.segs, c.x, h.u)
 	lp0, ok := c.hamEval(true, hamFromFreeRuns(h.runs, h.u, c.x, true), false, 0)
@@ -795,8 +797,8 @@ func (c *chain) hamMove(warmup bool) {
 // state and tells a StateKeeper Scorer.
 func (c *chain) hamPutBack() {
 	h := c.ham
-	for _, sg := range h.segs {
-		copy(c.x[sg.x:sg.x+sg.k], h.x0[sg.g:sg.g+sg.k])
+	for _, r := range h.runs {
+		copy(c.x[r.x:r.x+r.n*r.k], h.x0[r.g:r.g+r.n*r.k])
 	}
 	c.keep()
 }
@@ -830,6 +832,7 @@ func (c *chain) hamAdapt(acc float64) {
 		for j := range h.invMass {
 			v := h.m2[j] / (n - 1)
 			h.invMass[j] = (n/(n+5))*v + 1e-3*(5/(n+5))
+			h.sqrtInvMass[j] = math.Sqrt(h.invMass[j])
 		}
 		h.da = dualAveraging{mu: math.Log(10 * h.eps)} // from the last iterate
 	}
