@@ -41,6 +41,14 @@ import (
 //     Accepted with probability min(1, exp(H₀ − H₁)), H = −log target + ½ rᵀM⁻¹r.
 //     Every site of the block is then reported changed; after a rejection the
 //     state is put back and a StateKeeper Scorer told so.
+//     A leapfrog step is two passes over runs of the block's sites (hamRun:
+//     consecutive sites of one support and size, contiguous in the state; for
+//     Dawid-Skene two, π and the 300 confusion rows) around the gradient:
+//     hamDrift (the momentum's half step, the position's step and x(u)) and
+//     hamKick (the chain rule and the second half step); log|J| only at the
+//     trajectory's ends. A simplex's softmax is p_0 = 1/(1 + Σ_j e^{u_j}),
+//     p_j = e^{u_j} p_0 (k − 1 exponentials by hamExp, one division) while every
+//     u_j is in (−700, 300), shifted by the largest u_j otherwise.
 //  3. Adaptation, per chain, in warm-up only (W sweeps: Options.Warmup, or with the
 //     adaptive warm-up its minimum, 200 sweeps, for the window positions). The
 //     first move takes ε = 0.1, then dual averaging (Hoffman and Gelman 2014:
