@@ -41,6 +41,14 @@ import (
 //     Accepted with probability min(1, exp(H₀ − H₁)), H = −log target + ½ rᵀM⁻¹r.
 //     Every site of the block is then reported changed; after a rejection the
 //     state is put back and a StateKeeper Scorer told so.
+//     A leapfrog step is two passes over runs of the block's sites (hamRun:
+//     consecutive sites of one support and size, contiguous in the state; for
+//     Dawid-Skene two, π and the 300 confusion rows) around the gradient:
+//     hamDrift (the momentum's half step, the position's step and x(u)) and
+//     hamKick (the chain rule and the second half step); log|J| only at the
+//     trajectory's ends. A simplex's softmax is p_0 = 1/(1 + Σ_j e^{u_j}),
+//     p_j = e^{u_j} p_0 (k − 1 exponentials by hamExp, one division) while every
+//     u_j is in (−700, 300), shifted by the largest u_j otherwise.
 //  3. Adaptation, per chain, in warm-up only (W sweeps: Options.Warmup, or with the
 //     adaptive warm-up its minimum, 200 sweeps, for the window positions). The
 //     first move takes ε = 0.1, then dual averaging (Hoffman and Gelman 2014:
@@ -181,6 +189,7 @@ type dualAveraging struct {
 type hamiltonianBlock struct {
 	sites     []int
 	segs      []hamSeg        // per site, as the transforms read it
+	runs      []hamRun        // the segments' runs, as the leapfrog steps read them
 	jg        JointGradienter // nil: per-site Score gradients
 	hess      []float64       // the per-site gradients' Hessian scratch (largest site)
 	leapfrogs int
@@ -189,6 +198,7 @@ type hamiltonianBlock struct {
 	u, u0, gu, mom []float64 // unconstrained coordinates, their gradient, momentum
 	gx, x0         []float64 // gradient in x, the block's coordinates before the move
 	invMass        []float64
+	sqrtInvMass    []float64 // √invMass, for the momentum's draws
 
 	eps    float64
 	window int // W, the warm-up length the window positions are fractions of
@@ -233,6 +243,7 @@ func newHamiltonianBlock(blockSites []int, sites []Site, off []int, opts *Option
 	h.da = dualAveraging{mu: math.Log(10 * h.eps)}
 	var du, dx int
 	h.segs, du, dx = hamSegs(blockSites, sites, off)
+	h.runs = hamRunsOf(h.segs)
 	maxK := 0
 	for _, i := range blockSites {
 		maxK = max(maxK, sites[i].Size)
@@ -240,8 +251,9 @@ func newHamiltonianBlock(blockSites []int, sites []Site, off []int, opts *Option
 	h.u, h.u0, h.gu, h.mom = make([]float64, du), make([]float64, du), make([]float64, du), make([]float64, du)
 	h.gx, h.x0 = make([]float64, dx), make([]float64, dx)
 	h.invMass, h.mean, h.m2 = make([]float64, du), make([]float64, du), make([]float64, du)
+	h.sqrtInvMass = make([]float64, du)
 	for j := range h.invMass {
-		h.invMass[j] = 1
+		h.invMass[j], h.sqrtInvMass[j] = 1, 1
 	}
 	h.hess = make([]float64, maxK*maxK)
 	h.window = opts.Warmup
@@ -279,69 +291,282 @@ func hamToFree(segs []hamSeg, x, u []float64) {
 	}
 }
 
-// hamFromFree writes the segments' coordinates into the state x from their
-// unconstrained coordinates u and returns Σ log|J(u)| (see the comment at the top)
-// when logJ is true, else 0.
-func hamFromFree(segs []hamSeg, u, x []float64, logJ bool) float64 {
-	lj := 0.0
-	for i := range segs {
-		sg := &segs[i]
-		xs := x[sg.x : sg.x+sg.k]
-		switch sg.support {
-		case Real:
-			copy(xs, u[sg.u:sg.u+sg.k])
-		case Positive:
-			for j, v := range u[sg.u : sg.u+sg.k] {
-				xs[j] = sg.lower + math.Exp(v)
-				lj += v
-			}
-		case Interval:
-			w := sg.upper - sg.lower
-			for j, v := range u[sg.u : sg.u+sg.k] {
-				xs[j] = sg.lower + w*special.Logistic(v)
-				if xs[j] >= sg.upper { // the same point from the other end, without rounding up to Upper
-					xs[j] = sg.upper - w*special.Logistic(-v)
-				}
-				if logJ {
-					lj += math.Log(w) - special.Log1pExp(-v) - special.Log1pExp(v)
-				}
-			}
-		case Simplex:
-			// p_j = e^{u_j − top}/sum with u_0 = 0 and top = max u: the largest term
-			// is exactly 1, no exponential needed.
-			us := u[sg.u : sg.u+sg.k-1]
-			top := 0.0
-			for _, v := range us {
-				if v > top {
-					top = v
-				}
-			}
-			e0 := 1.0
-			if top != 0 {
-				e0 = math.Exp(-top)
-			}
-			xs[0] = e0
-			sum := e0
-			for j, v := range us {
-				e := 1.0
-				if v != top {
-					e = math.Exp(v - top)
-				}
-				xs[j+1] = e
-				sum += e
-			}
-			inv := 1 / sum
-			for j := range xs {
-				xs[j] *= inv
-			}
-			if logJ {
-				// Σ_i log p_i = Σ_j u_j − k (top + log sum).
-				lj -= float64(sg.k) * (top + math.Log(sum))
-				for _, v := range us {
-					lj += v
-				}
+// hamRun is a run of consecutive sites of the block with the same support, size
+// and bounds whose coordinates follow each other in the state in the block's order,
+// so at constant strides in x, u and g: the transforms and the leapfrog steps loop
+// over a run's coordinates at once instead of reading each site's segment.
+type hamRun struct {
+	support      Support
+	k, n         int // coordinates per site, sites
+	x, u, g      int // the first site's offsets, as in hamSeg
+	lower, upper float64
+}
+
+// hamRunsOf returns the runs of the segments, in their order.
+func hamRunsOf(segs []hamSeg) []hamRun {
+	var runs []hamRun
+	for _, sg := range segs {
+		if n := len(runs); n > 0 {
+			r := &runs[n-1]
+			if r.support == sg.support && r.k == sg.k && r.lower == sg.lower && r.upper == sg.upper && r.x+r.n*r.k == sg.x {
+				r.n++
+				continue
 			}
 		}
+		runs = append(runs, hamRunOf(sg))
+	}
+	return runs
+}
+
+// hamRunOf returns the run of the one segment sg.
+func hamRunOf(sg hamSeg) hamRun {
+	return hamRun{support: sg.support, k: sg.k, n: 1, x: sg.x, u: sg.u, g: sg.g, lower: sg.lower, upper: sg.upper}
+}
+
+// free returns the number of the run's unconstrained coordinates.
+func (r *hamRun) free() int {
+	if r.support == Simplex {
+		return r.n * (r.k - 1)
+	}
+	return r.n * r.k
+}
+
+// simplexNoShift bounds the simplex coordinates u whose softmax is taken without
+// shifting by their maximum: below it, 1 + Σ e^{u_j} is far from overflowing and
+// p_0 = 1/(1 + Σ e^{u_j}) far from underflowing.
+const simplexNoShift = 300
+
+// hamFromFree writes the segments' coordinates into the state x from their
+// unconstrained coordinates u and returns Σ log|J(u)| (see the comment at the top)
+// when logJ is true, else 0 (or a sum of terms it costs nothing to add).
+func hamFromFree(segs []hamSeg, u, x []float64, logJ bool) float64 {
+	lj := 0.0
+	for _, sg := range segs {
+		r := hamRunOf(sg)
+		lj += r.fromFree(u, x, logJ)
+	}
+	return lj
+}
+
+// hamFromFreeRuns is hamFromFree over runs.
+func hamFromFreeRuns(runs []hamRun, u, x []float64, logJ bool) float64 {
+	lj := 0.0
+	for i := range runs {
+		lj += runs[i].fromFree(u, x, logJ)
+	}
+	return lj
+}
+
+// fromFree is hamFromFree for the run r.
+func (r *hamRun) fromFree(u, x []float64, logJ bool) float64 {
+	lj := 0.0
+	us := u[r.u : r.u+r.free()]
+	xs := x[r.x : r.x+r.n*r.k]
+	switch r.support {
+	case Real:
+		copy(xs, us)
+	case Positive:
+		for j, v := range us {
+			xs[j] = r.lower + math.Exp(v)
+			lj += v
+		}
+	case Interval:
+		w := r.upper - r.lower
+		for j, v := range us {
+			xs[j] = r.lower + w*special.Logistic(v)
+			if xs[j] >= r.upper { // the same point from the other end, without rounding up to Upper
+				xs[j] = r.upper - w*special.Logistic(-v)
+			}
+			if logJ {
+				lj += math.Log(w) - special.Log1pExp(-v) - special.Log1pExp(v)
+			}
+		}
+	case Simplex:
+		if r.k == 3 {
+			for s := range r.n {
+				var l float64
+				xs[3*s], xs[3*s+1], xs[3*s+2], l = simplex3(us[2*s], us[2*s+1], logJ)
+				lj += l
+			}
+			break
+		}
+		d := r.k - 1
+		for s := range r.n {
+			lj += simplexFromFree(us[d*s:d*s+d], xs[r.k*s:r.k*s+r.k], logJ)
+		}
+	}
+	return lj
+}
+
+// simplex3 returns p = softmax(0, u1, u2) and, when logJ is true, Σ log p_i (else
+// 0): two exponentials and one division, p_0 = 1/(1 + e^{u1} + e^{u2}), unless a
+// coordinate is outside (simplexLow, simplexNoShift) (see simplexFromFree).
+func simplex3(u1, u2 float64, logJ bool) (p0, p1, p2, lj float64) {
+	if !(u1 > simplexLow && u1 < simplexNoShift && u2 > simplexLow && u2 < simplexNoShift) {
+		return simplex3Shifted(u1, u2, logJ)
+	}
+	e1, e2 := hamExp(u1), hamExp(u2)
+	p0 = 1 / (1 + e1 + e2)
+	if logJ {
+		lj = u1 + u2 + 3*math.Log(p0)
+	}
+	return p0, e1 * p0, e2 * p0, lj
+}
+
+// simplexLow bounds the simplex coordinates whose exponential hamExp takes from
+// below (e^{−700} is a normal number).
+const simplexLow = -700
+
+// hamExpTable holds the bits of 2^{j/256}, j = 0 … 255.
+var hamExpTable = func() (t [256]uint64) {
+	for j := range t {
+		t[j] = math.Float64bits(math.Exp2(float64(j) / 256))
+	}
+	return t
+}()
+
+// hamExp returns e^x for simplexLow < x < simplexNoShift (outside, anything),
+// within a few ulps of math.Exp and cheaper (no call, no division, inlined):
+// e^x = 2^{m + j/256} e^r with n = 256m + j = round(256x/ln 2) and |r| ≤ ln 2/512,
+// e^r by its Taylor polynomial of degree 4 (error below 4·10⁻¹⁷).
+func hamExp(x float64) float64 {
+	const (
+		shift = 0x1.8p52                         // adding it rounds to an integer in the low bits
+		ln2Hi = 6.93147180369123816490e-01 / 256 // ln 2/256 to 32 bits: n·ln2Hi is exact
+		ln2Lo = 1.90821492927058770002e-10 / 256
+	)
+	t := x*(256/math.Ln2) + shift
+	n := t - shift
+	r := (x - n*ln2Hi) - n*ln2Lo
+	b := math.Float64bits(t)
+	s := math.Float64frombits(hamExpTable[b&255] + b>>8<<52)
+	return s + s*(r+r*r*(1.0/2+r*(1.0/6+r*(1.0/24))))
+}
+
+// simplex3Shifted is simplex3 by simplexFromFree, out of simplex3's frame.
+//
+//go:noinline
+func simplex3Shifted(u1, u2 float64, logJ bool) (p0, p1, p2, lj float64) {
+	var p [3]float64
+	lj = simplexFromFree([]float64{u1, u2}, p[:], logJ)
+	return p[0], p[1], p[2], lj
+}
+
+// simplexFromFree writes p = softmax(0, us) into xs (len(us) + 1 coordinates) and
+// returns Σ log p_i when logJ is true, else 0. With every u_j in (simplexLow,
+// simplexNoShift) it takes p_0 = 1/(1 + Σ_j e^{u_j}) and p_j = e^{u_j} p_0, the
+// exponentials by hamExp; otherwise (a large, very negative or not finite u_j) it
+// shifts by the largest u_j and takes math.Exp.
+func simplexFromFree(us, xs []float64, logJ bool) float64 {
+	top := 0.0
+	for _, v := range us {
+		if !(v > simplexLow && v < simplexNoShift) {
+			top = math.Inf(1) // shift below
+			break
+		}
+	}
+	k := float64(len(xs))
+	if top == 0 {
+		// p_0 = 1/(1 + Σ_j e^{u_j}), p_j = e^{u_j} p_0: k − 1 exponentials, one division.
+		sum := 1.0
+		for j, v := range us {
+			e := hamExp(v)
+			xs[j+1] = e
+			sum += e
+		}
+		p0 := 1 / sum
+		xs[0] = p0
+		lj := 0.0
+		for j, v := range us {
+			xs[j+1] *= p0
+			lj += v
+		}
+		if !logJ {
+			return 0
+		}
+		return lj + k*math.Log(p0)
+	}
+	// p_j = e^{u_j − top}/sum with u_0 = 0 and top = max u: the largest term is
+	// exactly 1, no exponential needed.
+	top = 0
+	for _, v := range us {
+		if v > top {
+			top = v
+		}
+	}
+	e0 := 1.0
+	if top != 0 {
+		e0 = math.Exp(-top)
+	}
+	xs[0] = e0
+	sum := e0
+	for j, v := range us {
+		e := 1.0
+		if v != top {
+			e = math.Exp(v - top)
+		}
+		xs[j+1] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for j := range xs {
+		xs[j] *= inv
+	}
+	if !logJ {
+		return 0
+	}
+	// Σ_i log p_i = Σ_j u_j − k (top + log sum).
+	lj := -k * (top + math.Log(sum))
+	for _, v := range us {
+		lj += v
+	}
+	return lj
+}
+
+// hamDrift is the first half of a leapfrog step of size eps over the runs: the
+// momentum's half step r += ½ε g_u (half = ½ε), the position's step u += ε M⁻¹ r and
+// the state x = x(u), in one pass over a run of 3-simplices; it returns Σ log|J(u)|
+// when logJ is true, as hamFromFreeRuns does (same sums in the same order).
+func hamDrift(runs []hamRun, half, eps float64, gu, mom, invMass, u, x []float64, logJ bool) float64 {
+	lj := 0.0
+	for i := range runs {
+		r := &runs[i]
+		d := r.free()
+		us := u[r.u : r.u+d]
+		ms := mom[r.u : r.u+d]
+		gs := gu[r.u : r.u+d]
+		ims := invMass[r.u : r.u+d]
+		if r.support != Simplex || r.k != 3 {
+			for j := range us {
+				m := ms[j] + half*gs[j]
+				ms[j] = m
+				us[j] += eps * ims[j] * m
+			}
+			lj += r.fromFree(u, x, logJ)
+			continue
+		}
+		xs := x[r.x : r.x+3*r.n]
+		rl := 0.0 // summed as fromFree does
+		for s := range r.n {
+			j := 2 * s
+			m1 := ms[j] + half*gs[j]
+			m2 := ms[j+1] + half*gs[j+1]
+			ms[j], ms[j+1] = m1, m2
+			u1 := us[j] + eps*ims[j]*m1
+			u2 := us[j+1] + eps*ims[j+1]*m2
+			us[j], us[j+1] = u1, u2
+			if logJ || !(u1 > simplexLow && u1 < simplexNoShift && u2 > simplexLow && u2 < simplexNoShift) {
+				var l float64
+				xs[3*s], xs[3*s+1], xs[3*s+2], l = simplex3(u1, u2, logJ)
+				rl += l
+				continue
+			}
+			// simplex3's common case, inlined.
+			e1, e2 := hamExp(u1), hamExp(u2)
+			p0 := 1 / (1 + e1 + e2)
+			xs[3*s], xs[3*s+1], xs[3*s+2] = p0, e1*p0, e2*p0
+		}
+		lj += rl
 	}
 	return lj
 }
@@ -350,49 +575,89 @@ func hamFromFree(segs []hamSeg, u, x []float64, logJ bool) float64 {
 // log|J(u)| for the segments, given the state x = x(u) and g, the gradient of
 // log p with respect to the segments' coordinates (homogeneous for a simplex).
 func hamGradFree(segs []hamSeg, u, x, g, gu []float64) {
-	for i := range segs {
-		sg := &segs[i]
-		gs := g[sg.g : sg.g+sg.k]
-		switch sg.support {
-		case Real:
-			copy(gu[sg.u:], gs)
-		case Positive:
-			gus := gu[sg.u : sg.u+sg.k]
-			for j, v := range u[sg.u : sg.u+sg.k] {
-				gus[j] = gs[j]*math.Exp(v) + 1
+	for _, sg := range segs {
+		r := hamRunOf(sg)
+		r.gradFree(u, x, g, gu, nil, 0)
+	}
+}
+
+// hamKick is hamGradFree over runs followed by the momentum's half step
+// mom += half·gu, in one pass.
+func hamKick(runs []hamRun, u, x, g, gu, mom []float64, half float64) {
+	for i := range runs {
+		runs[i].gradFree(u, x, g, gu, mom, half)
+	}
+}
+
+// gradFree is hamGradFree for the run r, followed by mom += half·gu when mom is not
+// nil.
+func (r *hamRun) gradFree(u, x, g, gu, mom []float64, half float64) {
+	d := r.free()
+	gus := gu[r.u : r.u+d]
+	gs := g[r.g : r.g+r.n*r.k]
+	switch r.support {
+	case Real:
+		copy(gus, gs)
+	case Positive:
+		for j, v := range u[r.u : r.u+d] {
+			gus[j] = gs[j]*math.Exp(v) + 1
+		}
+	case Interval:
+		w := r.upper - r.lower
+		for j, v := range u[r.u : r.u+d] {
+			lo, hi := special.Logistic(v), special.Logistic(-v)
+			gus[j] = gs[j]*w*lo*hi + hi - lo
+		}
+	case Simplex:
+		xs := x[r.x : r.x+r.n*r.k]
+		if r.k == 3 {
+			var ms []float64
+			if mom != nil {
+				ms = mom[r.u : r.u+d]
 			}
-		case Interval:
-			w := sg.upper - sg.lower
-			gus := gu[sg.u : sg.u+sg.k]
-			for j, v := range u[sg.u : sg.u+sg.k] {
-				lo, hi := special.Logistic(v), special.Logistic(-v)
-				gus[j] = gs[j]*w*lo*hi + hi - lo
+			for s := range r.n {
+				g0, g1, g2 := gs[3*s], gs[3*s+1], gs[3*s+2]
+				p0, p1, p2 := xs[3*s], xs[3*s+1], xs[3*s+2]
+				pg := p0*g0 + p1*g1 + p2*g2
+				d1 := p1*(g1-pg) + 1 - 3*p1
+				d2 := p2*(g2-pg) + 1 - 3*p2
+				gus[2*s], gus[2*s+1] = d1, d2
+				if ms != nil {
+					ms[2*s] += half * d1
+					ms[2*s+1] += half * d2
+				}
 			}
-		case Simplex:
-			xs := x[sg.x : sg.x+sg.k]
-			gus := gu[sg.u : sg.u+sg.k-1]
-			k := float64(sg.k)
+			return
+		}
+		k, kf := r.k, float64(r.k)
+		for s := range r.n {
+			ps, gss, out := xs[k*s:k*s+k], gs[k*s:k*s+k], gus[(k-1)*s:(k-1)*s+k-1]
 			pg := 0.0
-			for i, p := range xs {
-				pg += p * gs[i]
+			for i, p := range ps {
+				pg += p * gss[i]
 			}
-			for j := range gus {
-				p := xs[j+1]
-				gus[j] = p*(gs[j+1]-pg) + 1 - k*p
+			for j := range out {
+				p := ps[j+1]
+				out[j] = p*(gss[j+1]-pg) + 1 - kf*p
 			}
+		}
+	}
+	if mom != nil {
+		for j, v := range gus {
+			mom[r.u+j] += half * v
 		}
 	}
 }
 
-// hamEval writes the state of the block's coordinates u into the chain's state and
-// computes the gradient gu of the target in u, and, when value is true, returns its
-// log density. It reports false when the log density or gradient is reported not
-// finite (JointGrad's return value; a non-finite gradient that is not reported
-// makes the momentum, and so the kinetic energy at the trajectory's end, not
-// finite, or the next state outside the support).
-func (c *chain) hamEval(value bool) (float64, bool) {
+// hamEval computes, at the state x = x(u) of the block's coordinates, the gradient
+// gu of the target in u, then, when kick is true, the momentum's half step
+// mom += half·gu, and, when value is true, returns the target's log density, the
+// log density in x plus logJ = log|J(u)|. It reports false when the log density or
+// gradient is reported not finite (JointGrad's return value; a non-finite gradient
+// that is not reported makes the momentum, and so the kinetic energy at the
+// trajectory's end, not finite, or the next state outside the support).
+func (c *chain) hamEval(value bool, logJ float64, kick bool, half float64) (float64, bool) {
 	h := c.ham
-	logJ := hamFromFree(h.segs, h.u, c.x, value)
 	var f float64
 	if h.jg != nil {
 		f = h.jg.JointGrad(c.x, h.sites, h.gx, value)
@@ -402,7 +667,11 @@ func (c *chain) hamEval(value bool) (float64, bool) {
 	if !isFinite(f) {
 		return f, false
 	}
-	hamGradFree(h.segs, h.u, c.x, h.gx, h.gu)
+	var mom []float64
+	if kick {
+		mom = h.mom
+	}
+	hamKick(h.runs, h.u, c.x, h.gx, h.gu, mom, half)
 	if !value {
 		return 0, true
 	}
@@ -444,7 +713,7 @@ func (h *hamiltonianBlock) kinetic() float64 {
 func (c *chain) hamDrawMomentum() {
 	h := c.ham
 	for j := range h.mom {
-		h.mom[j] = c.rng.NormFloat64() / math.Sqrt(h.invMass[j])
+		h.mom[j] = c.rng.NormFloat64() / h.sqrtInvMass[j]
 	}
 }
 
@@ -454,20 +723,14 @@ func (c *chain) hamDrawMomentum() {
 // (see hamEval).
 func (c *chain) hamTrajectory(n int, eps float64) (float64, bool) {
 	h := c.ham
+	half := 0.5 * eps
 	lp := 0.0
 	for l := 0; l < n; l++ {
-		for j, g := range h.gu {
-			h.mom[j] += 0.5 * eps * g
-		}
-		for j, r := range h.mom {
-			h.u[j] += eps * h.invMass[j] * r
-		}
+		last := l == n-1
+		logJ := hamDrift(h.runs, half, eps, h.gu, h.mom, h.invMass, h.u, c.x, last)
 		var ok bool
-		if lp, ok = c.hamEval(l == n-1); !ok {
+		if lp, ok = c.hamEval(last, logJ, true, half); !ok {
 			return lp, false
-		}
-		for j, g := range h.gu {
-			h.mom[j] += 0.5 * eps * g
 		}
 	}
 	return lp, true
@@ -485,11 +748,11 @@ func (c *chain) stepHamiltonian(warmup bool) {
 // hamMove is stepHamiltonian's move.
 func (c *chain) hamMove(warmup bool) {
 	h := c.ham
-	for _, sg := range h.segs {
-		copy(h.x0[sg.g:sg.g+sg.k], c.x[sg.x:sg.x+sg.k])
+	for _, r := range h.runs {
+		copy(h.x0[r.g:r.g+r.n*r.k], c.x[r.x:r.x+r.n*r.k])
 	}
 	hamToFree(h.segs, c.x, h.u)
-	lp0, ok := c.hamEval(true)
+	lp0, ok := c.hamEval(true, hamFromFreeRuns(h.runs, h.u, c.x, true), false, 0)
 	if !ok {
 		// The start's own density or gradient is not finite (a coordinate rounded
 		// to the support's edge through the transforms): no move, counted as a
@@ -542,8 +805,8 @@ func (c *chain) hamMove(warmup bool) {
 // state and tells a StateKeeper Scorer.
 func (c *chain) hamPutBack() {
 	h := c.ham
-	for _, sg := range h.segs {
-		copy(c.x[sg.x:sg.x+sg.k], h.x0[sg.g:sg.g+sg.k])
+	for _, r := range h.runs {
+		copy(c.x[r.x:r.x+r.n*r.k], h.x0[r.g:r.g+r.n*r.k])
 	}
 	c.keep()
 }
@@ -577,6 +840,7 @@ func (c *chain) hamAdapt(acc float64) {
 		for j := range h.invMass {
 			v := h.m2[j] / (n - 1)
 			h.invMass[j] = (n/(n+5))*v + 1e-3*(5/(n+5))
+			h.sqrtInvMass[j] = math.Sqrt(h.invMass[j])
 		}
 		h.da = dualAveraging{mu: math.Log(10 * h.eps)} // from the last iterate
 	}

@@ -127,6 +127,126 @@ func TestHamiltonianTransforms(t *testing.T) {
 	}
 }
 
+// TestHamExp: the simplex transform's exponential is within 2 ulps of math.Exp
+// over its range (simplexLow, simplexNoShift).
+func TestHamExp(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(x float64) {
+		want := math.Exp(x)
+		if got := hamExp(x); math.Abs(got-want) > 2*ulp(want) {
+			t.Errorf("hamExp(%.17g) = %.17g, math.Exp %.17g (%.2g ulps)", x, got, want, math.Abs(got-want)/ulp(want))
+		}
+	}
+	for x := simplexLow + 1e-9; x < simplexNoShift; x += 0.0137 {
+		check(x)
+	}
+	for range 200000 {
+		check(rng.NormFloat64() * 5)
+		check((rng.Float64() - 0.5) * 1e-3)
+	}
+	for _, x := range []float64{0, -0.0, 1, -1, math.Ln2, -math.Ln2, 299.999, -699.999} {
+		check(x)
+	}
+}
+
+// ulp returns the spacing of the floating-point numbers at v > 0.
+func ulp(v float64) float64 { return math.Nextafter(v, math.Inf(1)) - v }
+
+// TestHamiltonianFusedSteps: the leapfrog's fused passes over runs (hamDrift,
+// hamKick) give bit for bit what the step's parts give one after the other over
+// the sites (the momentum's half step, the position's step, hamFromFree;
+// hamGradFree, the half step), for a layout with runs of several supports, and
+// simplex coordinates outside the unshifted range.
+func TestHamiltonianFusedSteps(t *testing.T) {
+	t.Parallel()
+	sites := []Site{
+		{Name: "a", Size: 3, Support: Simplex},
+		{Name: "b", Size: 3, Support: Simplex},
+		{Name: "c", Size: 3, Support: Simplex},
+		{Name: "pos", Size: 2, Support: Positive, Lower: -1.5},
+		{Name: "pos2", Size: 2, Support: Positive, Lower: -1.5},
+		{Name: "int", Size: 3, Support: Interval, Lower: -2, Upper: 3},
+		{Name: "s5", Size: 5, Support: Simplex},
+		{Name: "s5b", Size: 5, Support: Simplex},
+		{Name: "real", Size: 2, Support: Real},
+		{Name: "d", Size: 3, Support: Simplex},
+	}
+	off := make([]int, len(sites))
+	n := 0
+	for i, s := range sites {
+		off[i] = n
+		n += s.Size
+	}
+	// The block, in state order: a, b, c (one run), pos, pos2 (one run), int, s5, s5b
+	// (one run), real, d; sites listed out of state order make runs of one.
+	block := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	segs, du, dx := hamSegs(block, sites, off)
+	runs := hamRunsOf(segs)
+	if len(runs) != 6 || runs[0].n != 3 || runs[1].n != 2 || runs[3].n != 2 {
+		t.Fatalf("runs %+v", runs)
+	}
+	if r := hamRunsOf(segs[:0]); len(r) != 0 {
+		t.Fatalf("no sites: runs %+v", r)
+	}
+	if r, _, _ := hamSegs([]int{1, 0, 2}, sites, off); len(hamRunsOf(r)) != 3 {
+		t.Fatalf("sites out of state order: runs %+v", hamRunsOf(r))
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	vec := func(n int, sd float64) []float64 {
+		v := make([]float64, n)
+		for j := range v {
+			v[j] = sd * rng.NormFloat64()
+		}
+		return v
+	}
+	for trial := range 50 {
+		u, gu, mom, im := vec(du, 2), vec(du, 3), vec(du, 1), vec(du, 1)
+		for j := range im {
+			im[j] = math.Abs(im[j]) + 0.1
+		}
+		if trial%5 == 0 { // simplex coordinates beyond the unshifted range
+			u[1], u[3], u[len(u)-1] = 400, -800, math.Inf(-1)
+		}
+		eps := 0.05 + 0.1*rng.Float64()
+		half := 0.5 * eps
+		logJ := trial%2 == 0
+		u1, mom1, x1 := slices.Clone(u), slices.Clone(mom), make([]float64, dx)
+		lj1 := hamDrift(runs, half, eps, gu, mom1, im, u1, x1, logJ)
+		u2, mom2, x2 := slices.Clone(u), slices.Clone(mom), make([]float64, dx)
+		for j := range mom2 {
+			mom2[j] += 0.5 * eps * gu[j]
+		}
+		for j := range u2 {
+			u2[j] += eps * im[j] * mom2[j]
+		}
+		lj2 := hamFromFree(segs, u2, x2, logJ)
+		if lj := hamFromFreeRuns(runs, u2, x2, logJ); logJ && lj1 != lj || math.Abs(lj-lj2) > 1e-12*(1+math.Abs(lj2)) {
+			t.Fatalf("trial %d: log|J| = %v by hamDrift, %v by hamFromFreeRuns, %v by hamFromFree", trial, lj1, lj, lj2)
+		}
+		if !slices.Equal(u1, u2) || !slices.Equal(mom1, mom2) || !slices.Equal(x1, x2) {
+			t.Fatalf("trial %d: hamDrift gives u %v, r %v, x %v, log|J| %v; the steps one after the other u %v, r %v, x %v, log|J| %v",
+				trial, u1, mom1, x1, lj1, u2, mom2, x2, lj2)
+		}
+		if logJ && !(lj1 > math.Inf(-1)) && trial%5 != 0 {
+			t.Fatalf("trial %d: log|J| = %v", trial, lj1)
+		}
+		g := vec(dx, 4)
+		gu1, gu2 := make([]float64, du), make([]float64, du)
+		hamKick(runs, u1, x1, g, gu1, mom1, half)
+		hamGradFree(segs, u2, x2, g, gu2)
+		for j := range mom2 {
+			mom2[j] += 0.5 * eps * gu2[j]
+		}
+		if !slices.Equal(gu1, gu2) && !(trial%5 == 0 && slices.EqualFunc(gu1, gu2, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) })) {
+			t.Fatalf("trial %d: hamKick's gradient %v, hamGradFree's %v", trial, gu1, gu2)
+		}
+		if !slices.EqualFunc(mom1, mom2, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }) {
+			t.Fatalf("trial %d: hamKick's momentum %v, the half step's %v", trial, mom1, mom2)
+		}
+	}
+}
+
 // hmcGaussian: a correlated Gaussian over 5 coordinates split into two Real sites
 // "a" (3) and "b" (2), declared as one Hamiltonian block (listed b first), with a
 // JointGradienter. Precision P, mean mu.
