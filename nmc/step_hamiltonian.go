@@ -258,7 +258,7 @@ func newHamiltonianBlock(blockSites []int, sites []Site, off []int, opts *Option
 	h.hess = make([]float64, maxK*maxK)
 	h.window = opts.Warmup
 	if opts.Warmup == AutoWarmup {
-		h.window = autoMinWarmup
+		h.window = hamMinWarmup
 	}
 	return h
 }
