@@ -229,8 +229,8 @@ type AnnotationPrior struct {
 	// pi 433 and 460, theta 858 and 622, R-hat 1.009–1.01; with theta augmented
 	// twice per sweep besides the lead moves (`-no-hmc`), pi 584 and 551, theta
 	// 1443 and 1160, R-hat 1.0057 and 1.0066, for 0.98× the CPU time of z
-	// explicit; with the Hamiltonian block (the default), pi 1871 and 3137, theta
-	// 2265 and 2266, R-hat 1.003 and 1.005 (BENCHMARKS.md has the times).
+	// explicit; with the Hamiltonian block (the default), pi 1703 and 2933, theta
+	// 2542 and 2082, R-hat 1.0031 and 1.0037 (BENCHMARKS.md has the times).
 	ExplicitClasses bool
 }
 

@@ -25,7 +25,8 @@ type Options struct {
 	// sweeps, re-applies start refinement (see InitRefine) at the end of every window,
 	// moves a continuous site whose steps accepted none of the window's proposals to
 	// a draw of its own proposal (a move restarts the stationary period, as a
-	// refinement move does), and stops at the first window end after at least 200 sweeps where the means of
+	// refinement move does), and stops at the first window end after at least 200 sweeps (300 with a
+	// Hamiltonian block, see HamiltonianOptions) where the means of
 	// its log joint over the last two windows (both after its last refinement move)
 	// differ by at most one standard deviation of the later window, or after
 	// WarmupMax sweeps. Result.WarmupSweeps records each chain's length. An explicit

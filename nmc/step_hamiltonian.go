@@ -50,7 +50,7 @@ import (
 //     p_j = e^{u_j} p_0 (k − 1 exponentials by hamExp, one division) while every
 //     u_j is in (−700, 300), shifted by the largest u_j otherwise.
 //  3. Adaptation, per chain, in warm-up only (W sweeps: Options.Warmup, or with the
-//     adaptive warm-up its minimum, 200 sweeps, for the window positions). The
+//     adaptive warm-up its minimum, 300 sweeps with a block, for the window positions). The
 //     first move takes ε = 0.1, then dual averaging (Hoffman and Gelman 2014:
 //     γ = 0.05, t₀ = 10, κ = 0.75, μ = log 10ε) drives the mean acceptance to
 //     HamiltonianOptions.Target. The diagonal inverse mass is the variance of u

@@ -91,7 +91,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	chains := fs.Int("chains", 4, "number of chains, run in parallel")
 	firstChain := fs.Int("first-chain", 0, "sample chains `K` … K+chains−1 of a run split over tasks (see above)")
 	warmup := &warmupFlag{auto: true}
-	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: each chain warms up until its log joint stops trending (200 to 1000 sweeps)")
+	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: each chain warms up until its log joint stops trending (200 to 1000 sweeps; at least 300 with a Hamiltonian block)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
 	explicitClasses := fs.Bool("explicit-classes", false, "annotation only: keep the classes z in the sweep as the paper has them (each updated by enumeration given pi and theta); default: z summed out of the scores of pi and theta, drawn exactly after each sweep and still recorded")
 	leads := fs.String("leads", "", "make lead-and-follow moves of these comma-separated `sites` after warm-up (random walks in their unconstrained coordinates; default: the sites the model declares)")
