@@ -229,8 +229,9 @@ type AnnotationPrior struct {
 	// pi 433 and 460, theta 858 and 622, R-hat 1.009–1.01; with theta augmented
 	// twice per sweep besides the lead moves (`-no-hmc`), pi 584 and 551, theta
 	// 1443 and 1160, R-hat 1.0057 and 1.0066, for 0.98× the CPU time of z
-	// explicit; with the Hamiltonian block (the default), pi 1703 and 2933, theta
-	// 2542 and 2082, R-hat 1.0031 and 1.0037 (BENCHMARKS.md has the times).
+	// explicit; with the Hamiltonian block (the default), pi 1590 and 3332, theta
+	// 3172 and 2356, R-hat 1.0025 and 1.0037 (seeds 1–10 and the times in
+	// BENCHMARKS.md).
 	ExplicitClasses bool
 }
 
