@@ -735,9 +735,7 @@ func jointRows1(tab [][8]float64, b []int32, mult, nb []float64, t *[3]float64, 
 		inv := mult[g] / sum
 		w0, w1, w2 = w0*inv, w1*inv, w2*inv
 		s0, s1, s2 = s0+w0, s1+w1, s2+w2
-		e[4] += w0
-		e[5] += w1
-		e[6] += w2
+		addRowCounts(e, w0, w1, w2)
 	}
 	return s0, s1, s2
 }
@@ -759,12 +757,8 @@ func jointRows2(tab [][8]float64, b [][2]int32, mult, nb []float64, t *[3]float6
 		inv := mult[g] / sum
 		w0, w1, w2 = w0*inv, w1*inv, w2*inv
 		s0, s1, s2 = s0+w0, s1+w1, s2+w2
-		ea[4] += w0
-		ea[5] += w1
-		ea[6] += w2
-		eb[4] += w0
-		eb[5] += w1
-		eb[6] += w2
+		addRowCounts(ea, w0, w1, w2)
+		addRowCounts(eb, w0, w1, w2)
 	}
 	return s0, s1, s2
 }
@@ -786,17 +780,19 @@ func jointRows3(tab [][8]float64, b [][3]int32, mult, nb []float64, t *[3]float6
 		inv := mult[g] / sum
 		w0, w1, w2 = w0*inv, w1*inv, w2*inv
 		s0, s1, s2 = s0+w0, s1+w1, s2+w2
-		ea[4] += w0
-		ea[5] += w1
-		ea[6] += w2
-		eb[4] += w0
-		eb[5] += w1
-		eb[6] += w2
-		ec[4] += w0
-		ec[5] += w1
-		ec[6] += w2
+		addRowCounts(ea, w0, w1, w2)
+		addRowCounts(eb, w0, w1, w2)
+		addRowCounts(ec, w0, w1, w2)
 	}
 	return s0, s1, s2
+}
+
+// addRowCounts adds a group's responsibilities w0, w1, w2 to a row's expected
+// counts (entries 4–6 of its table line).
+func addRowCounts(e *[8]float64, w0, w1, w2 float64) {
+	e[4] += w0
+	e[5] += w1
+	e[6] += w2
 }
 
 // jointRows4 is jointRows1 for the groups of four rows.
@@ -816,18 +812,10 @@ func jointRows4(tab [][8]float64, b [][4]int32, mult, nb []float64, t *[3]float6
 		inv := mult[g] / sum
 		w0, w1, w2 = w0*inv, w1*inv, w2*inv
 		s0, s1, s2 = s0+w0, s1+w1, s2+w2
-		ea[4] += w0
-		ea[5] += w1
-		ea[6] += w2
-		eb[4] += w0
-		eb[5] += w1
-		eb[6] += w2
-		ec[4] += w0
-		ec[5] += w1
-		ec[6] += w2
-		ed[4] += w0
-		ed[5] += w1
-		ed[6] += w2
+		addRowCounts(ea, w0, w1, w2)
+		addRowCounts(eb, w0, w1, w2)
+		addRowCounts(ec, w0, w1, w2)
+		addRowCounts(ed, w0, w1, w2)
 	}
 	return s0, s1, s2
 }
@@ -849,21 +837,11 @@ func jointRows5(tab [][8]float64, b [][5]int32, mult, nb []float64, t *[3]float6
 		inv := mult[g] / sum
 		w0, w1, w2 = w0*inv, w1*inv, w2*inv
 		s0, s1, s2 = s0+w0, s1+w1, s2+w2
-		ea[4] += w0
-		ea[5] += w1
-		ea[6] += w2
-		eb[4] += w0
-		eb[5] += w1
-		eb[6] += w2
-		ec[4] += w0
-		ec[5] += w1
-		ec[6] += w2
-		ed[4] += w0
-		ed[5] += w1
-		ed[6] += w2
-		ee[4] += w0
-		ee[5] += w1
-		ee[6] += w2
+		addRowCounts(ea, w0, w1, w2)
+		addRowCounts(eb, w0, w1, w2)
+		addRowCounts(ec, w0, w1, w2)
+		addRowCounts(ed, w0, w1, w2)
+		addRowCounts(ee, w0, w1, w2)
 	}
 	return s0, s1, s2
 }
@@ -885,24 +863,12 @@ func jointRows6(tab [][8]float64, b [][6]int32, mult, nb []float64, t *[3]float6
 		inv := mult[g] / sum
 		w0, w1, w2 = w0*inv, w1*inv, w2*inv
 		s0, s1, s2 = s0+w0, s1+w1, s2+w2
-		ea[4] += w0
-		ea[5] += w1
-		ea[6] += w2
-		eb[4] += w0
-		eb[5] += w1
-		eb[6] += w2
-		ec[4] += w0
-		ec[5] += w1
-		ec[6] += w2
-		ed[4] += w0
-		ed[5] += w1
-		ed[6] += w2
-		ee[4] += w0
-		ee[5] += w1
-		ee[6] += w2
-		ef[4] += w0
-		ef[5] += w1
-		ef[6] += w2
+		addRowCounts(ea, w0, w1, w2)
+		addRowCounts(eb, w0, w1, w2)
+		addRowCounts(ec, w0, w1, w2)
+		addRowCounts(ed, w0, w1, w2)
+		addRowCounts(ee, w0, w1, w2)
+		addRowCounts(ef, w0, w1, w2)
 	}
 	return s0, s1, s2
 }
@@ -929,9 +895,7 @@ func jointRowsLong(tab [][8]float64, n int, b []int32, mult, nb []float64, t *[3
 		s0, s1, s2 = s0+w0, s1+w1, s2+w2
 		for _, r := range rs {
 			e := &tab[r]
-			e[4] += w0
-			e[5] += w1
-			e[6] += w2
+			addRowCounts(e, w0, w1, w2)
 		}
 	}
 	return s0, s1, s2
