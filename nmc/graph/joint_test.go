@@ -78,22 +78,7 @@ func makeDSRagged(rng *rand.Rand, items, labelers, classes int) dsData {
 func buildDSTwoWeights(t testing.TB, d dsData) *Model {
 	t.Helper()
 	c := d.classes
-	conc := make([]float64, c)
-	rows := make([][]float64, c)
-	for m := range rows {
-		conc[m] = 1.5
-		rows[m] = make([]float64, c)
-		for n := range rows[m] {
-			rows[m][n] = 1
-			if n == m {
-				rows[m][n] = 4
-			}
-		}
-	}
-	classOf := make([]int, d.labelers*c)
-	for i := range classOf {
-		classOf[i] = i % c
-	}
+	conc, rows, classOf := dsPrior(c, d.labelers, 1.5, 1, 4)
 	parity := make([]int, d.items)
 	for i := range parity {
 		parity[i] = i % 2
@@ -623,20 +608,7 @@ func TestJointGradBadCall(t *testing.T) {
 func buildDSTwoLatents(t testing.TB, d, e dsData) *Model {
 	t.Helper()
 	c := d.classes
-	rows := make([][]float64, c)
-	for m := range rows {
-		rows[m] = make([]float64, c)
-		for n := range rows[m] {
-			rows[m][n] = 1.5
-			if n == m {
-				rows[m][n] = 3
-			}
-		}
-	}
-	classOf := make([]int, d.labelers*c)
-	for i := range classOf {
-		classOf[i] = i % c
-	}
+	_, rows, classOf := dsPrior(c, d.labelers, 1, 1.5, 3)
 	b := New()
 	pi := b.Latent("pi", Dirichlet(Vec(slices.Repeat([]float64{1.5}, c)...)))
 	rho := b.Latent("rho", Dirichlet(Vec(2, 2)))

@@ -53,26 +53,35 @@ func buildDS(t testing.TB, d dsData, marg bool) *Model {
 	return m
 }
 
+// dsPrior returns a Dawid-Skene prior for c classes and the given labelers: the
+// class weights' concentrations (all conc), the confusion rows' concentrations
+// (diag on the diagonal, off elsewhere) and the class of each of the
+// labelers × c confusion rows.
+func dsPrior(c, labelers int, conc, off, diag float64) (concs []float64, rows [][]float64, classOf []int) {
+	concs = make([]float64, c)
+	rows = make([][]float64, c)
+	for m := range rows {
+		concs[m] = conc
+		rows[m] = make([]float64, c)
+		for n := range rows[m] {
+			rows[m][n] = off
+			if n == m {
+				rows[m][n] = diag
+			}
+		}
+	}
+	classOf = make([]int, labelers*c)
+	for i := range classOf {
+		classOf[i] = i % c
+	}
+	return concs, rows, classOf
+}
+
 // declareDS declares the Dawid-Skene model on d and returns the builder and the
 // nodes pi, z and theta.
 func declareDS(d dsData) (b *Builder, pi, z, theta *Node) {
 	c := d.classes
-	conc := make([]float64, c)
-	rows := make([][]float64, c)
-	for m := range rows {
-		conc[m] = 1
-		rows[m] = make([]float64, c)
-		for n := range rows[m] {
-			rows[m][n] = 1
-			if n == m {
-				rows[m][n] = 4
-			}
-		}
-	}
-	classOf := make([]int, d.labelers*c)
-	for i := range classOf {
-		classOf[i] = i % c
-	}
+	conc, rows, classOf := dsPrior(c, d.labelers, 1, 1, 4)
 	b = New()
 	pi = b.Latent("pi", Dirichlet(Vec(conc...)))
 	z = b.Latent("z", Categorical(pi), d.items)
