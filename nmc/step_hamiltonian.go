@@ -413,19 +413,9 @@ func (r *hamRun) free() int {
 // p_0 = 1/(1 + Σ e^{u_j}) far from underflowing.
 const simplexNoShift = 300
 
-// hamFromFree writes the segments' coordinates into the state x from their
+// hamFromFreeRuns writes the runs' coordinates into the state x from their
 // unconstrained coordinates u and returns Σ log|J(u)| (see the comment at the top)
 // when logJ is true, else 0 (or a sum of terms it costs nothing to add).
-func hamFromFree(segs []hamSeg, u, x []float64, logJ bool) float64 {
-	lj := 0.0
-	for _, sg := range segs {
-		r := hamRunOf(sg)
-		lj += r.fromFree(u, x, logJ)
-	}
-	return lj
-}
-
-// hamFromFreeRuns is hamFromFree over runs.
 func hamFromFreeRuns(runs []hamRun, u, x []float64, logJ bool) float64 {
 	lj := 0.0
 	for i := range runs {
@@ -434,7 +424,7 @@ func hamFromFreeRuns(runs []hamRun, u, x []float64, logJ bool) float64 {
 	return lj
 }
 
-// fromFree is hamFromFree for the run r.
+// fromFree is hamFromFreeRuns for the run r alone.
 func (r *hamRun) fromFree(u, x []float64, logJ bool) float64 {
 	lj := 0.0
 	us := u[r.u : r.u+r.free()]
@@ -654,25 +644,17 @@ func hamDrift(runs []hamRun, half, eps float64, gu, mom, invMass, u, x []float64
 	return lj
 }
 
-// hamGradFree writes into gu the gradient with respect to u of log p(x(u)) +
-// log|J(u)| for the segments, given the state x = x(u) and g, the gradient of
-// log p with respect to the segments' coordinates (homogeneous for a simplex).
-func hamGradFree(segs []hamSeg, u, x, g, gu []float64) {
-	for _, sg := range segs {
-		r := hamRunOf(sg)
-		r.gradFree(u, x, g, gu, nil, 0)
-	}
-}
-
-// hamKick is hamGradFree over runs followed by the momentum's half step
-// mom += half·gu, in one pass.
+// hamKick writes into gu the gradient with respect to u of log p(x(u)) +
+// log|J(u)| for the runs, given the state x = x(u) and g, the gradient of log p
+// with respect to their coordinates (homogeneous for a simplex), followed by the
+// momentum's half step mom += half·gu, in one pass.
 func hamKick(runs []hamRun, u, x, g, gu, mom []float64, half float64) {
 	for i := range runs {
 		runs[i].gradFree(u, x, g, gu, mom, half)
 	}
 }
 
-// gradFree is hamGradFree for the run r, followed by mom += half·gu when mom is not
+// gradFree is hamKick for the run r alone, without the momentum step when mom is
 // nil.
 func (r *hamRun) gradFree(u, x, g, gu, mom []float64, half float64) {
 	d := r.free()

@@ -895,3 +895,25 @@ func BenchmarkHamiltonianMoveSimplex301(b *testing.B) {
 		ch.stepHamiltonian(false)
 	}
 }
+
+// hamFromFree writes the segments' coordinates into the state x from their
+// unconstrained coordinates u and returns Σ log|J(u)| (see the comment at the top)
+// when logJ is true, else 0 (or a sum of terms it costs nothing to add).
+func hamFromFree(segs []hamSeg, u, x []float64, logJ bool) float64 {
+	lj := 0.0
+	for _, sg := range segs {
+		r := hamRunOf(sg)
+		lj += r.fromFree(u, x, logJ)
+	}
+	return lj
+}
+
+// hamGradFree writes into gu the gradient with respect to u of log p(x(u)) +
+// log|J(u)| for the segments, given the state x = x(u) and g, the gradient of
+// log p with respect to the segments' coordinates (homogeneous for a simplex).
+func hamGradFree(segs []hamSeg, u, x, g, gu []float64) {
+	for _, sg := range segs {
+		r := hamRunOf(sg)
+		r.gradFree(u, x, g, gu, nil, 0)
+	}
+}

@@ -308,14 +308,11 @@ func (e *interruptedError) Error() string {
 }
 
 // statsRows returns the rows of the acceptance table and plot: the sites totalled
-// by family (draws.GroupSites), then the group moves, the fitted blocks, the
-// lead-and-follow moves and the Hamiltonian block.
+// by family (draws.GroupSites), then every other move's statistics in the order of
+// Result.AllStats (group moves, fitted blocks, lead-and-follow moves, the
+// Hamiltonian block).
 func statsRows(res *nmc.Result) []draws.SiteStats {
-	rows := draws.GroupSites(res.Sites)
-	for _, more := range [][]draws.SiteStats{res.Groups, res.Fitted, res.Joint, res.Hamiltonian} {
-		rows = append(rows, more...)
-	}
-	return rows
+	return append(draws.GroupSites(res.Sites), res.AllStats()[len(res.Sites):]...)
 }
 
 // printSites writes the acceptance and fallback counts per site family, then one
