@@ -220,6 +220,9 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 		}
 		s.eval(src, flat, out)
 		return
+	case opCustom:
+		n.impl.eval(s, n, e, out)
+		return
 	}
 	panic("graph: unknown op") // unreachable: every op is handled above
 }

@@ -396,6 +396,9 @@ func collectDeps(n *Node, e int, deps []int) []int {
 		return deps
 	case opIndex:
 		return collectDeps(n.args[0], n.idx[e], deps)
+	case opCustom:
+		n.impl.reads(n, e, func(a *Node, ae int) { deps = collectDeps(a, ae, deps) })
+		return deps
 	case opAt:
 		src := n.args[0]
 		shape := src.shape

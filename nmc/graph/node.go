@@ -28,13 +28,14 @@ const (
 	opMatVec
 	opIndex
 	opAt
+	opCustom // an operation defined by a nodeOp (op.go)
 )
 
 var opNames = [...]string{
 	opConst: "Const", opLatent: "Latent", opAdd: "Add", opSub: "Sub", opMul: "Mul", opDiv: "Div",
 	opNeg: "Neg", opExp: "Exp", opLog: "Log", opLog1p: "Log1p", opSqrt: "Sqrt", opPow: "Pow",
 	opLogistic: "Logistic", opSoftplus: "Softplus", opSum: "Sum", opMatVec: "MatVec",
-	opIndex: "Index", opAt: "At",
+	opIndex: "Index", opAt: "At", opCustom: "Custom",
 }
 
 // A Node is a vectorised expression: Len() elements, each of Width() components.
@@ -61,6 +62,7 @@ type Node struct {
 	atData [][]int // opAt: per dimension, data indices (nil if from a node)
 	atNode []*Node // opAt: per dimension, an integer-valued node (nil if data)
 	id     int     // assigned at Build
+	impl   nodeOp  // opCustom: the operation
 }
 
 // Len returns the number of elements.
@@ -76,7 +78,15 @@ func (n *Node) String() string {
 	if n.fam != nil {
 		return fmt.Sprintf("%s (%d×%d)", n.fam.name, n.length, n.width)
 	}
-	return fmt.Sprintf("%s (%d×%d)", opNames[n.op], n.length, n.width)
+	return fmt.Sprintf("%s (%d×%d)", n.opName(), n.length, n.width)
+}
+
+// opName names the operation that made n.
+func (n *Node) opName() string {
+	if n.op == opCustom && n.impl != nil {
+		return n.impl.name()
+	}
+	return opNames[n.op]
 }
 
 type dataMatrix struct {

@@ -92,6 +92,22 @@ func TestOpDerivatives(t *testing.T) {
 		{"At/By2", false, func(o *opBase) *Node { return Mul(At(o.q, By(o.row), By(o.idx)), o.s) }},
 		{"At/ByNode", false, func(o *opBase) *Node { return At(o.p, ByNode(Index(o.z, o.item))) }},
 		{"At/By-ByNode", false, func(o *opBase) *Node { return At(o.q, By(o.row), ByNode(Index(o.z, o.item))) }},
+		{"Concat", false, func(o *opBase) *Node { return Concat(o.a, Mul(o.s, Index(o.p, o.idx[:3])), o.v, Exp(o.a)) }},
+		{"Concat/recursion", false, func(o *opBase) *Node {
+			steps := []*Node{o.a}
+			for t := 1; t < nOpObs; t++ {
+				steps = append(steps, Add(Mul(o.s, steps[t-1]), Index(o.p, o.idx[t:t+1])))
+			}
+			return Concat(steps...)
+		}},
+		{"Stack", false, func(o *opBase) *Node {
+			return Components(Mul(Vec(1, 2, 3, 4, 5, 6), Stack(o.a, Exp(Index(o.v, []int{2})), o.s, Index(o.p, []int{1}), Mul(o.a, o.s), C(2))))
+		}},
+		{"Stack/columns", false, func(o *opBase) *Node { return Sum(Stack(Index(o.p, o.idx), o.a, MatVec(o.x, o.v))) }},
+		{"Reshape/components", false, func(o *opBase) *Node {
+			return Components(Mul(Reshape(Concat(o.v, o.p), 1, 6), Stack(o.s, o.s, o.a, o.a, C(1), C(2))))
+		}},
+		{"Reshape/rows", false, func(o *opBase) *Node { return Sum(Mul(Reshape(o.q, 3, 2), Vec(1, -2))) }},
 		{"broadcast/scalar-over-plate", false, func(o *opBase) *Node { return Add(o.a, Data([]float64{1, 2, 3, 4, 5, 6})) }},
 		{"broadcast/scalar-times-plate", true, func(o *opBase) *Node { return Mul(o.s, Exp(Index(o.p, o.idx))) }},
 	}
