@@ -101,6 +101,9 @@ type chain struct {
 	out     []float64 // draws × ncols
 	nrec    int
 	deriver Deriver
+	gen     Generator  // nil: no generated quantities
+	genRng  *rand.Rand // the generated quantities' stream (Generator)
+	genAt   int        // the first generated column of a row
 	heldOut HeldOut
 	nHeld   int
 	held    []float64 // draws × nHeld
@@ -188,10 +191,18 @@ func newChain(local int, m Model, sites []Site, dependents [][]int, groups []gro
 		maxValues = max(maxValues, s.NumValues)
 	}
 	c.logits = make([]float64, maxValues)
-	if d, ok := m.(Deriver); ok && ncols > dim {
+	c.genAt = dim
+	if d, ok := m.(Deriver); ok {
 		// Only a model that records derived quantities needs the call: Derive may cost
 		// more than the draw's copy (a graph model makes a value scorer for it).
-		c.deriver = d
+		if n := len(d.DerivedNames()); n > 0 {
+			c.deriver = d
+			c.genAt += n
+		}
+	}
+	if g, ok := m.(Generator); ok && ncols > c.genAt {
+		c.gen = g
+		c.genRng = rand.New(rand.NewPCG(opts.Seed^GeneratedSeed, uint64(num)))
 	}
 	if opts.Real.Step != nil {
 		c.step = opts.Real.Step.newStepper(sites)
@@ -763,7 +774,11 @@ func (c *chain) record() {
 	n := copy(row, c.x)
 	if c.deriver != nil {
 		c.phase = "Derive"
-		c.deriver.Derive(c.x, row[n:])
+		c.deriver.Derive(c.x, row[n:c.genAt])
+	}
+	if c.gen != nil {
+		c.phase = "Generate"
+		c.gen.Generate(c.genRng, c.x, row[c.genAt:])
 	}
 	if c.heldOut != nil {
 		c.phase = "HeldOut.LogLik"

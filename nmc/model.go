@@ -163,6 +163,28 @@ type Deriver interface {
 	Derive(x []float64, dst []float64)
 }
 
+// Generator is an optional interface of a Model whose draws carry quantities drawn
+// at random given the state, as Stan's generated quantities with an _rng function:
+// the hidden states of a hidden Markov model whose score sums them out, drawn jointly
+// by forward filtering, backward sampling. At every recorded draw, after the sites
+// and the derived quantities (Deriver), the sampler calls Generate with a random
+// stream of the chain's own, rand.New(rand.NewPCG(Seed^GeneratedSeed, g)) for chain g,
+// apart from the stream the chain moves with: declaring generated quantities changes
+// no other column of the draws.
+type Generator interface {
+	// GeneratedNames names the generated scalar quantities (none: Generate is not
+	// called).
+	GeneratedNames() []string
+	// Generate writes a draw of the generated quantities at state x into dst
+	// (length len(GeneratedNames())), drawing from rng. It must be safe for
+	// concurrent use with distinct rng and dst.
+	Generate(rng *rand.Rand, x []float64, dst []float64)
+}
+
+// GeneratedSeed is mixed into Options.Seed for the random streams of generated
+// quantities (Generator).
+const GeneratedSeed = 0x3c6ef372fe94f82b
+
 // HeldOut computes the pointwise log-likelihood of held-out data at a state, the input
 // of the predictive log-likelihood curve.
 type HeldOut interface {

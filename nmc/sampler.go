@@ -92,6 +92,9 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	if d, ok := m.(Deriver); ok {
 		names = append(names, d.DerivedNames()...)
 	}
+	if g, ok := m.(Generator); ok {
+		names = append(names, g.GeneratedNames()...)
+	}
 	draws := &draws.Draws{Names: names, Chains: make([][]float64, eff.Chains)}
 	if err := draws.Validate(); err != nil {
 		return nil, fmt.Errorf("nmc: coordinate names: %w", err)

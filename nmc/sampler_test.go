@@ -554,6 +554,42 @@ func TestNoDerivedNoDerive(t *testing.T) {
 	}
 }
 
+// generatedMVN adds, beside a derived sum, a generated quantity: a normal draw
+// centred at x[0].
+type generatedMVN struct{ derivedMVN }
+
+func (generatedMVN) GeneratedNames() []string { return []string{"y_rep", "u"} }
+func (generatedMVN) Generate(rng *rand.Rand, x []float64, d []float64) {
+	d[0] = x[0] + rng.NormFloat64()
+	d[1] = rng.Float64()
+}
+
+// TestGenerated: generated quantities come after the derived ones, are drawn from
+// the chain's generated stream (PCG(Seed^GeneratedSeed, chain)), and leave every
+// other column as it is without them.
+func TestGenerated(t *testing.T) {
+	t.Parallel()
+	o := &Options{Chains: 2, Draws: 20, Warmup: 5, Seed: 4}
+	r := sample(t, generatedMVN{derivedMVN{newMVNModel()}}, o)
+	plain := sample(t, derivedMVN{newMVNModel()}, o)
+	want := []string{"x[0]", "x[1]", "sum", "y_rep", "u"}
+	if strings.Join(r.Draws.Names, ",") != strings.Join(want, ",") {
+		t.Fatalf("names %v, want %v", r.Draws.Names, want)
+	}
+	for c := range r.Draws.Chains {
+		rng := rand.New(rand.NewPCG(o.Seed^GeneratedSeed, uint64(c)))
+		for d := 0; d < 20; d++ {
+			row, prow := r.Draws.Chains[c][d*5:d*5+5], plain.Draws.Chains[c][d*3:d*3+3]
+			if !slices.Equal(row[:3], prow) {
+				t.Fatalf("chain %d draw %d: %v, without generated quantities %v", c, d, row[:3], prow)
+			}
+			if y, u := row[0]+rng.NormFloat64(), rng.Float64(); row[3] != y || row[4] != u {
+				t.Errorf("chain %d draw %d: generated %v, want %v", c, d, row[3:], []float64{y, u})
+			}
+		}
+	}
+}
+
 // TestNoAllocation: a running chain does not allocate, for every proposer.
 func TestNoAllocation(t *testing.T) {
 	gp, _, _ := gammaPoissonModel(2, 0.5, []float64{3, 1}, 2, 0)
