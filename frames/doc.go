@@ -1,6 +1,7 @@
 // Package frames converts MCMC draws (draws.Draws) to and from gota data frames
 // and CSV files — nmc's own, R posterior's, pandas/ArviZ's and CmdStan's — and
-// summary rows to data frames.
+// summary rows to data frames, and reads model data from CSV tables and from the
+// JSON data files of Stan programs.
 //
 // # Overview
 //
@@ -10,7 +11,19 @@
 // full-precision CSV file that round-trips bit for bit (gota's own CSV writer keeps
 // only six decimals, so it is not used). ReadCmdStanCSV and ReadCmdStanFiles load
 // the output of CmdStan's sampler for comparison with other implementations.
+//
+// # Model data
+//
 // ReadTable and ReadTableFile load numeric data tables (model inputs) from CSV.
+// ReadStanJSON and ReadStanJSONFile read the data a Stan user already has: a file
+// in CmdStan's JSON data format (posteriordb's data files, cmdstanr's and
+// cmdstanpy's write_stan_json), {"N": 3, "y": [1.5, 2, 0.3], "X": [[1, 2], [3, 4],
+// [5, 6]]}. StanData's accessors return each variable in the form a model builder
+// takes — Int, Float, Ints, Floats, Matrix (a gonum *mat.Dense) and, for arrays of
+// any shape, Array and IntArray (dims and row-major values) — and refuse what does
+// not fit with an error naming the variable and the element: a real where an
+// integer is wanted, NaN or an infinity where finite data are (unless
+// AllowNonFinite), a ragged or malformed array when the file is read.
 //
 // # Draws files of other tools
 //

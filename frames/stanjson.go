@@ -171,8 +171,8 @@ func (d *StanData) Int(name string) (int, error) {
 }
 
 // Floats returns the named 1-d array as a new slice (empty for []). A scalar reads as
-// one value, since R's jsonlite (auto_unbox, as posteriordb's files were written)
-// writes a vector of length 1 as a scalar. An array of two or more dimensions, and
+// one value, since R's jsonlite with auto_unbox = TRUE writes a vector of length 1
+// as a scalar. An array of two or more dimensions, and
 // NaN or ±∞ unless AllowNonFinite is set, are errors.
 func (d *StanData) Floats(name string) ([]float64, error) {
 	v, err := d.shaped(name, 1, "a 1-d array")
