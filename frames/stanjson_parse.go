@@ -119,12 +119,11 @@ func (p *stanParser) value(depth int) error {
 		if err != nil {
 			return err
 		}
-		text := shorten(string(p.data[start:p.pos]))
 		f, ok := stanSpecial(s)
 		if !ok {
-			return p.elemErr("is %s, want %s", text, p.want(depth))
+			return p.elemErr("is %s, want %s", p.text(start), p.want(depth))
 		}
-		return p.leaf(depth, f, false, 0, text)
+		return p.leaf(depth, f, false, 0, start)
 	case c == 't' || c == 'f' || c == 'n':
 		for _, lit := range []string{"true", "false", "null"} {
 			if strings.HasPrefix(string(p.data[p.pos:min(len(p.data), p.pos+len(lit))]), lit) {
@@ -234,14 +233,14 @@ func (p *stanParser) number(depth int) error {
 			return p.unexpected("a digit in the exponent")
 		}
 	}
-	text := string(p.data[start:p.pos])
-	f, err := strconv.ParseFloat(text, 64) // syntax checked; an underflow gives 0
+	// The conversions to string below do not escape, so they need no allocation.
+	f, err := strconv.ParseFloat(string(p.data[start:p.pos]), 64) // syntax checked; an underflow gives 0
 	if err != nil {
-		return p.elemErr("is %s, beyond the float64 range", shorten(text))
+		return p.elemErr("is %s, beyond the float64 range", p.text(start))
 	}
 	var iv int
 	if isInt {
-		i, err := strconv.ParseInt(text, 10, strconv.IntSize)
+		i, err := strconv.ParseInt(string(p.data[start:p.pos]), 10, strconv.IntSize)
 		if err != nil {
 			isInt = false // beyond int's range: a real, as in CmdStan
 		} else {
@@ -249,7 +248,7 @@ func (p *stanParser) number(depth int) error {
 			f = float64(iv) // -0 is the integer 0
 		}
 	}
-	return p.leaf(depth, f, isInt, iv, shorten(text))
+	return p.leaf(depth, f, isInt, iv, start)
 }
 
 // digits consumes a run of decimal digits and reports whether there was one.
@@ -274,9 +273,8 @@ func (p *stanParser) bareSpecial(depth, start int) error {
 		if p.pos < len(p.data) && isWordByte(p.data[p.pos]) {
 			break // "Infinityx", "NaNa": not a token
 		}
-		text := string(p.data[start:p.pos])
-		f, _ := stanSpecial(text)
-		return p.leaf(depth, f, false, 0, text)
+		f, _ := stanSpecial(string(p.data[start:p.pos]))
+		return p.leaf(depth, f, false, 0, start)
 	}
 	p.pos = start
 	return p.unexpected("a value")
@@ -322,10 +320,12 @@ func (p *stanParser) kind(depth int, k byte, what string) error {
 	return nil
 }
 
-// leaf records a number at depth: text is how it was written, for messages.
-func (p *stanParser) leaf(depth int, f float64, isInt bool, iv int, text string) error {
-	if err := p.kind(depth, stanKindNumber, text); err != nil {
-		return err
+// leaf records a number at depth, written in p.data[start:p.pos].
+func (p *stanParser) leaf(depth int, f float64, isInt bool, iv int, start int) error {
+	if depth >= len(p.kinds) || p.kinds[depth] != stanKindNumber { // checked first: p.text allocates
+		if err := p.kind(depth, stanKindNumber, p.text(start)); err != nil {
+			return err
+		}
 	}
 	v := p.v
 	i := len(v.vals)
@@ -333,10 +333,10 @@ func (p *stanParser) leaf(depth int, f float64, isInt bool, iv int, text string)
 	if isInt && v.firstNonInt < 0 {
 		v.ints = append(v.ints, iv)
 	} else if v.firstNonInt < 0 {
-		v.firstNonInt, v.nonIntText, v.ints = i, text, nil
+		v.firstNonInt, v.nonIntText, v.ints = i, p.text(start), nil
 	}
 	if (math.IsNaN(f) || math.IsInf(f, 0)) && v.firstNonFinite < 0 {
-		v.firstNonFinite, v.nonFiniteText = i, text
+		v.firstNonFinite, v.nonFiniteText = i, p.text(start)
 	}
 	return nil
 }
@@ -525,6 +525,9 @@ func printable(c byte) string {
 	}
 	return fmt.Sprintf("%#02x", c)
 }
+
+// text returns the element written in p.data[start:p.pos], shortened, for messages.
+func (p *stanParser) text(start int) string { return shorten(string(p.data[start:p.pos])) }
 
 // shorten keeps messages short when a number or a string is long.
 func shorten(s string) string {

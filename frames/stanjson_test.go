@@ -568,3 +568,46 @@ func TestStanJSONAccessorsCopy(t *testing.T) {
 		t.Errorf("a returned slice aliases the data: %v %v %v %v %v", f, i, a, dims, d.Names())
 	}
 }
+
+// BenchmarkReadStanJSON reads a logistic regression's data as posteriordb stores it:
+// N = 10,000 rows of K = 40 reals in full precision, and y of 0s and 1s (about 8 MB).
+func BenchmarkReadStanJSON(b *testing.B) {
+	const n, k = 10000, 40
+	var buf bytes.Buffer
+	buf.WriteString(`{"N": 10000, "K": 40, "X": [`)
+	x := 0.123456789
+	for i := range n {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('[')
+		for j := range k {
+			if j > 0 {
+				buf.WriteString(", ")
+			}
+			x = math.Mod(x*9.87654321+0.5, 20) - 10 // values in [-10, 10) with 16-17 digits
+			buf.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		buf.WriteByte(']')
+	}
+	buf.WriteString(`], "y": [`)
+	for i := range n {
+		if i > 0 {
+			buf.WriteString(", ")
+		}
+		buf.WriteString(strconv.Itoa(i % 2))
+	}
+	buf.WriteString("]}")
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := ReadStanJSON(bytes.NewReader(data), "bench.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.Matrix("X"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
