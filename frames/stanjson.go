@@ -81,7 +81,7 @@ const stanJSONMaxDepth = 64
 // names the input in errors (a file path; "" reads as "stan json"). A syntax error
 // gives the 1-based line and column:
 //
-//	frames: data.json:3:14: invalid character 'x' in a number
+//	frames: data.json:3:14: invalid character 'x', want ',' or ']' in an array
 //
 // and a value that is not data names the variable and the element (0-based):
 //
@@ -171,9 +171,9 @@ func (d *StanData) Int(name string) (int, error) {
 }
 
 // Floats returns the named 1-d array as a new slice (empty for []). A scalar reads as
-// one value, since R's jsonlite with auto_unbox = TRUE writes a vector of length 1
-// as a scalar. An array of two or more dimensions, and
-// NaN or ±∞ unless AllowNonFinite is set, are errors.
+// one value, since R's jsonlite with auto_unbox = TRUE writes a vector of length 1 as
+// a scalar. An array of two or more dimensions, and NaN or ±∞ unless AllowNonFinite
+// is set, are errors.
 func (d *StanData) Floats(name string) ([]float64, error) {
 	v, err := d.shaped(name, 1, "a 1-d array")
 	if err != nil {
