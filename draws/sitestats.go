@@ -35,6 +35,12 @@ type SiteStats struct {
 	// sites with several coordinates: at least one coordinate used one), for
 	// example because −H was not positive definite.
 	Fallbacks int
+	// Unused, when not empty, says why a move the sampler planned made no
+	// proposals: a fitted block left to its sites' own steps because they already
+	// mixed in warm-up, or one with no fit. Its acceptance rate is then not a rate
+	// but "not used" (AcceptRate is NaN). A total over chains says it only when no
+	// chain used the move.
+	Unused string
 }
 
 // AcceptRate returns Accepted / Proposals, or NaN when there were no proposals.

@@ -48,7 +48,9 @@ type Result struct {
 	// "fitted-t", Sites the number of sites in the block. Only the steps of the
 	// recorded phase (after warm-up, with the frozen proposal) are counted; a chain
 	// whose warm-up gave no fit, or whose local steps already sampled the block well
-	// (every site's and the group's warm-up acceptance at least 90%), makes none.
+	// (every site's and the group's warm-up acceptance at least 90%), makes none,
+	// and its entry in FittedPerChain says why in Unused (as does the total when
+	// no chain made any).
 	Fitted []draws.SiteStats
 	// FittedPerChain holds the same statistics chain by chain.
 	FittedPerChain [][]draws.SiteStats
@@ -151,7 +153,9 @@ func groupStats(groups []groupPlan, chains []*chain) (total []draws.SiteStats, p
 // AllStats returns the statistics of every site (Sites) followed by those of every
 // group (Groups), every fitted block (Fitted), every lead-and-follow move (Joint)
 // and the Hamiltonian block (Hamiltonian), for the summary tables and the
-// acceptance plot (viz.AcceptancePlot, nbutil.SiteStatsHTML).
+// acceptance plot (viz.AcceptancePlot, nbutil.SiteStatsHTML). A move that made no
+// proposals because no chain used it (a fitted block left to its sites' own
+// steps) says why in Unused, not by an acceptance rate.
 func (r *Result) AllStats() []draws.SiteStats {
 	return append(append(append(append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...), r.Fitted...), r.Joint...), r.Hamiltonian...)
 }

@@ -219,7 +219,7 @@ func (c *chain) endWarmup(n int) {
 func (c *chain) fitBlocks(m int) {
 	for _, b := range c.fitted {
 		if c.wellMixed(b) {
-			b.active = false
+			b.active, b.unused = false, unusedMixed
 			continue
 		}
 		c.fitBlock(b, m)

@@ -316,7 +316,9 @@ func statsRows(res *nmc.Result) []draws.SiteStats {
 }
 
 // printSites writes the acceptance and fallback counts per site family, then one
-// row per group of group moves (res.Groups).
+// row per other move (see statsRows); a move that was planned but not used (a
+// fitted block left to its sites' own steps) says "not used" instead of a rate,
+// and why below the table.
 func printSites(w io.Writer, res *nmc.Result) {
 	groups := statsRows(res)
 	width := len("site")
@@ -325,14 +327,22 @@ func printSites(w io.Writer, res *nmc.Result) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tproposer\tsites\tproposals\taccept rate\tfallbacks\t\n", width, "site")
+	var unused []draws.SiteStats
 	for _, g := range groups {
 		rate := "NA"
-		if g.Proposals > 0 {
+		switch {
+		case g.Proposals > 0:
 			rate = fmt.Sprintf("%.3f", g.AcceptRate())
+		case g.Unused != "":
+			rate = "not used"
+			unused = append(unused, g)
 		}
 		fmt.Fprintf(tw, "%-*s\t%s\t%d\t%d\t%s\t%d\t\n", width, g.Name, g.Proposer, g.Sites, g.Proposals, rate, g.Fallbacks)
 	}
 	tw.Flush()
+	for _, g := range unused {
+		fmt.Fprintf(w, "%s: not used, %s\n", g.Name, g.Unused)
+	}
 }
 
 // checkModel returns an error unless name is a model of the registry.

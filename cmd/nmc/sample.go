@@ -461,7 +461,7 @@ func samplePlots(dir string, r *runResult, printed []diagnostics.SummaryRow) ([]
 	}
 	var sites []draws.SiteStats
 	for _, g := range statsRows(r.res) {
-		if g.Proposals > 0 { // a site family that made no proposals has no rate to plot
+		if g.Proposals > 0 || g.Unused != "" { // a site family that made no proposals has no rate to plot
 			sites = append(sites, g)
 		}
 	}

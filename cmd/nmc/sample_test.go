@@ -721,3 +721,25 @@ func withoutWall(out string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// TestSampleUnusedBlock: a fitted block that every chain left to its sites' own
+// steps (robust regression's beta, whose Newton steps accept nearly every proposal)
+// says "not used" in the acceptance table instead of a rate, and why below it; the
+// acceptance plot is still drawn.
+func TestSampleUnusedBlock(t *testing.T) {
+	plots := filepath.Join(t.TempDir(), "figs")
+	out := mustRun(t, "sample", "-model", "robust", "-n", "300", "-k", "3", "-draws", "40", "-chains", "2", "-plots", plots)
+	var row []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "fitted(beta)" {
+			row = f
+		}
+	}
+	if row == nil || strings.Join(row[4:], " ") != "not used 0" {
+		t.Errorf("fitted(beta) row %q, want proposals 0 and accept rate \"not used\"\n%s", row, out)
+	}
+	if !strings.Contains(out, "fitted(beta): not used, left to its sites' own steps") {
+		t.Errorf("no reason given for the unused block in\n%s", out)
+	}
+	checkPNG(t, filepath.Join(plots, "acceptance.png"))
+}
