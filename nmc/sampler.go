@@ -149,6 +149,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 			ch.step.report(res, c)
 		}
 	}
+	res.Stuck = stuckSites(sites, draws.Chains, len(names))
 	var failed []error
 	for _, e := range errs {
 		if e != nil && !errors.Is(e, ctx.Err()) {

@@ -1,6 +1,9 @@
 package nmc
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,5 +54,62 @@ func TestFittedBlockUnused(t *testing.T) {
 	per[0][0] = draws.SiteStats{Name: "b", Unused: unusedNoFit}
 	if u := unusedTotal(per, 0); !strings.Contains(u, unusedNoFit) || !strings.Contains(u, unusedMixed) {
 		t.Errorf("unused in both chains for different reasons: total Unused %q", u)
+	}
+}
+
+// collapsedModel: x ~ N(0, 1) and y ~ N(0, 1) independent, but the Hessian it
+// reports for x is −10⁴⁰, so that x's Newton proposal has the spread 10⁻²⁰, far
+// below the spacing of float64 at any |x| > 10⁻³: every proposal of x is its
+// current point bit for bit, and the Metropolis-Hastings ratio is 1.
+type collapsedModel struct{}
+
+func (collapsedModel) Sites() []Site {
+	return []Site{{Name: "x", Size: 1, Support: Real}, {Name: "y", Size: 1, Support: Real}}
+}
+func (m collapsedModel) NewScorer() Scorer { return m }
+func (collapsedModel) Init(rng *rand.Rand, x []float64) error {
+	x[0], x[1] = 0.5+rng.Float64(), rng.NormFloat64()
+	return nil
+}
+func (collapsedModel) LogJoint(x []float64) float64 { return -(x[0]*x[0] + x[1]*x[1]) / 2 }
+func (collapsedModel) Score(x []float64, i int, grad, hess []float64) float64 {
+	v := x[i]
+	if grad != nil {
+		grad[0], hess[0] = -v, -1
+		if i == 0 {
+			hess[0] = -1e40
+		}
+	}
+	return -v * v / 2
+}
+
+// TestUnmovedProposals: a proposal equal to the current point bit for bit counts
+// as Unmoved, not as Accepted (the acceptance rate of x is 0, not 1), and a
+// continuous site that did not move in the recorded draws is listed in
+// Result.Stuck and warned about by Result.Warnings, the others not.
+func TestUnmovedProposals(t *testing.T) {
+	for _, warmup := range []int{0, AutoWarmup} {
+		r := sample(t, collapsedModel{}, &Options{Chains: 2, Draws: 100, Warmup: warmup, Seed: 12})
+		x, y := r.Sites[0], r.Sites[1]
+		if x.Proposals == 0 || x.Accepted != 0 || x.Unmoved != x.Proposals {
+			t.Errorf("warm-up %d: x: %d proposals, %d accepted, %d unmoved; want every proposal unmoved", warmup, x.Proposals, x.Accepted, x.Unmoved)
+		}
+		if a := acceptRate(t, r, "x"); a != 0 {
+			t.Errorf("warm-up %d: x's acceptance rate %g, want 0", warmup, a)
+		}
+		if y.Unmoved != 0 || y.Accepted < y.Proposals/2 {
+			t.Errorf("warm-up %d: y: %d proposals, %d accepted, %d unmoved", warmup, y.Proposals, y.Accepted, y.Unmoved)
+		}
+		if len(r.Stuck) != 1 || r.Stuck[0].Name != "x" || r.Stuck[0].Site != 0 || !slices.Equal(r.Stuck[0].Chains, []int{0, 1}) {
+			t.Errorf("warm-up %d: Stuck = %+v, want x in chains 0 and 1", warmup, r.Stuck)
+		}
+		w := r.Warnings()
+		if len(w) != 1 || !strings.Contains(w[0], `site "x" did not move in the recorded draws of chains 0, 1`) ||
+			!strings.Contains(w[0], fmt.Sprintf("%d were its current point bit for bit", x.Proposals)) {
+			t.Errorf("warm-up %d: Warnings() = %q", warmup, w)
+		}
+	}
+	if w := sample(t, newMVNModel(), &Options{Chains: 2, Draws: 50, Seed: 13}).Warnings(); w != nil {
+		t.Errorf("a site that moves: Warnings() = %q, want none", w)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
 	"github.com/nmc-go/nmc/internal/testutil"
 	"github.com/nmc-go/nmc/models"
@@ -742,4 +743,40 @@ func TestSampleUnusedBlock(t *testing.T) {
 		t.Errorf("no reason given for the unused block in\n%s", out)
 	}
 	checkPNG(t, filepath.Join(plots, "acceptance.png"))
+}
+
+// TestSampleWarnsUnmoved: when some proposals were the current point bit for bit the
+// acceptance table gains an "unmoved" column, and a site that did not move in the
+// recorded draws is warned about in the report and on stderr (printWarnings, with
+// the prefixes nmc sample gives it). The result is made by hand: no built-in
+// model has such a site (the sampler's side is nmc's TestUnmovedProposals).
+func TestSampleWarnsUnmoved(t *testing.T) {
+	res := &nmc.Result{
+		Sites: []draws.SiteStats{{Name: "x", Proposer: "newton-gaussian", Sites: 1, Proposals: 400, Unmoved: 400},
+			{Name: "y", Proposer: "newton-gaussian", Sites: 1, Proposals: 400, Accepted: 390}},
+		Stuck: []nmc.StuckSite{{Site: 0, Name: "x", Chains: []int{0, 1}}},
+	}
+	res.SitesPerChain = [][]draws.SiteStats{res.Sites, res.Sites}
+	var b strings.Builder
+	printSites(&b, res)
+	lines := strings.Split(b.String(), "\n")
+	if f := strings.Fields(lines[0]); f[len(f)-1] != "unmoved" {
+		t.Errorf("header %q, want a last column unmoved", lines[0])
+	}
+	if f := strings.Fields(lines[1]); strings.Join(f, " ") != "x newton-gaussian 1 400 0.000 0 400" {
+		t.Errorf("row of x %q, want 400 unmoved proposals and an acceptance rate of 0", lines[1])
+	}
+	b.Reset()
+	printWarnings(&b, "nmc sample: warning: ", res)
+	want := `nmc sample: warning: site "x" did not move in the recorded draws of chains 0, 1: of its 800 proposals there (warm-up included) 0 moved it and 800 were its current point bit for bit`
+	if !strings.HasPrefix(b.String(), want) || strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("warnings %q, want one line starting %q", b.String(), want)
+	}
+	// Without unmoved proposals the table keeps its six columns.
+	res.Sites[0] = draws.SiteStats{Name: "x", Proposer: "newton-gaussian", Sites: 1, Proposals: 400, Accepted: 300}
+	b.Reset()
+	printSites(&b, res)
+	if f := strings.Fields(strings.Split(b.String(), "\n")[1]); len(f) != 6 {
+		t.Errorf("row without unmoved proposals %q, want six fields", f)
+	}
 }
