@@ -92,6 +92,14 @@ type Result struct {
 	WarmupSweeps []int
 	// Wall is the wall-clock time of the whole run.
 	Wall time.Duration
+	// CPU is the CPU time, user plus system, that the process used during the run
+	// (getrusage(RUSAGE_SELF) before the chains start and after they end): the
+	// chains' work plus whatever else the process did meanwhile — the garbage
+	// collector, a progress display, other goroutines (two runs at the same time
+	// each count both). It is the run's own cost when nothing else runs, and
+	// measures it across machines better than Wall, which depends on the cores
+	// free. 0 where the platform does not report it (not Linux, macOS or a BSD).
+	CPU time.Duration
 	// HeldOut holds, per chain, the pointwise held-out log-likelihoods row-major,
 	// draws × NumHeldOut, when Options.HeldOut is set; nil otherwise.
 	HeldOut [][]float64

@@ -3,9 +3,11 @@ package nmc
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nmc-go/nmc/draws"
 )
@@ -111,5 +113,17 @@ func TestUnmovedProposals(t *testing.T) {
 	}
 	if w := sample(t, newMVNModel(), &Options{Chains: 2, Draws: 50, Seed: 13}).Warnings(); w != nil {
 		t.Errorf("a site that moves: Warnings() = %q, want none", w)
+	}
+}
+
+// TestCPUTime: Result.CPU is the process's CPU time over the run: positive, and at
+// most the wall time on every core (with a margin for the clocks' granularity).
+func TestCPUTime(t *testing.T) {
+	if _, ok := processCPU(); !ok {
+		t.Skipf("%s reports no CPU time", runtime.GOOS)
+	}
+	r := sample(t, newMVNModel(), &Options{Chains: 2, Draws: 20000, Seed: 14})
+	if bound := r.Wall*time.Duration(runtime.NumCPU()) + 100*time.Millisecond; r.CPU <= 0 || r.CPU > bound {
+		t.Errorf("CPU %v with wall %v on %d CPUs, want in (0, %v]", r.CPU, r.Wall, runtime.NumCPU(), bound)
 	}
 }

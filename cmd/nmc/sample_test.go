@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,6 +111,13 @@ func TestSampleAutoWarmup(t *testing.T) {
 	out = mustRun(t, "sample", "-model", "blr", "-n", "200", "-k", "2", "-draws", "30", "-chains", "2", "-warmup", "auto")
 	if !strings.Contains(out, "draws after adaptive warm-up of ") {
 		t.Errorf("-warmup auto: output\n%s", out)
+	}
+	// The cost line: wall and CPU time, sweeps per second, and the smallest bulk
+	// ESS per second of wall time and of CPU time (Linux reports the CPU time).
+	cost := strings.Split(out, "\n")[1]
+	want := regexp.MustCompile(`^wall time [0-9.]+s, CPU time [0-9.]+s \([0-9]+ sweeps/s over all chains; min bulk ESS [0-9]+ \((alpha|beta\[[01]\])\): [0-9]+ per second, [0-9]+ per CPU second\)$`)
+	if runtime.GOOS == "linux" && !want.MatchString(cost) {
+		t.Errorf("cost line %q, want it to match %s", cost, want)
 	}
 }
 
