@@ -28,13 +28,26 @@ type SiteStats struct {
 	Sites int
 	// Proposals is the number of steps, warm-up included.
 	Proposals int
-	// Accepted is the number of accepted proposals (every enumeration step counts
-	// as accepted).
+	// Accepted is the number of accepted proposals that moved the site (every
+	// enumeration step counts as accepted).
 	Accepted int
+	// Unmoved is the number of proposals of a continuous site equal to its current
+	// point bit for bit, as when the proposal's spread is below the spacing of
+	// float64 there. The Metropolis-Hastings test accepts such a proposal (its
+	// ratio is 1), but the chain stays where it was: it is counted in Proposals,
+	// not in Accepted, so that a site whose steps never move it shows an
+	// acceptance rate of 0, not of 1.
+	Unmoved int
 	// Fallbacks is the number of steps whose forward proposal was a fallback (for
 	// sites with several coordinates: at least one coordinate used one), for
 	// example because −H was not positive definite.
 	Fallbacks int
+	// Unused, when not empty, says why a move the sampler planned made no
+	// proposals: a fitted block left to its sites' own steps because they already
+	// mixed in warm-up, or one with no fit. Its acceptance rate is then not a rate
+	// but "not used" (AcceptRate is NaN). A total over chains says it only when no
+	// chain used the move.
+	Unused string
 }
 
 // AcceptRate returns Accepted / Proposals, or NaN when there were no proposals.
@@ -45,25 +58,29 @@ func (s SiteStats) AcceptRate() float64 {
 	return float64(s.Accepted) / float64(s.Proposals)
 }
 
-// Add adds the counts of o (Sites, Proposals, Accepted, Fallbacks) to s.
+// Add adds the counts of o (Sites, Proposals, Accepted, Unmoved, Fallbacks) to s.
 func (s *SiteStats) Add(o SiteStats) {
 	s.Sites += o.Sites
 	s.Proposals += o.Proposals
 	s.Accepted += o.Accepted
+	s.Unmoved += o.Unmoved
 	s.Fallbacks += o.Fallbacks
 }
 
 // Check returns an error naming s if a count is negative, more proposals were
-// accepted or fell back than were made, or the name is empty.
+// accepted (or accepted and unmoved) or fell back than were made, or the name is
+// empty.
 func (s SiteStats) Check() error {
 	switch {
 	case s.Name == "":
 		return fmt.Errorf("draws: site stats with an empty name")
-	case s.Sites < 0 || s.Proposals < 0 || s.Accepted < 0 || s.Fallbacks < 0:
-		return fmt.Errorf("draws: site %q: negative count (sites %d, proposals %d, accepted %d, fallbacks %d)",
-			s.Name, s.Sites, s.Proposals, s.Accepted, s.Fallbacks)
+	case s.Sites < 0 || s.Proposals < 0 || s.Accepted < 0 || s.Unmoved < 0 || s.Fallbacks < 0:
+		return fmt.Errorf("draws: site %q: negative count (sites %d, proposals %d, accepted %d, unmoved %d, fallbacks %d)",
+			s.Name, s.Sites, s.Proposals, s.Accepted, s.Unmoved, s.Fallbacks)
 	case s.Accepted > s.Proposals:
 		return fmt.Errorf("draws: site %q: %d accepted of %d proposals", s.Name, s.Accepted, s.Proposals)
+	case s.Accepted+s.Unmoved > s.Proposals:
+		return fmt.Errorf("draws: site %q: %d accepted and %d unmoved of %d proposals", s.Name, s.Accepted, s.Unmoved, s.Proposals)
 	case s.Fallbacks > s.Proposals:
 		return fmt.Errorf("draws: site %q: %d fallbacks in %d proposals", s.Name, s.Fallbacks, s.Proposals)
 	}

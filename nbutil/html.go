@@ -119,7 +119,9 @@ func cell(v float64, bad bool) string {
 }
 
 // SiteStatsHTML returns the per-site proposal statistics of a run as an HTML
-// table: site, proposer, proposals, acceptance rate and fallbacks. When maxRows > 0
+// table: site, proposer, proposals, acceptance rate and fallbacks ("not used", with
+// the reason as its tooltip, for a move the sampler left unused: see
+// draws.SiteStats.Unused). When maxRows > 0
 // and there are more sites, only the first maxRows are shown, followed by a line
 // summing up the rest (number of sites, their proposals and mean acceptance rate).
 func SiteStatsHTML(sites []draws.SiteStats, maxRows int) string {
@@ -137,7 +139,11 @@ func SiteStatsHTML(sites []draws.SiteStats, maxRows int) string {
 		fmt.Fprintf(&b, `<tr><td style="padding:1px 6px;text-align:left">%s</td><td style="padding:1px 6px;text-align:right">%s</td>`,
 			html.EscapeString(s.Name), html.EscapeString(s.Proposer))
 		fmt.Fprintf(&b, `<td style="padding:1px 6px;text-align:right">%d</td>`, s.Proposals)
-		b.WriteString(cell(s.AcceptRate(), false))
+		if s.Proposals == 0 && s.Unused != "" {
+			fmt.Fprintf(&b, `<td style="padding:1px 6px;text-align:right" title="%s">not used</td>`, html.EscapeString(s.Unused))
+		} else {
+			b.WriteString(cell(s.AcceptRate(), false))
+		}
 		fmt.Fprintf(&b, `<td style="padding:1px 6px;text-align:right">%d</td></tr>`+"\n", s.Fallbacks)
 	}
 	b.WriteString("</table>\n")

@@ -111,14 +111,15 @@ func TestSiteStatsHTML(t *testing.T) {
 		{Name: "z[0]", Proposer: "enumerate", Proposals: 400, Accepted: 400},
 		{Name: "z[1]", Proposer: "enumerate", Proposals: 400, Accepted: 200, Fallbacks: 1},
 		{Name: "z[2]", Proposer: "enumerate", Proposals: 0, Accepted: 0},
+		{Name: "fitted(beta)", Proposer: "fitted-gaussian", Unused: "left to its sites' own steps"},
 	}
 	h := SiteStatsHTML(sites, 0)
-	for _, want := range []string{">beta<", ">newton-gaussian<", ">0.25<", ">NA<", ">2<"} {
+	for _, want := range []string{">beta<", ">newton-gaussian<", ">0.25<", ">NA<", ">2<", `title="left to its sites&#39; own steps">not used<`} {
 		if !strings.Contains(h, want) {
 			t.Errorf("missing %q:\n%s", want, h)
 		}
 	}
-	h = SiteStatsHTML(sites, 2)
+	h = SiteStatsHTML(sites[:4], 2)
 	if !strings.Contains(h, "2 more sites: 400 proposals, accept rate 0.5, 1 fallbacks") {
 		t.Errorf("rest not summed:\n%s", h)
 	}

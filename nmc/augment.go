@@ -142,6 +142,7 @@ func (c *chain) stepAugmented() {
 		st.Proposals++
 		if a.cd != nil && a.cd.DrawConditional(c.rng, c.x, i, nxt.x) {
 			copy(xs, nxt.x) // an exact Gibbs draw
+			st.Accepted++
 		} else {
 			copy(cur.x, xs)
 			cur.f = a.sc.Score(c.x, i, cur.g, cur.h)
@@ -152,8 +153,8 @@ func (c *chain) stepAugmented() {
 			if _, _, accept := c.proposeStep(a.sc, p, i, cur, nxt, 1); !accept {
 				continue
 			}
+			countAccepted(st, cur.x, nxt.x)
 		}
-		st.Accepted++
 		c.changed(i)
 		c.invalidate(i) // its cache holds the summed-out score at the old point
 	}

@@ -762,11 +762,29 @@ func (c *chain) stepContinuous(i int, warmup bool) {
 	if !accept {
 		return
 	}
-	st.Accepted++
+	countAccepted(st, cur.x, nxt.x)
 	c.cur[i] = 1 - ci
 	c.changed(i)
 	c.setValid(i)
 }
+
+// countAccepted counts an accepted proposal y of a continuous site from x in st:
+// as Unmoved when y is x bit for bit, else as Accepted (see draws.SiteStats).
+// The chain takes an unmoved proposal as any accepted one.
+func countAccepted(st *draws.SiteStats, x, y []float64) {
+	for j, v := range x {
+		if math.Float64bits(v) != math.Float64bits(y[j]) {
+			st.Accepted++
+			return
+		}
+	}
+	st.Unmoved++
+}
+
+// acceptedMH returns the proposals of st that the Metropolis-Hastings test
+// accepted, those that did not move the site included: the warm-up's decisions
+// (dislodge, wellMixed) read them.
+func acceptedMH(st draws.SiteStats) int { return st.Accepted + st.Unmoved }
 
 // record appends the current state (and derived and held-out values) to the output.
 func (c *chain) record() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/nmc-go/nmc/draws"
@@ -75,6 +76,13 @@ type FittedStep struct {
 	// 0 means Gaussian. Must not be negative.
 	DF float64
 }
+
+// Why a fitted block made no steps (draws.SiteStats.Unused).
+const (
+	unusedMixed   = "left to its sites' own steps, which accepted at least 90% of their warm-up proposals"
+	unusedNoFit   = "no fit: too few warm-up draws, or no positive-definite scale"
+	unusedStopped = "the chain stopped before its warm-up ended"
+)
 
 const (
 	defaultFittedInflate = 1.1
@@ -226,7 +234,10 @@ type fittedBlock struct {
 	next int       // the ring slot of the next draw
 	n    int       // draws in the ring
 
-	active bool      // a fit exists
+	active bool // a fit exists
+	// unused says why the block makes no steps after warm-up (see
+	// draws.SiteStats.Unused); "" for an active block.
+	unused string
 	mean   []float64 // d
 	l      []float64 // d×d: Cholesky factor of the proposal's covariance (scale matrix)
 	logc   float64   // log normalising constant of the proposal
@@ -250,7 +261,7 @@ func newFittedBlock(p *blockPlan, sites []Site, df float64) *fittedBlock {
 	for _, i := range p.sites {
 		k = max(k, sites[i].Size)
 	}
-	return &fittedBlock{plan: p, d: d, ring: make([]float64, fittedRing*d), mean: make([]float64, d),
+	return &fittedBlock{plan: p, d: d, unused: unusedStopped, ring: make([]float64, fittedRing*d), mean: make([]float64, d),
 		l: make([]float64, d*d), df: df, old: make([]float64, d), y: make([]float64, d), z: make([]float64, d),
 		prec: make([]float64, d*d), keep: make([]float64, d), gbar: make([]float64, d), xbar: make([]float64, d),
 		g: make([]float64, k), h: make([]float64, k*k), gp: make([]float64, k), gm: make([]float64, k)}
@@ -298,7 +309,7 @@ func (b *fittedBlock) row(r int) []float64 {
 // covariance), or no positive-definite scale, the block has no proposal.
 func (c *chain) fitBlock(b *fittedBlock, m int) bool {
 	m = min(m, b.n)
-	b.active = false
+	b.active, b.unused = false, unusedNoFit
 	d := b.d
 	if m < minFittedDraws {
 		return false
@@ -370,7 +381,7 @@ func (c *chain) fitBlock(b *fittedBlock, m int) bool {
 	} else {
 		b.logc = -fd*logSqrt2Pi - ld
 	}
-	b.active = true
+	b.active, b.unused = true, ""
 	return true
 }
 
@@ -615,6 +626,31 @@ func fittedStats(blocks []blockPlan, eff *Options, chains []*chain) (total []dra
 		return nil, nil
 	}
 	name := eff.Fitted.proposerName()
-	return collectStats(len(blocks), func(b int) (string, string, int) { return blocks[b].name, name, len(blocks[b].sites) },
-		chains, func(ch *chain) []draws.SiteStats { return ch.fstats })
+	total, perChain = collectStats(len(blocks), func(b int) (string, string, int) { return blocks[b].name, name, len(blocks[b].sites) },
+		chains, func(ch *chain) []draws.SiteStats {
+			for bi, b := range ch.fitted {
+				ch.fstats[bi].Unused = b.unused
+			}
+			return ch.fstats
+		})
+	for bi := range total {
+		total[bi].Unused = unusedTotal(perChain, bi)
+	}
+	return total, perChain
+}
+
+// unusedTotal returns the Unused of the total of entry i of perChain: "" when
+// some chain made proposals, else the chains' reasons, distinct ones joined by
+// "; ".
+func unusedTotal(perChain [][]draws.SiteStats, i int) string {
+	var reasons []string
+	for _, st := range perChain {
+		if st[i].Proposals > 0 || st[i].Unused == "" {
+			return ""
+		}
+		if !slices.Contains(reasons, st[i].Unused) {
+			reasons = append(reasons, st[i].Unused)
+		}
+	}
+	return strings.Join(reasons, "; ")
 }

@@ -3,6 +3,9 @@ package nmc
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nmc-go/nmc/draws"
@@ -48,7 +51,9 @@ type Result struct {
 	// "fitted-t", Sites the number of sites in the block. Only the steps of the
 	// recorded phase (after warm-up, with the frozen proposal) are counted; a chain
 	// whose warm-up gave no fit, or whose local steps already sampled the block well
-	// (every site's and the group's warm-up acceptance at least 90%), makes none.
+	// (every site's and the group's warm-up acceptance at least 90%), makes none,
+	// and its entry in FittedPerChain says why in Unused (as does the total when
+	// no chain made any).
 	Fitted []draws.SiteStats
 	// FittedPerChain holds the same statistics chain by chain.
 	FittedPerChain [][]draws.SiteStats
@@ -75,12 +80,26 @@ type Result struct {
 	// acceptance probability and divergent trajectories after warm-up; nil
 	// without a block.
 	HamiltonianChains []HamiltonianChain
+	// Stuck lists, in state order, the continuous sites whose value was the same
+	// bit for bit in every recorded draw of some chain (with at least two draws),
+	// with those chains: a continuous posterior is never constant, so the site's
+	// steps did not move it (see draws.SiteStats.Unmoved); nil when every
+	// continuous site moved in every chain. Warnings describes them.
+	Stuck []StuckSite
 	// WarmupSweeps holds each chain's number of warm-up sweeps (Options.Warmup, or the
 	// length the adaptive warm-up chose; for a cancelled or failed chain, the sweeps
 	// it ran before stopping, 0 if it stopped in its warm-up).
 	WarmupSweeps []int
 	// Wall is the wall-clock time of the whole run.
 	Wall time.Duration
+	// CPU is the CPU time, user plus system, that the process used during the run
+	// (getrusage(RUSAGE_SELF) before the chains start and after they end): the
+	// chains' work plus whatever else the process did meanwhile — the garbage
+	// collector, a progress display, other goroutines (two runs at the same time
+	// each count both). It is the run's own cost when nothing else runs, and
+	// measures it across machines better than Wall, which depends on the cores
+	// free. 0 where the platform does not report it (not Linux, macOS or a BSD).
+	CPU time.Duration
 	// HeldOut holds, per chain, the pointwise held-out log-likelihoods row-major,
 	// draws × NumHeldOut, when Options.HeldOut is set; nil otherwise.
 	HeldOut [][]float64
@@ -151,9 +170,91 @@ func groupStats(groups []groupPlan, chains []*chain) (total []draws.SiteStats, p
 // AllStats returns the statistics of every site (Sites) followed by those of every
 // group (Groups), every fitted block (Fitted), every lead-and-follow move (Joint)
 // and the Hamiltonian block (Hamiltonian), for the summary tables and the
-// acceptance plot (viz.AcceptancePlot, nbutil.SiteStatsHTML).
+// acceptance plot (viz.AcceptancePlot, nbutil.SiteStatsHTML). A move that made no
+// proposals because no chain used it (a fitted block left to its sites' own
+// steps) says why in Unused, not by an acceptance rate.
 func (r *Result) AllStats() []draws.SiteStats {
 	return append(append(append(append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...), r.Fitted...), r.Joint...), r.Hamiltonian...)
+}
+
+// StuckSite is a continuous site that did not move in the recorded draws of some
+// chains (Result.Stuck).
+type StuckSite struct {
+	// Site is the site's index in the model's Sites(); Name its name.
+	Site int
+	Name string
+	// Chains are the chains (0-based, as in Result.Draws) in which it did not move.
+	Chains []int
+}
+
+// stuckSites returns the continuous sites whose coordinates are the same bit for
+// bit in every row of a chain with at least two rows; rows[c] holds chain c's
+// draws, ncols values each, the state's coordinates first.
+func stuckSites(sites []Site, rows [][]float64, ncols int) []StuckSite {
+	var out []StuckSite
+	off := Offsets(sites)
+	for i, s := range sites {
+		if s.Support == Discrete {
+			continue
+		}
+		var chains []int
+		for c, r := range rows {
+			n := len(r) / ncols
+			if n < 2 || !constantColumns(r, ncols, off[i], off[i]+s.Size) {
+				continue
+			}
+			chains = append(chains, c)
+		}
+		if chains != nil {
+			out = append(out, StuckSite{Site: i, Name: s.Name, Chains: chains})
+		}
+	}
+	return out
+}
+
+// constantColumns reports whether columns lo … hi−1 of the rows r (ncols values
+// each) hold the same bits in every row.
+func constantColumns(r []float64, ncols, lo, hi int) bool {
+	for k := ncols; k < len(r); k += ncols {
+		for j := lo; j < hi; j++ {
+			if math.Float64bits(r[k+j]) != math.Float64bits(r[j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Warnings returns one sentence for each problem the run's statistics show, for a
+// summary to print: every continuous site that did not move in the recorded draws
+// of some chains (Stuck), with its proposals in those chains (warm-up included)
+// and how many of them were its current point bit for bit. Nil when there is
+// none.
+func (r *Result) Warnings() []string {
+	var out []string
+	for _, s := range r.Stuck {
+		var st draws.SiteStats
+		chains := make([]string, len(s.Chains))
+		for k, c := range s.Chains {
+			chains[k] = strconv.Itoa(c)
+			if c < len(r.SitesPerChain) && s.Site < len(r.SitesPerChain[c]) {
+				st.Add(r.SitesPerChain[c][s.Site])
+			}
+		}
+		which := "chain " + chains[0]
+		if len(chains) > 1 {
+			which = "chains " + strings.Join(chains, ", ")
+		}
+		msg := fmt.Sprintf("site %q did not move in the recorded draws of %s", s.Name, which)
+		if st.Proposals > 0 {
+			msg += fmt.Sprintf(": of its %d proposals there (warm-up included) %d moved it and %d were its current point bit for bit", st.Proposals, st.Accepted, st.Unmoved)
+			if st.Unmoved > 0 {
+				msg += " (a proposal whose spread is below the spacing of float64 at the point)"
+			}
+		}
+		out = append(out, msg)
+	}
+	return out
 }
 
 // AcceptRate returns the fraction of accepted proposals of the named site over all

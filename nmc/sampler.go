@@ -108,6 +108,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	}
 
 	start := time.Now()
+	cpu0, cpuOK := processCPU()
 	chains := make([]*chain, eff.Chains)
 	errs := make([]error, eff.Chains)
 	var wg sync.WaitGroup
@@ -122,6 +123,9 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	wg.Wait()
 
 	res := &Result{Draws: draws, FirstChain: eff.FirstChain, Wall: time.Since(start), Options: eff, NumHeldOut: nHeld}
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		res.CPU = cpu1 - cpu0
+	}
 	res.Sites, res.SitesPerChain = siteStats(sites, &eff, chains)
 	res.Groups, res.GroupsPerChain = groupStats(groups, chains)
 	res.Fitted, res.FittedPerChain = fittedStats(blocks, &eff, chains)
@@ -149,6 +153,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 			ch.step.report(res, c)
 		}
 	}
+	res.Stuck = stuckSites(sites, draws.Chains, len(names))
 	var failed []error
 	for _, e := range errs {
 		if e != nil && !errors.Is(e, ctx.Err()) {

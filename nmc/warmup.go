@@ -144,8 +144,8 @@ func (c *chain) dislodge() bool {
 	moved := false
 	for i, s := range c.sites {
 		st := c.stats[i]
-		prop, acc := st.Proposals-w.proposals[i], st.Accepted-w.accepted[i]
-		w.proposals[i], w.accepted[i] = st.Proposals, st.Accepted
+		prop, acc := st.Proposals-w.proposals[i], acceptedMH(st)-w.accepted[i]
+		w.proposals[i], w.accepted[i] = st.Proposals, acceptedMH(st)
 		if s.Support == Discrete || s.Marginalised || prop < autoWindow/2 || acc > 0 {
 			continue
 		}
@@ -219,7 +219,7 @@ func (c *chain) endWarmup(n int) {
 func (c *chain) fitBlocks(m int) {
 	for _, b := range c.fitted {
 		if c.wellMixed(b) {
-			b.active = false
+			b.active, b.unused = false, unusedMixed
 			continue
 		}
 		c.fitBlock(b, m)
@@ -237,7 +237,7 @@ func (c *chain) fitBlocks(m int) {
 func (c *chain) wellMixed(b *fittedBlock) bool {
 	high := func(acc, prop int) bool { return prop > 0 && float64(acc) >= fittedSkipRate*float64(prop) }
 	for _, i := range b.plan.sites {
-		if st := c.stats[i]; !high(st.Accepted, st.Proposals) {
+		if st := c.stats[i]; !high(acceptedMH(st), st.Proposals) {
 			return false
 		}
 	}

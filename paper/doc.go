@@ -6,8 +6,8 @@
 //
 // [Run] samples each experiment with the chains starting from prior draws, with
 // the adaptive warm-up before the recorded draws (none with Config.NoGroupMoves,
-// as in the paper), and returns a [Report]: the table (warm-up, wall time, draws
-// per second, samples to convergence and final value of the joint predictive
+// as in the paper), and returns a [Report]: the table (warm-up, wall and CPU
+// time, draws per second, samples to convergence and final value of the joint predictive
 // log-likelihood over the held-out half of the data with the chains interleaved
 // by draw, min bulk ESS and max R-hat over the recorded draws (over the second
 // half of each chain when there is no warm-up), peak Go heap), the conjugate estimates next to their closed forms, the PLL curves and
@@ -15,5 +15,5 @@
 // writes its files ([Report.WriteFiles]). "nmc paper" is this call with flags.
 //
 // The same seed gives the same data and draws, so every number of the report but
-// the wall times, draws per second and heap sizes is reproducible.
+// the wall and CPU times, the rates per second and heap sizes is reproducible.
 package paper

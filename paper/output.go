@@ -14,14 +14,20 @@ import (
 )
 
 // WriteTable writes the paper's table as aligned text: model, N, K, chains ×
-// draws, the longest warm-up, wall time, draws per second, samples to convergence, final PLL, min ESS,
-// min ESS per second, max R-hat and peak heap ("-" for what a model does not have).
+// draws, the longest warm-up, wall time, CPU time, draws per second, samples to
+// convergence, final PLL, min ESS, min ESS per second of wall time and per second
+// of CPU time, max R-hat and peak heap ("-" for what a model does not have, or a
+// CPU time the platform does not report).
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tN\tK\tchains×draws\twarm-up\twall time\tdraws/s\tsamples to conv.\tfinal PLL\tmin ESS\tmin ESS/s\tmax R-hat\tpeak heap\t")
+	fmt.Fprintln(tw, "model\tN\tK\tchains×draws\twarm-up\twall time\tCPU time\tdraws/s\tsamples to conv.\tfinal PLL\tmin ESS\tmin ESS/s\tmin ESS/CPU s\tmax R-hat\tpeak heap\t")
 	for _, r := range r.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d×%d\t%d\t%s\t%.0f\t%s\t%s\t%.0f\t%.1f\t%.3f\t%s\t\n", r.Model, dash(r.N), dash(r.K), r.Chains, r.Draws, r.WarmupSweeps,
-			FormatDuration(r.Wall), r.DrawsPerSecond(), dash(r.SamplesToConvergence), pllText(r.FinalPLL), r.MinESS, r.MinESS/r.Wall.Seconds(), r.MaxRHat,
+		cpu, perCPU := "-", "-"
+		if r.CPU > 0 {
+			cpu, perCPU = FormatDuration(r.CPU), fmt.Sprintf("%.1f", r.MinESS/r.CPU.Seconds())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d×%d\t%d\t%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.1f\t%s\t%.3f\t%s\t\n", r.Model, dash(r.N), dash(r.K), r.Chains, r.Draws, r.WarmupSweeps,
+			FormatDuration(r.Wall), cpu, r.DrawsPerSecond(), dash(r.SamplesToConvergence), pllText(r.FinalPLL), r.MinESS, r.MinESS/r.Wall.Seconds(), perCPU, r.MaxRHat,
 			formatBytes(r.PeakHeap))
 	}
 	return tw.Flush()
@@ -89,12 +95,12 @@ func pllText(v float64) string {
 }
 
 // WriteTableCSV writes the table as CSV with full precision (NA for missing
-// values): model, N, K, chains, draws, wall_seconds, draws_per_second,
-// samples_to_convergence, final_pll, min_ess_bulk, min_ess_per_second, max_rhat,
-// peak_heap_bytes.
+// values): model, N, K, chains, draws, wall_seconds, cpu_seconds,
+// draws_per_second, samples_to_convergence, final_pll, min_ess_bulk,
+// min_ess_per_second, min_ess_per_cpu_second, max_rhat, peak_heap_bytes.
 func (r *Report) WriteTableCSV(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("model,N,K,chains,draws,warmup_sweeps,wall_seconds,draws_per_second,samples_to_convergence,final_pll,min_ess_bulk,min_ess_per_second,max_rhat,peak_heap_bytes\n")
+	b.WriteString("model,N,K,chains,draws,warmup_sweeps,wall_seconds,cpu_seconds,draws_per_second,samples_to_convergence,final_pll,min_ess_bulk,min_ess_per_second,min_ess_per_cpu_second,max_rhat,peak_heap_bytes\n")
 	na := func(v float64) string {
 		if math.IsNaN(v) {
 			return "NA"
@@ -106,8 +112,12 @@ func (r *Report) WriteTableCSV(w io.Writer) error {
 		if r.SamplesToConvergence > 0 {
 			conv = strconv.Itoa(r.SamplesToConvergence)
 		}
-		fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%d\n", r.Model, r.N, r.K, r.Chains, r.Draws, r.WarmupSweeps,
-			na(r.Wall.Seconds()), na(r.DrawsPerSecond()), conv, na(r.FinalPLL), na(r.MinESS), na(r.MinESS/r.Wall.Seconds()), na(r.MaxRHat), r.PeakHeap)
+		cpu, perCPU := math.NaN(), math.NaN()
+		if r.CPU > 0 {
+			cpu, perCPU = r.CPU.Seconds(), r.MinESS/r.CPU.Seconds()
+		}
+		fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", r.Model, r.N, r.K, r.Chains, r.Draws, r.WarmupSweeps,
+			na(r.Wall.Seconds()), na(cpu), na(r.DrawsPerSecond()), conv, na(r.FinalPLL), na(r.MinESS), na(r.MinESS/r.Wall.Seconds()), na(perCPU), na(r.MaxRHat), r.PeakHeap)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,6 +98,12 @@ func TestRunQuick(t *testing.T) {
 	rhat := csvColumn(t, tables[0], "max_rhat")
 	if len(rhat) != len(rep.Rows) || rhat[2] != robust.MaxRHat {
 		t.Errorf("table.csv max_rhat %v, want the rows' (robust %v)", rhat, robust.MaxRHat)
+	}
+	// The CPU time and the smallest ESS per CPU second, where the platform gives
+	// the CPU time (Linux does).
+	cpu, perCPU := csvColumn(t, tables[0], "cpu_seconds"), csvColumn(t, tables[0], "min_ess_per_cpu_second")
+	if runtime.GOOS == "linux" && (len(cpu) != len(rep.Rows) || !(cpu[2] > 0) || perCPU[2] != robust.MinESS/cpu[2]) {
+		t.Errorf("table.csv cpu_seconds %v, min_ess_per_cpu_second %v; robust's min ESS %v", cpu, perCPU, robust.MinESS)
 	}
 	z := csvColumn(t, tables[1], "z")
 	if len(z) != len(rep.Conjugate) || z[0] != rep.Conjugate[0].Z {

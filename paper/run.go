@@ -162,6 +162,9 @@ type Row struct {
 	Chains, Draws int
 	// Wall is the sampling time, warm-up included.
 	Wall time.Duration
+	// CPU is the CPU time of the sampling (nmc.Result.CPU); 0 where the platform
+	// does not report it.
+	CPU time.Duration
 	// WarmupSweeps is the longest warm-up of the chains, in sweeps before the first
 	// recorded draw (0 with NoGroupMoves, as in the paper).
 	WarmupSweeps int
@@ -374,7 +377,7 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	if err != nil {
 		return err
 	}
-	row := Row{Model: x.Model, N: d.Size(), K: x.K, Chains: chains, Draws: nDraws, Wall: res.Wall, FinalPLL: math.NaN(), PeakHeap: peak}
+	row := Row{Model: x.Model, N: d.Size(), K: x.K, Chains: chains, Draws: nDraws, Wall: res.Wall, CPU: res.CPU, FinalPLL: math.NaN(), PeakHeap: peak}
 	if x.Model == "dirichlet_categorical" || x.Model == "normal_known_sigma" || x.Model == "gamma_poisson" {
 		row.K = 0
 	}

@@ -14,11 +14,13 @@ import (
 // AcceptancePlot returns a bar chart of the acceptance rate of each site in stats
 // (nmc.Result.Sites, or their totals by family from draws.GroupSites), in the order
 // given, with the number of fallback proposals written above every bar that has
-// any ("3 fallbacks"). Site names label the x axis and are slanted when there are
-// more than 6 sites.
+// any ("3 fallbacks"). A move that made no proposals because the sampler left it
+// unused (draws.SiteStats.Unused) has no bar but the label "not used". Site names
+// label the x axis and are slanted when there are more than 6 sites.
 //
 // It returns an error for no sites, and naming the site for inconsistent counts
-// (see draws.SiteStats.Check) and for a site that made no proposals.
+// (see draws.SiteStats.Check) and for a site that made no proposals and is not
+// marked unused.
 func AcceptancePlot(stats []draws.SiteStats) (*plot.Plot, error) {
 	if len(stats) == 0 {
 		return nil, fmt.Errorf("viz: acceptance: no sites given")
@@ -30,12 +32,17 @@ func AcceptancePlot(stats []draws.SiteStats) (*plot.Plot, error) {
 		if err := s.Check(); err != nil {
 			return nil, fmt.Errorf("viz: acceptance: site %d: %w", i, err)
 		}
+		names[i] = s.Name
+		if s.Proposals == 0 && s.Unused != "" {
+			lab.XYs = append(lab.XYs, plotter.XY{X: float64(i), Y: 0.02})
+			lab.Labels = append(lab.Labels, "not used")
+			continue
+		}
 		if s.Proposals == 0 {
 			return nil, fmt.Errorf("viz: acceptance: site %q made no proposals", s.Name)
 		}
 		rate := s.AcceptRate() // in [0, 1] after Check
 		vals[i] = rate
-		names[i] = s.Name
 		if s.Fallbacks > 0 {
 			word := "fallbacks"
 			if s.Fallbacks == 1 {

@@ -381,6 +381,12 @@ func TestAcceptancePlot(t *testing.T) {
 	wantErr(t, "negative fallbacks", err, "negative count")
 	_, err = AcceptancePlot([]draws.SiteStats{{Name: "a"}})
 	wantErr(t, "no proposals", err, `site "a" made no proposals`)
+	// A move the sampler left unused has no bar but a "not used" label.
+	p, err = AcceptancePlot([]draws.SiteStats{{Name: "a", Proposals: 10, Accepted: 5}, {Name: "fitted(a)", Unused: "left to its sites' own steps"}})
+	if err != nil {
+		t.Fatalf("unused move: %v", err)
+	}
+	checkPNG(t, p, "acceptance_unused", w, h)
 	_, err = AcceptancePlot([]draws.SiteStats{{Proposals: 1}})
 	wantErr(t, "empty site", err, "site 0: draws: site stats with an empty name")
 }

@@ -21,9 +21,10 @@ var paperCommand = &command{
 	help: `Paper reproduces the experiments of Arora et al. (2020) on generated data:
 Neal's funnel, Bayesian logistic regression (blr), robust regression, the
 annotation model, and recovery of the exact posterior of the four conjugate
-models. It prints one table (model, N, K, chains × draws, wall time, draws per
-second, samples to convergence, final PLL, min ESS, min ESS per second, max
-R-hat, peak Go heap), the conjugate estimates next to their closed forms, and
+models. It prints one table (model, N, K, chains × draws, wall time, CPU time,
+draws per second, samples to convergence, final PLL, min ESS, min ESS per second
+of wall time and of CPU time, max R-hat, peak Go heap), the conjugate estimates
+next to their closed forms, and
 writes into DIR:
 
   table.csv, conjugate.csv        the two tables

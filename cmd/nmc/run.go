@@ -316,23 +316,54 @@ func statsRows(res *nmc.Result) []draws.SiteStats {
 }
 
 // printSites writes the acceptance and fallback counts per site family, then one
-// row per group of group moves (res.Groups).
+// row per other move (see statsRows); a move that was planned but not used (a
+// fitted block left to its sites' own steps) says "not used" instead of a rate,
+// and why below the table. When some proposals were the current point bit for bit
+// (draws.SiteStats.Unmoved), a last column counts them.
 func printSites(w io.Writer, res *nmc.Result) {
 	groups := statsRows(res)
 	width := len("site")
 	for _, g := range groups {
 		width = max(width, len(g.Name))
 	}
+	unmoved := false // a column of unmoved proposals, when there are any
+	for _, g := range groups {
+		unmoved = unmoved || g.Unmoved > 0
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\tproposer\tsites\tproposals\taccept rate\tfallbacks\t\n", width, "site")
+	fmt.Fprintf(tw, "%-*s\tproposer\tsites\tproposals\taccept rate\tfallbacks\t", width, "site")
+	if unmoved {
+		fmt.Fprint(tw, "unmoved\t")
+	}
+	fmt.Fprintln(tw)
+	var unused []draws.SiteStats
 	for _, g := range groups {
 		rate := "NA"
-		if g.Proposals > 0 {
+		switch {
+		case g.Proposals > 0:
 			rate = fmt.Sprintf("%.3f", g.AcceptRate())
+		case g.Unused != "":
+			rate = "not used"
+			unused = append(unused, g)
 		}
-		fmt.Fprintf(tw, "%-*s\t%s\t%d\t%d\t%s\t%d\t\n", width, g.Name, g.Proposer, g.Sites, g.Proposals, rate, g.Fallbacks)
+		fmt.Fprintf(tw, "%-*s\t%s\t%d\t%d\t%s\t%d\t", width, g.Name, g.Proposer, g.Sites, g.Proposals, rate, g.Fallbacks)
+		if unmoved {
+			fmt.Fprintf(tw, "%d\t", g.Unmoved)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	for _, g := range unused {
+		fmt.Fprintf(w, "%s: not used, %s\n", g.Name, g.Unused)
+	}
+}
+
+// printWarnings writes each of the run's warnings (nmc.Result.Warnings: sites that
+// did not move in the recorded draws) on a line of its own after prefix.
+func printWarnings(w io.Writer, prefix string, res *nmc.Result) {
+	for _, msg := range res.Warnings() {
+		fmt.Fprintf(w, "%s%s\n", prefix, msg)
+	}
 }
 
 // checkModel returns an error unless name is a model of the registry.

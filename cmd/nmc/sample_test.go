@@ -5,11 +5,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/frames"
 	"github.com/nmc-go/nmc/internal/testutil"
 	"github.com/nmc-go/nmc/models"
@@ -108,6 +111,13 @@ func TestSampleAutoWarmup(t *testing.T) {
 	out = mustRun(t, "sample", "-model", "blr", "-n", "200", "-k", "2", "-draws", "30", "-chains", "2", "-warmup", "auto")
 	if !strings.Contains(out, "draws after adaptive warm-up of ") {
 		t.Errorf("-warmup auto: output\n%s", out)
+	}
+	// The cost line: wall and CPU time, sweeps per second, and the smallest bulk
+	// ESS per second of wall time and of CPU time (Linux reports the CPU time).
+	cost := strings.Split(out, "\n")[1]
+	want := regexp.MustCompile(`^wall time [0-9.]+s, CPU time [0-9.]+s \([0-9]+ sweeps/s over all chains; min bulk ESS [0-9]+ \((alpha|beta\[[01]\])\): [0-9]+ per second, [0-9]+ per CPU second\)$`)
+	if runtime.GOOS == "linux" && !want.MatchString(cost) {
+		t.Errorf("cost line %q, want it to match %s", cost, want)
 	}
 }
 
@@ -720,4 +730,62 @@ func withoutWall(out string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// TestSampleUnusedBlock: a fitted block that every chain left to its sites' own
+// steps (robust regression's beta, whose Newton steps accept nearly every proposal)
+// says "not used" in the acceptance table instead of a rate, and why below it; the
+// acceptance plot is still drawn.
+func TestSampleUnusedBlock(t *testing.T) {
+	plots := filepath.Join(t.TempDir(), "figs")
+	out := mustRun(t, "sample", "-model", "robust", "-n", "300", "-k", "3", "-draws", "40", "-chains", "2", "-plots", plots)
+	var row []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "fitted(beta)" {
+			row = f
+		}
+	}
+	if row == nil || strings.Join(row[4:], " ") != "not used 0" {
+		t.Errorf("fitted(beta) row %q, want proposals 0 and accept rate \"not used\"\n%s", row, out)
+	}
+	if !strings.Contains(out, "fitted(beta): not used, left to its sites' own steps") {
+		t.Errorf("no reason given for the unused block in\n%s", out)
+	}
+	checkPNG(t, filepath.Join(plots, "acceptance.png"))
+}
+
+// TestSampleWarnsUnmoved: when some proposals were the current point bit for bit the
+// acceptance table gains an "unmoved" column, and a site that did not move in the
+// recorded draws is warned about in the report and on stderr (printWarnings, with
+// the prefixes nmc sample gives it). The result is made by hand: no built-in
+// model has such a site (the sampler's side is nmc's TestUnmovedProposals).
+func TestSampleWarnsUnmoved(t *testing.T) {
+	res := &nmc.Result{
+		Sites: []draws.SiteStats{{Name: "x", Proposer: "newton-gaussian", Sites: 1, Proposals: 400, Unmoved: 400},
+			{Name: "y", Proposer: "newton-gaussian", Sites: 1, Proposals: 400, Accepted: 390}},
+		Stuck: []nmc.StuckSite{{Site: 0, Name: "x", Chains: []int{0, 1}}},
+	}
+	res.SitesPerChain = [][]draws.SiteStats{res.Sites, res.Sites}
+	var b strings.Builder
+	printSites(&b, res)
+	lines := strings.Split(b.String(), "\n")
+	if f := strings.Fields(lines[0]); f[len(f)-1] != "unmoved" {
+		t.Errorf("header %q, want a last column unmoved", lines[0])
+	}
+	if f := strings.Fields(lines[1]); strings.Join(f, " ") != "x newton-gaussian 1 400 0.000 0 400" {
+		t.Errorf("row of x %q, want 400 unmoved proposals and an acceptance rate of 0", lines[1])
+	}
+	b.Reset()
+	printWarnings(&b, "nmc sample: warning: ", res)
+	want := `nmc sample: warning: site "x" did not move in the recorded draws of chains 0, 1: of its 800 proposals there (warm-up included) 0 moved it and 800 were its current point bit for bit`
+	if !strings.HasPrefix(b.String(), want) || strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("warnings %q, want one line starting %q", b.String(), want)
+	}
+	// Without unmoved proposals the table keeps its six columns.
+	res.Sites[0] = draws.SiteStats{Name: "x", Proposer: "newton-gaussian", Sites: 1, Proposals: 400, Accepted: 300}
+	b.Reset()
+	printSites(&b, res)
+	if f := strings.Fields(strings.Split(b.String(), "\n")[1]); len(f) != 6 {
+		t.Errorf("row without unmoved proposals %q, want six fields", f)
+	}
 }
