@@ -221,6 +221,11 @@ type linScratch struct {
 	work   []linWork   // per worker
 	sum    []float64   // linShared: the chunks' derivative sums
 
+	// par spreads the chunks over the cores, calling chunk (linChunk of this
+	// factor, made once: no closure per call).
+	par   parallel.Group
+	chunk func(w, c int)
+
 	// The current call (linearSum), read by the chunks (linChunk).
 	mode    linMode
 	na, per int
@@ -289,6 +294,7 @@ func (s *scorer) linScratch(li int) *linScratch {
 		for w := range ls.work {
 			ls.work[w] = linWork{argv: make([]float64, na), d1: make([]float64, na), d2: make([]float64, na*na)}
 		}
+		ls.chunk = func(w, c int) { s.linChunk(li, w, c) }
 		s.lin[li] = ls
 	}
 	return s.lin[li]
@@ -417,7 +423,7 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 			s.linChunk(li, 0, c)
 		}
 	} else {
-		parallel.Chunks(nch, workers, func(w, c int) { s.linChunk(li, w, c) })
+		ls.par.Chunks(nch, workers, ls.chunk)
 	}
 	parts := ls.deriv[:nch*per]
 	na2 := na * na
