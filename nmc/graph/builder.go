@@ -221,7 +221,8 @@ func (b *Builder) latent(name string, d *Dist, shape []int, n int, vector bool) 
 // Observe binds data to a distribution: values holds Len elements of the
 // distribution's value width (element-major), where Len is the longest parameter
 // length (parameters of length 1 broadcast). Discrete values are given as float64
-// integers.
+// integers. The improper Flat and HalfFlat are refused: they are priors for latents,
+// whose log density does not depend on the value.
 func (b *Builder) Observe(name string, d *Dist, values []float64) {
 	if err := b.claim(name); err != nil {
 		b.fail(err)
@@ -233,6 +234,10 @@ func (b *Builder) Observe(name string, d *Dist, values []float64) {
 	}
 	if d.err != nil {
 		b.fail(fmt.Errorf("graph: observed %q: %w", name, d.err))
+		return
+	}
+	if improper(d.fam) {
+		b.fail(fmt.Errorf("graph: observed %q: %s is an improper prior for latents, not a likelihood: its log density is 0 whatever the value, so the data would add nothing to the model; give the data a distribution whose parameters depend on the latents", name, d.fam.Name()))
 		return
 	}
 	vw, _ := d.fam.Layout(d.k)
@@ -260,6 +265,16 @@ func (b *Builder) Observe(name string, d *Dist, values []float64) {
 		}
 	}
 	b.factors = append(b.factors, &factor{name: name, d: d, obs: append([]float64(nil), values...), length: n, width: vw})
+}
+
+// improper reports whether fam is one of the improper flat laws (Flat, HalfFlat),
+// which Observe refuses.
+func improper(fam dist.Family) bool {
+	switch fam.(type) {
+	case dist.Flat, *dist.Flat, dist.HalfFlat, *dist.HalfFlat:
+		return true
+	}
+	return false
 }
 
 // ObserveInts is Observe for integer data.
