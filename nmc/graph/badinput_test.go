@@ -179,8 +179,11 @@ func TestBadInput(t *testing.T) {
 			b.Deterministic("a", a)
 		}, []string{"duplicate", `"a"`}},
 		{"invalid name", func(b *Builder) {
-			b.Latent("a[1]", Normal(C(0), C(1)))
-		}, []string{"invalid", `"a[1]"`}},
+			b.Latent("a[01]", Normal(C(0), C(1)))
+		}, []string{"invalid", `"a[01]"`, "z[3]"}},
+		{"indexed plate name", func(b *Builder) {
+			b.Latent("a[1]", Normal(C(0), C(1)), 3)
+		}, []string{"invalid", `"a[1]"`, "one scalar", `Latent("a", d, n)`}},
 
 		// Indices out of range.
 		{"Index", func(b *Builder) {

@@ -110,8 +110,11 @@
 // site's coordinates contiguous (Model.Offset finds a family). A plate declared
 // with shape (L, M) has sites named theta[l,m] in row-major order; a site of
 // width k has coordinates named theta[l,m,n]. A Vector site beta has coordinates
-// beta[0], …, beta[k−1]; a scalar site is named after its variable. Discrete values
-// are stored as float64 integers.
+// beta[0], …, beta[k−1]; a scalar site is named after its variable. A single scalar
+// may be declared with an indexed name, as z[3] for the states of a recursion
+// declared one by one in a Go loop, and is then recorded as a plate's site would be;
+// its base is then not a plain name as well. Discrete values are stored as float64
+// integers.
 //
 // # Derivatives
 //

@@ -12,7 +12,7 @@ import (
 	"github.com/nmc-go/nmc/nmc/graph"
 )
 
-// A short hidden Markov chain written as a user writes it: states z0 … z3, each
+// A short hidden Markov chain written as a user writes it: states z[0] … z[3], each
 // z_t ~ Categorical(theta[z_{t−1}]) with its row of transition probabilities picked
 // from a plate of Dirichlet rows by the previous state (At … ByNode), z0 from a
 // fixed initial distribution, and observed emissions y_t ~ Categorical(E[z_t]),
@@ -49,7 +49,7 @@ func buildHMM(t *testing.T, f hmmForm) *graph.Model {
 		if i > 0 {
 			p = graph.At(theta, graph.ByNode(zs[i-1]))
 		}
-		zs[i] = b.Latent(fmt.Sprintf("z%d", i), graph.Categorical(p))
+		zs[i] = b.Latent(fmt.Sprintf("z[%d]", i), graph.Categorical(p))
 		b.ObserveInts(fmt.Sprintf("y%d", i), graph.Categorical(graph.At(emit, graph.ByNode(zs[i]))), []int{hmmY[i]})
 	}
 	for _, i := range f.marg {
@@ -121,7 +121,7 @@ func hmmExact(latentEmit bool) map[string]float64 {
 			}
 		}
 		for t := range z {
-			means[fmt.Sprintf("z%d", t)] = float64(z[t])
+			means[fmt.Sprintf("z[%d]", t)] = float64(z[t])
 		}
 		w := math.Exp(lw)
 		total += w
