@@ -12,20 +12,36 @@ import (
 // TestScoresAtNewStatesDoNotAllocate: a warm scorer scores a state it has not seen
 // (as a running chain's proposals are) without allocating, also when the score is
 // spread over the cores — a linear factor's chunks and X·β's product (logistic
-// regression, 10,000 rows), and a blanket scored element by element in chunks
-// (20,000 rows). The states cycle over more than the scorer keeps (two).
+// regression, 10,000 rows; also written literally as a sum of coefficients times
+// columns), and a blanket scored element by element in chunks (20,000 rows). The states cycle over more than the scorer keeps (two).
 // Not parallel: AllocsPerRun needs the process to itself.
 func TestScoresAtNewStatesDoNotAllocate(t *testing.T) {
 	if raceDetector {
 		t.Skip("the race detector allocates when goroutines synchronise")
 	}
+	matVec := func(x *mat.Dense, beta *Node) *Node { return MatVec(x, beta) }
+	literal := func(x *mat.Dense, beta *Node) *Node { // column terms (linear_cols.go)
+		_, k := x.Dims()
+		var eta *Node
+		for j := 0; j < k; j++ {
+			t := Mul(Index(beta, []int{j}), Data(mat.Col(nil, j, x)))
+			if eta == nil {
+				eta = t
+			} else {
+				eta = Add(eta, t)
+			}
+		}
+		return eta
+	}
 	for _, c := range []struct {
 		name     string
 		n, k     int
 		noLinear bool
+		eta      func(x *mat.Dense, beta *Node) *Node
 	}{
-		{"linear", 10000, 5, false},
-		{"elements", 20000, 3, true},
+		{"linear", 10000, 5, false, matVec},
+		{"elements", 20000, 3, true, matVec},
+		{"literal", 10000, 2, false, literal},
 	} {
 		rng := rand.New(rand.NewPCG(11, 12))
 		x := mat.NewDense(c.n, c.k, nil)
@@ -40,7 +56,7 @@ func TestScoresAtNewStatesDoNotAllocate(t *testing.T) {
 		b.noLinear = c.noLinear
 		alpha := b.Latent("alpha", Normal(C(0), C(10)))
 		beta := b.Vector("beta", c.k, Normal(C(0), C(2.5)))
-		b.Observe("y", BernoulliLogit(Add(alpha, MatVec(x, beta))), y)
+		b.Observe("y", BernoulliLogit(Add(alpha, c.eta(x, beta))), y)
 		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
 		m, err := b.Build()
 		if err != nil {

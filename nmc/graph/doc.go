@@ -131,8 +131,9 @@
 // compiled.
 //
 // An observation whose parameters are shared scalars and one linear predictor — a
-// sum of length-1 nodes, MatVecs over Vector sites and data, as α + X·β in a
-// regression — is scored as a whole: X·β is kept per scorer for the current and the
+// sum of length-1 nodes, MatVecs over Vector sites, length-1 nodes times constant
+// columns and constants, as α + X·β in a regression or the same written literally,
+// α + β·x or Index(b, 0) + Index(b, 1)·h — is scored as a whole: X·β is kept per scorer for the current and the
 // proposed β (recomputed from scratch at any other β, so never stale), the shared
 // parameters are evaluated once, each row costs one call of the family's
 // derivatives, and only in the arguments the active site moves (a family may
