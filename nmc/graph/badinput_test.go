@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/nmc-go/nmc/nmc/dist"
 )
 
 // buildErr declares a model with decl and returns Build's error, failing the test
@@ -177,8 +179,11 @@ func TestBadInput(t *testing.T) {
 			b.Deterministic("a", a)
 		}, []string{"duplicate", `"a"`}},
 		{"invalid name", func(b *Builder) {
-			b.Latent("a[1]", Normal(C(0), C(1)))
-		}, []string{"invalid", `"a[1]"`}},
+			b.Latent("a[01]", Normal(C(0), C(1)))
+		}, []string{"invalid", `"a[01]"`, "z[3]"}},
+		{"indexed plate name", func(b *Builder) {
+			b.Latent("a[1]", Normal(C(0), C(1)), 3)
+		}, []string{"invalid", `"a[1]"`, "one scalar", `Latent("a", d, n)`}},
 
 		// Indices out of range.
 		{"Index", func(b *Builder) {
@@ -252,6 +257,18 @@ func TestBadInput(t *testing.T) {
 		{"empty Vec", func(b *Builder) {
 			b.Latent("w", Dirichlet(Vec()))
 		}, []string{`latent "w"`, "Vec", "no values"}},
+		{"Flat observation", func(b *Builder) {
+			std(b)
+			b.Observe("y", Flat(), []float64{1, 2})
+		}, []string{`observed "y"`, "Flat", "improper", "add nothing"}},
+		{"HalfFlat observation", func(b *Builder) {
+			std(b)
+			b.ObserveInts("counts", HalfFlat(), []int{1, 2})
+		}, []string{`observed "counts"`, "HalfFlat", "improper", "add nothing"}},
+		{"Flat observation by NewDist", func(b *Builder) {
+			std(b)
+			b.Observe("y", NewDist(&dist.Flat{}, 1), []float64{1})
+		}, []string{`observed "y"`, "Flat", "improper"}},
 		{"Vector of a Dirichlet", func(b *Builder) {
 			b.Vector("w", 3, Dirichlet(Vec(1, 1, 1)))
 		}, []string{`vector "w"`, "Dirichlet", "not a scalar"}},

@@ -47,17 +47,42 @@ func BenchmarkBLRBetaHessian(b *testing.B) { benchBetaHessian(b, 10000, 40) }
 // blanket scored in chunks, spread over the cores (compare -cpu 1,2).
 func BenchmarkBLRBetaHessian100K(b *testing.B) { benchBetaHessian(b, 100000, 40) }
 
-// benchBetaHessian measures f, g and H of the beta site of blrBench(n, k).
+// benchStates is the number of states benchBetaHessian cycles over: more than the
+// scorer keeps (X·β and the rows' terms of the last two states), so that every
+// score computes them, as a chain's scores of β at new proposals do.
+const benchStates = 5
+
+// benchBetaHessian measures f, g and H of the beta site of blrBench(n, k) at
+// states it has not just scored: it cycles over benchStates values of β.
 func benchBetaHessian(b *testing.B, n, k int) {
 	m, state, _ := blrBench(b, n, k)
+	states := cycleStates(state, 1, k, benchStates)
 	sc := m.NewScorer()
 	g, h := make([]float64, k), make([]float64, k*k)
-	sinkF = sc.Score(state, 1, g, h)
+	for _, st := range states {
+		sinkF = sc.Score(st, 1, g, h)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	i := 0
 	for b.Loop() {
-		sinkF += sc.Score(state, 1, g, h)
+		sinkF += sc.Score(states[i%len(states)], 1, g, h)
+		i++
 	}
+}
+
+// cycleStates returns n copies of state whose coordinates [off, off+k) (a Vector
+// site) differ from copy to copy.
+func cycleStates(state []float64, off, k, n int) [][]float64 {
+	rng := rand.New(rand.NewPCG(7, 8))
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = append([]float64(nil), state...)
+		for j := off; j < off+k; j++ {
+			out[i][j] += 0.01 * rng.NormFloat64()
+		}
+	}
+	return out
 }
 
 // BenchmarkBLROrbit measures the orbit score with its two derivatives of the

@@ -119,6 +119,7 @@ type Builder struct {
 	augs    []*family // augmented latents (Augment)
 	hams    []*family // the Hamiltonian block's latents (Hamiltonian)
 	names   map[string]bool
+	indexed map[string]int // per base of an indexed name, its number of indices (names.go)
 	err     error
 	// noLinear (tests) scores every factor element by element: no linear factors
 	// (linear.go), as the engine did before them.
@@ -137,20 +138,6 @@ func (b *Builder) fail(err error) {
 	if b.err == nil {
 		b.err = err
 	}
-}
-
-func (b *Builder) claim(name string) error {
-	if name == "" || strings.ContainsAny(name, "[], ") {
-		return fmt.Errorf("graph: invalid variable name %q", name)
-	}
-	if b.names[name] {
-		return fmt.Errorf("graph: duplicate variable name %q", name)
-	}
-	if b.names == nil { // a zero Builder, not made by New
-		b.names = map[string]bool{}
-	}
-	b.names[name] = true
-	return nil
 }
 
 // Latent declares a latent variable with prior d. With no shape it is one site
@@ -190,9 +177,6 @@ func (b *Builder) latent(name string, d *Dist, shape []int, n int, vector bool) 
 		b.fail(err)
 		return &Node{op: opLatent, length: 1, width: 1, err: err}
 	}
-	if err := b.claim(name); err != nil {
-		return fail(err)
-	}
 	if d == nil {
 		return fail(fmt.Errorf("graph: latent %q: nil distribution", name))
 	}
@@ -200,6 +184,9 @@ func (b *Builder) latent(name string, d *Dist, shape []int, n int, vector bool) 
 		return fail(fmt.Errorf("graph: latent %q: %w", name, d.err))
 	}
 	vw, _ := d.fam.Layout(d.k)
+	if err := b.claim(name, !vector && len(shape) == 0 && vw == 1); err != nil {
+		return fail(err)
+	}
 	if vector && vw != 1 {
 		return fail(fmt.Errorf("graph: vector %q: %s is not a scalar distribution", name, d.fam.Name()))
 	}
@@ -221,18 +208,19 @@ func (b *Builder) latent(name string, d *Dist, shape []int, n int, vector bool) 
 // Observe binds data to a distribution: values holds Len elements of the
 // distribution's value width (element-major), where Len is the longest parameter
 // length (parameters of length 1 broadcast). Discrete values are given as float64
-// integers.
+// integers. The improper Flat and HalfFlat are refused: they are priors for latents,
+// whose log density does not depend on the value.
 func (b *Builder) Observe(name string, d *Dist, values []float64) {
-	if err := b.claim(name); err != nil {
-		b.fail(err)
-		return
-	}
 	if d == nil {
 		b.fail(fmt.Errorf("graph: observed %q: nil distribution", name))
 		return
 	}
 	if d.err != nil {
 		b.fail(fmt.Errorf("graph: observed %q: %w", name, d.err))
+		return
+	}
+	if improper(d.fam) {
+		b.fail(fmt.Errorf("graph: observed %q: %s is an improper prior for latents, not a likelihood: its log density is 0 whatever the value, so the data would add nothing to the model; give the data a distribution whose parameters depend on the latents", name, d.fam.Name()))
 		return
 	}
 	vw, _ := d.fam.Layout(d.k)
@@ -249,6 +237,10 @@ func (b *Builder) Observe(name string, d *Dist, values []float64) {
 	if n == 1 && len(values) > vw {
 		n = len(values) / vw
 	}
+	if err := b.claim(name, n == 1 && vw == 1); err != nil {
+		b.fail(err)
+		return
+	}
 	if len(values) != n*vw {
 		b.fail(fmt.Errorf("graph: observed %q: %d values, want %d (%d elements of width %d)", name, len(values), n*vw, n, vw))
 		return
@@ -260,6 +252,16 @@ func (b *Builder) Observe(name string, d *Dist, values []float64) {
 		}
 	}
 	b.factors = append(b.factors, &factor{name: name, d: d, obs: append([]float64(nil), values...), length: n, width: vw})
+}
+
+// improper reports whether fam is one of the improper flat laws (Flat, HalfFlat),
+// which Observe refuses.
+func improper(fam dist.Family) bool {
+	switch fam.(type) {
+	case dist.Flat, *dist.Flat, dist.HalfFlat, *dist.HalfFlat:
+		return true
+	}
+	return false
 }
 
 // ObserveInts is Observe for integer data.
@@ -274,16 +276,16 @@ func (b *Builder) ObserveInts(name string, d *Dist, values []int) {
 // Deterministic records a derived quantity with every draw, named name[i] (or name
 // for a scalar), e.g. theta = mu + tau·theta_raw in a non-centred model.
 func (b *Builder) Deterministic(name string, n *Node) {
-	if err := b.claim(name); err != nil {
-		b.fail(err)
-		return
-	}
 	if n == nil {
 		b.fail(fmt.Errorf("graph: deterministic %q: nil node", name))
 		return
 	}
 	if err := n.err; err != nil {
 		b.fail(fmt.Errorf("graph: deterministic %q: %w", name, err))
+		return
+	}
+	if err := b.claim(name, n.length == 1 && n.width == 1); err != nil {
+		b.fail(err)
 		return
 	}
 	b.derived = append(b.derived, namedNode{name, n})

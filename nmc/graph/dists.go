@@ -27,14 +27,14 @@ func HalfStudentT(nu, sigma *Node) *Dist { return NewDist(dist.HalfStudentT{}, 1
 // parameter without a prior statement). The posterior is proper only if the
 // likelihood makes it so. A Flat latent has no prior to draw a start from: Init starts
 // it uniform on (−2, 2) (Stan's rule), and the sampler's start refinement then moves
-// it towards the posterior. Use it for latents, not for observations.
+// it towards the posterior. It is for latents: Observe refuses it (the data would add
+// nothing to the density).
 func Flat() *Dist { return NewDist(dist.Flat{}, 1) }
 
 // HalfFlat is the improper flat prior on (0, ∞), log p(x) = 0 (Stan's default for a
 // parameter declared <lower=0> without a prior statement). Init starts a HalfFlat
 // latent at exp(U), U uniform on (−2, 2) (Stan's rule on the log scale), then start
-// refinement moves it towards the posterior. Use it for latents, not for
-// observations.
+// refinement moves it towards the posterior. It is for latents: Observe refuses it.
 func HalfFlat() *Dist { return NewDist(dist.HalfFlat{}, 1) }
 
 // Cauchy has location mu and scale.

@@ -110,8 +110,11 @@
 // site's coordinates contiguous (Model.Offset finds a family). A plate declared
 // with shape (L, M) has sites named theta[l,m] in row-major order; a site of
 // width k has coordinates named theta[l,m,n]. A Vector site beta has coordinates
-// beta[0], …, beta[k−1]; a scalar site is named after its variable. Discrete values
-// are stored as float64 integers.
+// beta[0], …, beta[k−1]; a scalar site is named after its variable. A single scalar
+// may be declared with an indexed name, as z[3] for the states of a recursion
+// declared one by one in a Go loop, and is then recorded as a plate's site would be;
+// its base is then not a plain name as well. Discrete values are stored as float64
+// integers.
 //
 // # Derivatives
 //
@@ -128,8 +131,9 @@
 // compiled.
 //
 // An observation whose parameters are shared scalars and one linear predictor — a
-// sum of length-1 nodes, MatVecs over Vector sites and data, as α + X·β in a
-// regression — is scored as a whole: X·β is kept per scorer for the current and the
+// sum of length-1 nodes, MatVecs over Vector sites, length-1 nodes times constant
+// columns and constants, as α + X·β in a regression or the same written literally,
+// α + β·x or Index(b, 0) + Index(b, 1)·h — is scored as a whole: X·β is kept per scorer for the current and the
 // proposed β (recomputed from scratch at any other β, so never stale), the shared
 // parameters are evaluated once, each row costs one call of the family's
 // derivatives, and only in the arguments the active site moves (a family may

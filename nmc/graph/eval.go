@@ -256,6 +256,8 @@ type mvCache struct {
 	cur   int    // slot of the current scorer call
 	epoch uint64 // the scorer call in which cur was found (0: none)
 	clock uint64 // for least-recently-used replacement
+
+	par parallel.Group // spreads a product's chunks over the cores
 }
 
 // mvSlot is X·v at one v.
@@ -264,6 +266,10 @@ type mvSlot struct {
 	vals []float64 // X·v
 	ok   bool
 	used uint64
+
+	// chunk computes one chunk of vals (product), made once so that a product
+	// spread over the cores does not allocate.
+	chunk func(w, ch int)
 }
 
 // mvChunk is the number of rows of one chunk of the product X·v.
@@ -318,7 +324,10 @@ func (c *mvCache) vector(x *dataMatrix, v []float64, epoch uint64, workers int) 
 		return sl.vals
 	}
 	if nch := (x.rows + mvChunk - 1) / mvChunk; nch > 1 && workers > 1 {
-		parallel.Chunks(nch, workers, func(_, ch int) { sl.product(x, ch) })
+		if sl.chunk == nil {
+			sl.chunk = func(_, ch int) { sl.product(x, ch) }
+		}
+		c.par.Chunks(nch, workers, sl.chunk)
 	} else {
 		for ch := 0; ch < nch; ch++ {
 			sl.product(x, ch)

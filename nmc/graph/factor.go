@@ -27,10 +27,6 @@ import (
 // Errors (a nil node, a node of width other than 1, a constant element that is NaN
 // or +Inf, a duplicate name) are returned by Build, naming the factor.
 func (b *Builder) Factor(name string, expr *Node) {
-	if err := b.claim(name); err != nil {
-		b.fail(err)
-		return
-	}
 	if expr == nil {
 		b.fail(fmt.Errorf("graph: factor %q: nil node", name))
 		return
@@ -41,6 +37,10 @@ func (b *Builder) Factor(name string, expr *Node) {
 	}
 	if expr.width != 1 {
 		b.fail(fmt.Errorf("graph: factor %q: node has width %d, want 1 (a scalar per element)", name, expr.width))
+		return
+	}
+	if err := b.claim(name, expr.length == 1); err != nil {
+		b.fail(err)
 		return
 	}
 	d := NewDist(exprFactor{}, 1, expr)

@@ -50,7 +50,8 @@ func (c *mvCache) keep(v []float64) {
 
 // rowTermsKey appends to key the key of linear factor li's rows' terms at state x,
 // as pickRowTerms builds it: the values of the factor's arguments other than the
-// value (η's shared part S in η's place), then the MatVec terms' vectors. one is
+// value (η's shared part S in η's place), then the MatVec terms' vectors and the
+// column terms' coefficients times their signs. one is
 // scratch for a node's values; both are returned for reuse.
 func (s *scorer) rowTermsKey(li int, x, key, one []float64) (_, _ []float64) {
 	lf := &s.m.linear[li]
@@ -75,5 +76,12 @@ func (s *scorer) rowTermsKey(li int, x, key, one []float64) (_, _ []float64) {
 		f := tm.fam
 		key = append(key, x[f.offset:f.offset+f.length]...)
 	}
+	saved = s.x
+	s.x = x
+	for _, c := range lf.cols {
+		one = s.values(c.coef, 0, one[:0])
+		key = append(key, c.sign*one[0]) // as colJets's jet (ops.scale)
+	}
+	s.x = saved
 	return key, one
 }

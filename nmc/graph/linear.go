@@ -17,9 +17,10 @@ import (
 // scalars (nodes of length 1, such as a Student-t's ν and σ) and one linear
 // predictor
 //
-//	η_r = Σ (shared scalar terms) ± Σ_t (X_t·v_t)_r + (data offset)_r
+//	η_r = Σ (shared scalar terms) ± Σ_t (X_t·v_t)_r ± Σ_c s_c·(data column c)_r + (data offset)_r
 //
-// over Vector sites v_t (the logistic and robust regressions' α + Xβ). Such a factor
+// over Vector sites v_t (the logistic and robust regressions' α + Xβ) and shared
+// scalars s_c (a regression written literally, α + β·x; linear_cols.go). Such a factor
 // is scored as a whole instead of element by element: X_t·v_t comes from the
 // scorer's cache (mvCache), the shared parameters are evaluated once, and each row
 // costs one call of the family's derivatives. The derivatives are chained by
@@ -60,6 +61,7 @@ type linFactor struct {
 	shared []*Node // length-1 terms of η
 	signs  []float64
 	terms  []linTerm
+	cols   []linCol  // shared scalars times data columns (linear_cols.go)
 	offset []float64 // the sum of constant length-n terms of η; nil if none
 	rows   []int     // 0, 1, …, n−1
 	// partial is the family, when it computes derivatives for some arguments only.
@@ -93,11 +95,11 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 			return lf, false
 		}
 		lf.eta = 1 + i
-		if !lf.decompose(p, 1) {
+		if !lf.decompose(m, p, 1) {
 			return lf, false
 		}
 	}
-	if lf.eta < 0 || len(lf.terms) == 0 {
+	if lf.eta < 0 || len(lf.terms)+len(lf.cols) == 0 {
 		return lf, false
 	}
 	for _, t := range lf.terms {
@@ -122,8 +124,8 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 
 // decompose adds the terms of node n (of length 1 or the factor's length) with sign,
 // or returns false if n is not a sum of shared scalars, MatVecs over distinct Vector
-// sites and constants.
-func (lf *linFactor) decompose(n *Node, sign float64) bool {
+// sites, shared scalars times constant columns, and constants.
+func (lf *linFactor) decompose(m *Model, n *Node, sign float64) bool {
 	if n.width != 1 {
 		return false
 	}
@@ -132,21 +134,24 @@ func (lf *linFactor) decompose(n *Node, sign float64) bool {
 		lf.signs = append(lf.signs, sign)
 		return true
 	}
-	switch n.op {
-	case opAdd:
-		return lf.decompose(n.args[0], sign) && lf.decompose(n.args[1], sign)
-	case opSub:
-		return lf.decompose(n.args[0], sign) && lf.decompose(n.args[1], -sign)
-	case opNeg:
-		return lf.decompose(n.args[0], -sign)
-	case opConst:
+	if isConst(n) {
 		if lf.offset == nil {
 			lf.offset = make([]float64, n.length)
 		}
-		for r, v := range n.vals {
+		for r, v := range constColumn(m, n) {
 			lf.offset[r] += sign * v
 		}
 		return true
+	}
+	switch n.op {
+	case opAdd:
+		return lf.decompose(m, n.args[0], sign) && lf.decompose(m, n.args[1], sign)
+	case opSub:
+		return lf.decompose(m, n.args[0], sign) && lf.decompose(m, n.args[1], -sign)
+	case opNeg:
+		return lf.decompose(m, n.args[0], -sign)
+	case opMul:
+		return lf.addCol(m, n, sign)
 	case opMatVec:
 		a := n.args[0]
 		if a.op != opLatent || (!a.fam.vector && a.fam.width != 1) {
@@ -221,6 +226,11 @@ type linScratch struct {
 	work   []linWork   // per worker
 	sum    []float64   // linShared: the chunks' derivative sums
 
+	// par spreads the chunks over the cores, calling chunk (linChunk of this
+	// factor, made once: no closure per call).
+	par   parallel.Group
+	chunk func(w, c int)
+
 	// The current call (linearSum), read by the chunks (linChunk).
 	mode    linMode
 	na, per int
@@ -231,6 +241,8 @@ type linScratch struct {
 	sg, sh  []float64 // linOrbit: the shared arguments' first and second derivatives in t
 	dep     []int     // the arguments that depend on the active coordinates
 	wrt     uint64    // dep as a bit set (dist.PartialDeriver)
+	nx      int       // linShared: na, and the moving column coefficients (linear_cols.go)
+	colScratch
 
 	// The rows' transcendental terms at the last two evaluated states
 	// (dist.RowTermsDeriver), and this call's use of them.
@@ -289,6 +301,7 @@ func (s *scorer) linScratch(li int) *linScratch {
 		for w := range ls.work {
 			ls.work[w] = linWork{argv: make([]float64, na), d1: make([]float64, na), d2: make([]float64, na*na)}
 		}
+		ls.chunk = func(w, c int) { s.linChunk(li, w, c) }
 		s.lin[li] = ls
 	}
 	return s.lin[li]
@@ -332,6 +345,9 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 	}
 	args[lf.eta] = S
 	sharedDeriv = sharedDeriv || S.kind != jConst
+	colJ := s.colJets(lf, ls)
+	colMoves := len(ls.colDep) > 0
+	sharedDeriv = sharedDeriv || colMoves
 
 	// The MatVec terms' values, and which of them the active coordinates move.
 	mode := linValue
@@ -371,9 +387,11 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 
 	// Per-call state of the chunks.
 	per := 0
+	ls.nx = na
 	switch mode {
 	case linShared:
-		per = na + na*na
+		ls.nx = na + len(ls.colDep)
+		per = ls.nx + ls.nx*ls.nx
 	case linRow:
 		per = s.k + s.k*s.k
 	case linOrbit:
@@ -402,7 +420,7 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 		case linRow:
 			moves = a == lf.eta
 		case linShared:
-			moves = args[a].kind != jConst
+			moves = args[a].kind != jConst || (a == lf.eta && colMoves)
 		case linOrbit:
 			moves = args[a].kind != jConst || a == lf.eta
 		}
@@ -411,16 +429,20 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 			ls.wrt |= 1 << a
 		}
 	}
+	if mode == linOrbit {
+		for _, c := range ls.colDep {
+			ls.sgc[c], ls.shc[c] = scalarJet(&colJ[c])
+		}
+	}
 	s.pickRowTerms(lf, ls, na)
 	if workers := len(ls.work); nch == 1 || workers == 1 {
 		for c := 0; c < nch; c++ {
 			s.linChunk(li, 0, c)
 		}
 	} else {
-		parallel.Chunks(nch, workers, func(w, c int) { s.linChunk(li, w, c) })
+		ls.par.Chunks(nch, workers, ls.chunk)
 	}
 	parts := ls.deriv[:nch*per]
-	na2 := na * na
 	for c := range ls.part {
 		total += ls.part[c]
 		if math.IsInf(total, -1) || math.IsNaN(total) {
@@ -451,17 +473,18 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 			}
 		}
 	case linShared:
-		if len(ls.sum) < na+na2 {
-			ls.sum = make([]float64, na+na2)
+		nx := ls.nx
+		if len(ls.sum) < nx+nx*nx {
+			ls.sum = make([]float64, nx+nx*nx)
 		}
-		sum := ls.sum[:na+na2]
+		sum := ls.sum[:nx+nx*nx]
 		clear(sum)
 		for c := 0; c < nch; c++ {
 			for i, v := range parts[c*per : (c+1)*per] {
 				sum[i] += v
 			}
 		}
-		s.chainSums(args, sum[:na], sum[na:])
+		s.chainSums(ls.sharedArgs(args, colJ), sum[:nx], sum[nx:])
 	case linOrbit:
 		for c := 0; c < nch; c++ {
 			s.grad[0] += parts[c*per]
@@ -486,6 +509,7 @@ func (s *scorer) pickRowTerms(lf *linFactor, ls *linScratch, na int) {
 		f := tm.fam
 		key = append(key, s.x[f.offset:f.offset+f.length]...)
 	}
+	key = append(key, ls.cv...)
 	ls.key = key
 	ls.tclock++
 	for i := range ls.terms {
@@ -642,7 +666,8 @@ func (s *scorer) linChunk(li, w, c int) {
 	dc := ls.deriv[c*per : (c+1)*per]
 	clear(dc)
 	xv, obs, eta, dep := ls.xv, fc.obs, lf.eta, ls.dep
-	one := len(lf.terms) == 1 && lf.terms[0].sign == 1 && lf.offset == nil
+	one := len(lf.terms) == 1 && lf.terms[0].sign == 1 && lf.offset == nil && len(lf.cols) == 0
+	nx := ls.nx
 	rowSign := 1.0
 	if ls.rowTerm >= 0 {
 		rowSign = lf.terms[ls.rowTerm].sign
@@ -673,6 +698,9 @@ func (s *scorer) linChunk(li, w, c int) {
 			for ti := range lf.terms {
 				e += lf.terms[ti].sign * xv[ti][r]
 			}
+			for c, cv := range ls.cv {
+				e += cv * lf.cols[c].col[r]
+			}
 			if lf.offset != nil {
 				e += lf.offset[r]
 			}
@@ -702,8 +730,11 @@ func (s *scorer) linChunk(li, w, c int) {
 			for _, a := range dep {
 				dc[a] += d1[a]
 				for _, b := range dep {
-					dc[na+a*na+b] += d2[a*na+b]
+					dc[nx+a*nx+b] += d2[a*na+b]
 				}
+			}
+			if len(ls.colDep) > 0 {
+				colRowShared(lf, ls, r, d1, d2, dc)
 			}
 		case linOrbit:
 			e1, e2 := sg[eta], sh[eta]
@@ -712,6 +743,10 @@ func (s *scorer) linChunk(li, w, c int) {
 					e1 += lf.terms[ti].sign * ls.xu[ti][r]
 					e2 += lf.terms[ti].sign * ls.xw[ti][r]
 				}
+			}
+			for _, c := range ls.colDep {
+				e1 += ls.sgc[c] * lf.cols[c].col[r]
+				e2 += ls.shc[c] * lf.cols[c].col[r]
 			}
 			var g, h float64
 			for _, a := range dep {
@@ -785,7 +820,7 @@ func rowsWrt(lf *linFactor, ls *linScratch) (wrt int, ok bool) {
 // linearSum moves shared arguments only, and not through one argument alone, which
 // linChunkRows handles).
 func sharedRowsCall(lf *linFactor, ls *linScratch) bool {
-	if ls.mode != linShared || lf.sharedRows == nil {
+	if ls.mode != linShared || lf.sharedRows == nil || len(ls.colDep) > 0 {
 		return false
 	}
 	_, rows := rowsWrt(lf, ls)
@@ -796,20 +831,30 @@ func sharedRowsCall(lf *linFactor, ls *linScratch) bool {
 // and returns that part of ls.eta.
 func etaRows(lf *linFactor, ls *linScratch, lo, hi int) []float64 {
 	ev := ls.eta[lo:hi]
-	if len(lf.terms) == 1 && lf.terms[0].sign == 1 && lf.offset == nil {
+	if len(lf.terms) == 1 && lf.terms[0].sign == 1 && lf.offset == nil && len(lf.cols) == 0 {
 		for r, v := range ls.xv[0][lo:hi] {
 			ev[r] = ls.sv + v
 		}
 	} else {
+		// Term by term over the rows, each row's sum in linChunk's order.
 		for r := range ev {
-			e := ls.sv
-			for ti := range lf.terms {
-				e += lf.terms[ti].sign * ls.xv[ti][lo+r]
+			ev[r] = ls.sv
+		}
+		for ti := range lf.terms {
+			sign, xv := lf.terms[ti].sign, ls.xv[ti][lo:hi]
+			for r, v := range xv {
+				ev[r] += sign * v
 			}
-			if lf.offset != nil {
-				e += lf.offset[lo+r]
+		}
+		for c, cv := range ls.cv {
+			for r, v := range lf.cols[c].col[lo:hi] {
+				ev[r] += cv * v
 			}
-			ev[r] = e
+		}
+		if lf.offset != nil {
+			for r, v := range lf.offset[lo:hi] {
+				ev[r] += v
+			}
 		}
 	}
 	return ev
@@ -855,8 +900,12 @@ func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi
 			g += d1[r]
 			h += d2[r]
 		}
+		nx := ls.nx
 		dc[wrt] += g
-		dc[na+wrt*na+wrt] += h
+		dc[nx+wrt*nx+wrt] += h
+		if len(ls.colDep) > 0 {
+			colRowsShared(lf, ls, lo, d1, d2, dc)
+		}
 	case linOrbit:
 		var g, h float64
 		s1, s2 := ls.sg[eta], ls.sh[eta]
@@ -867,6 +916,10 @@ func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi
 					e1 += lf.terms[ti].sign * ls.xu[ti][lo+r]
 					e2 += lf.terms[ti].sign * ls.xw[ti][lo+r]
 				}
+			}
+			for _, c := range ls.colDep {
+				e1 += ls.sgc[c] * lf.cols[c].col[lo+r]
+				e2 += ls.shc[c] * lf.cols[c].col[lo+r]
 			}
 			g += d1[r] * e1
 			h += d1[r]*e2 + d2[r]*e1*e1

@@ -10,7 +10,7 @@ import (
 	"github.com/nmc-go/nmc/nmc"
 )
 
-// linearTestModels declares four models with linear factors, each twice: scored
+// linearTestModels declares six models with linear factors, each twice: scored
 // as linear factors, and element by element (noLinear, the former engine). n = 9000
 // rows make three chunks of linChunk.
 func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
@@ -109,6 +109,46 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
 		b.Group("shift", Shift(beta, 0.5), Dilate(gamma, 0.7))
 		add("plate", b)
+	}
+	{
+		// A regression written literally (column terms, linear_cols.go): scalar
+		// coefficients times data columns, one of them also the scale (its rows'
+		// derivatives then mix η and σ).
+		x, x2, y := newX(1).RawMatrix().Data, newX(1).RawMatrix().Data, make([]float64, n)
+		for i := range y {
+			y[i] = 1 + 0.5*x[i] + rng.NormFloat64()
+		}
+		b := New()
+		b.noLinear = noLinear
+		nu := b.Latent("nu", Gamma(C(2), C(0.1)))
+		sigma := b.Latent("sigma", Gamma(C(2), C(2)))
+		alpha := b.Latent("alpha", Normal(C(0), C(1)))
+		beta := b.Latent("beta", Normal(C(0), C(1)))
+		b.Observe("y", StudentT(nu, Add(alpha, Add(Mul(beta, Data(x)), Mul(Data(x2), sigma))), sigma), y)
+		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
+		b.Group("noise", Dilate(sigma, 1), Shift(beta, 0.3), Dilate(nu, 0.5))
+		add("literal", b)
+	}
+	{
+		// Index of a Vector site's coordinates times columns, a coefficient through
+		// Exp, constant expressions as a column and an offset, beside a MatVec.
+		h, z, w, y := newX(1).RawMatrix().Data, newX(1).RawMatrix().Data, newX(1).RawMatrix().Data, make([]float64, n)
+		x2 := newX(2)
+		for i := range y {
+			y[i] = float64(rng.IntN(2))
+		}
+		b := New()
+		b.noLinear = noLinear
+		coef := b.Vector("b", 3, Normal(C(0), C(1)))
+		logc := b.Latent("logc", Normal(C(0), C(1)))
+		gamma := b.Vector("gamma", 2, Normal(C(0), C(1)))
+		eta := Add(Index(coef, []int{0}), Sub(Mul(Index(coef, []int{1}), Data(h)), Mul(Data(z), Exp(logc))))
+		eta = Add(eta, Neg(Mul(Index(coef, []int{2}), Sub(Data(w), C(0.5)))))
+		eta = Sub(Add(eta, MatVec(x2, gamma)), Mul(C(0.2), Data(w)))
+		b.Observe("y", BernoulliLogit(eta), y)
+		b.Group("scale", Dilate(coef, 1), Dilate(gamma, 1))
+		b.Group("c", Shift(logc, 1), Dilate(coef, 0.5))
+		add("index", b)
 	}
 	return out
 }

@@ -419,7 +419,7 @@ func (m *Model) compileMarginalProducts() {
 				prod = nil
 				break
 			}
-			if len(sel.dims) == btoi(!pe.own) {
+			if len(sel.dims) == btoi(!pe.own) && (pe.own || fc.obs != nil) {
 				flat := int(sel.base[elem1(len(sel.base), int(en.e))])
 				pe.simple = true
 				if pe.own {
@@ -1196,7 +1196,7 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 		}
 		y := 0
 		if !pe.own {
-			yv := s.m.factors[pe.fi].obs[e]
+			yv := s.selValue(s.m.factors[pe.fi], e)
 			if !(yv >= 0 && yv < float64(sel.k)) || yv != math.Trunc(yv) {
 				dead = true
 			}
@@ -1292,7 +1292,7 @@ func (s *scorer) margProduct(g *margGroup, deriv bool) (float64, bool) {
 				c = v
 			} else {
 				f += int(pe.step) * v
-				c = int(s.m.factors[pe.fi].obs[e])
+				c = int(s.selValue(s.m.factors[pe.fi], e))
 			}
 			if sel.src.site(f) != s.active {
 				continue

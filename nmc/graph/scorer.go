@@ -10,8 +10,8 @@ import (
 )
 
 // scorer evaluates Markov-blanket scores for one chain. It owns every buffer it
-// uses, so a warm scorer does not allocate (except the few goroutines of a score
-// spread over the cores, for blankets of at least chunkedMinElems elements).
+// uses, so a warm scorer does not allocate (a score spread over the cores hands
+// its chunks to parked goroutines: parallel.Group).
 type scorer struct {
 	conjAlpha []float64 // DrawConditional's concentrations
 	m         *Model
@@ -41,6 +41,11 @@ type scorer struct {
 	helpers  []*scorer // lazily created
 	chunkF   []float64 // per chunk: partial score
 	chunkGH  []float64 // per chunk: partial gradient (k) then Hessian (k×k)
+	par      parallel.Group
+	// The chunked call's blanket and flags, read by chunkFn (scoreChunk, made once).
+	chunkBl               []entry
+	chunkDeriv, chunkCont bool
+	chunkFn               func(w, c int)
 
 	// Orbit scores (ScoreOrbit): the group whose orbit parameter t is the one active
 	// coordinate (nil otherwise), and per state coordinate dx/dt and d²x/dt² at t = 0
@@ -324,28 +329,12 @@ func (s *scorer) scoreChunked(bl []entry, nch int, deriv, continuous bool) float
 		h.ops.k = s.k
 		h.epoch++
 	}
-	parallel.Chunks(nch, s.nworkers, func(w, c int) {
-		h := s.helpers[w]
-		lo, hi := c*blanketChunk, min((c+1)*blanketChunk, len(bl))
-		if deriv {
-			gh := chunkGH[c*per : (c+1)*per]
-			clear(gh)
-			h.grad, h.hess = gh[:k], gh[k:]
-		}
-		total := 0.0
-		for _, en := range bl[lo:hi] {
-			total += h.factorElem(int(en.f), int(en.e), deriv, continuous)
-			if math.IsInf(total, -1) || math.IsNaN(total) {
-				break
-			}
-		}
-		chunkF[c] = total
-		if math.IsInf(total, -1) || math.IsNaN(total) {
-			h.resetBatches()
-		} else if deriv {
-			h.flushBatches()
-		}
-	})
+	if s.chunkFn == nil {
+		s.chunkFn = s.scoreChunk
+	}
+	s.chunkBl, s.chunkDeriv, s.chunkCont = bl, deriv, continuous
+	s.par.Chunks(nch, s.nworkers, s.chunkFn)
+	s.chunkBl = nil
 	total := 0.0
 	for c := range chunkF {
 		total += chunkF[c]
@@ -365,6 +354,36 @@ func (s *scorer) scoreChunked(bl []entry, nch int, deriv, continuous bool) float
 		}
 	}
 	return total
+}
+
+// scoreChunk scores chunk c of scoreChunked's call on helper scorer w.
+func (s *scorer) scoreChunk(w, c int) {
+	bl, deriv, continuous := s.chunkBl, s.chunkDeriv, s.chunkCont
+	k := s.k
+	per := 0
+	if deriv {
+		per = k + k*k
+	}
+	h := s.helpers[w]
+	lo, hi := c*blanketChunk, min((c+1)*blanketChunk, len(bl))
+	if deriv {
+		gh := s.chunkGH[c*per : (c+1)*per]
+		clear(gh)
+		h.grad, h.hess = gh[:k], gh[k:]
+	}
+	total := 0.0
+	for _, en := range bl[lo:hi] {
+		total += h.factorElem(int(en.f), int(en.e), deriv, continuous)
+		if math.IsInf(total, -1) || math.IsNaN(total) {
+			break
+		}
+	}
+	s.chunkF[c] = total
+	if math.IsInf(total, -1) || math.IsNaN(total) {
+		h.resetBatches()
+	} else if deriv {
+		h.flushBatches()
+	}
 }
 
 // symmetrize makes the Hessian exactly symmetric. Dense products and outer

@@ -124,6 +124,16 @@ func (s *scorer) siteValue(i int) float64 {
 	return s.x[s.m.offsets[i]]
 }
 
+// selValue returns the value of element e of a selection factor: the observed
+// value, or for a latent's prior (a hidden Markov chain's z_t, whose row of
+// transition probabilities another discrete latent selects) its site's value.
+func (s *scorer) selValue(fc *factor, e int) float64 {
+	if fc.obs != nil {
+		return fc.obs[e]
+	}
+	return s.siteValue(fc.fam.site(e))
+}
+
 // resolve returns the element of sel.src that element e selects at the current
 // state, or false when an index is not an integer in range.
 func (s *scorer) resolve(sel *catSel, e int) (int, bool) {
@@ -180,12 +190,7 @@ type cachedLog struct{ src, lg float64 }
 // that do not read the active site.
 func (s *scorer) catSelElem(sel *catSel, fi, e int, deriv, skipConst bool) float64 {
 	fc := s.m.factors[fi]
-	var y float64
-	if fc.obs != nil {
-		y = fc.obs[e]
-	} else {
-		y = s.siteValue(fc.fam.site(e))
-	}
+	y := s.selValue(fc, e)
 	flat, ok := s.resolve(sel, e)
 	if !ok {
 		if skipConst {
@@ -218,7 +223,8 @@ var _ nmc.ValuesScorer = (*scorer)(nil)
 
 // ScoreValues writes into dst[v] the Score of the finite discrete site i at value v
 // (nmc.ValuesScorer), for v = 0 … len(dst)−1, leaving x unchanged (a blanket large
-// enough for Score's chunked sum is scored by Score at each value). Every factor
+// enough for Score's chunked sum, or one that reads summed-out groups, is scored by
+// Score at each value). Every factor
 // element of the site's blanket is evaluated for all the values in turn, in the
 // order Score sums them, so dst[v] is Score's value bit for bit (or NaN where Score
 // stops at −Inf, which the sampler treats alike); a Categorical selection (catSel)
@@ -233,9 +239,11 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 			return
 		}
 	}
-	if len(s.m.blanket[i]) >= chunkedMinElems {
-		// Score sums so large a blanket in chunks, in another order: score each
-		// value as Score does, restoring x.
+	if len(s.m.blanket[i]) >= chunkedMinElems || len(s.m.margOf[i]) > 0 {
+		// Score sums so large a blanket in chunks, in another order; and a site
+		// whose score reads summed-out groups (a hidden Markov chain's state next to
+		// a summed-out one) is held at each value while margLSE holds the group's
+		// site at each of its own: score each value as Score does, restoring x.
 		off := s.m.offsets[i]
 		old := x[off]
 		for v := range dst {
@@ -305,13 +313,6 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 		for v := range dst {
 			s.fixSite, s.fixVal = i+1, float64(v)
 			dst[v] += s.factorGroup(&s.m.groups[i][gi], false)
-		}
-		s.fixSite = 0
-	}
-	for _, gi := range s.m.margOf[i] {
-		for v := range dst {
-			s.fixSite, s.fixVal = i+1, float64(v)
-			dst[v] += s.margLSE(int(gi), false, nil)
 		}
 		s.fixSite = 0
 	}
@@ -415,7 +416,7 @@ func (s *scorer) selValues(sel *catSel, fi, e, i int, dst []float64) bool {
 	}
 	y := 0.0
 	if !own {
-		y = fc.obs[e]
+		y = s.selValue(fc, e)
 		if !(y >= 0 && y < float64(sel.k)) || y != math.Trunc(y) {
 			for w := range dst {
 				dst[w] += math.Inf(-1)
@@ -559,12 +560,7 @@ func (s *scorer) selRun(sel *catSel, bl []entry, pack []selPack, total float64, 
 		if !ok || src.site(flat) != active {
 			continue
 		}
-		var y float64
-		if fc.obs != nil {
-			y = fc.obs[e]
-		} else {
-			y = s.siteValue(fc.fam.site(e))
-		}
+		y := s.selValue(fc, e)
 		if !(y >= 0 && y < float64(k)) || y != math.Trunc(y) {
 			return math.Inf(-1), n + 1, false
 		}
