@@ -313,6 +313,9 @@ func (b *Builder) Build() (*Model, error) {
 	if err := m.compileHamiltonian(b.hams); err != nil {
 		return nil, err
 	}
+	if err := m.checkFuncs(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
