@@ -187,13 +187,17 @@ func (o *funcOp) eval(s *scorer, n *Node, _ int, out []jet) {
 		o.store(w.key, deriv, w.res)
 	}
 	st, nin := o.stride(), o.nin
+	var fi funcInputs
+	if deriv {
+		fi = s.ops.inputs(ins)
+	}
 	for c := range out {
 		r := w.res[c*st : (c+1)*st]
 		if !deriv {
 			out[c] = jet{v: r[0]}
 			continue
 		}
-		out[c] = s.ops.chainInputs(ins, r[0], r[1:1+nin], r[1+nin:])
+		out[c] = s.ops.chainInputs(&fi, r[0], r[1:1+nin], r[1+nin:])
 	}
 	o.give(w)
 	s.top = top

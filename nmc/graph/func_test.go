@@ -64,6 +64,10 @@ func TestFuncDerivatives(t *testing.T) {
 		{"scalars", 3, func(o *opBase, _ *Node) []*Node { return []*Node{o.a, o.s, Index(o.p, []int{1})} }},
 		{"one-input", 2, func(o *opBase, _ *Node) []*Node { return []*Node{o.s} }},
 		{"vector-site", 2, func(o *opBase, _ *Node) []*Node { return []*Node{o.v, o.a} }},
+		{"vector-curved", 2, func(o *opBase, _ *Node) []*Node {
+			r := Index(MatVec(o.x, o.v), []int{1})
+			return []*Node{Exp(Mul(C(0.5), o.v)), Mul(r, r), Mul(Index(o.v, []int{0}), Index(o.v, []int{2}))}
+		}},
 		{"plates", 4, func(o *opBase, _ *Node) []*Node { return []*Node{o.p, o.q} }},
 		{"dirichlet", 2, func(o *opBase, w *Node) []*Node { return []*Node{w, o.a} }},
 		{"matvec-rows", 2, func(o *opBase, _ *Node) []*Node { return []*Node{MatVec(o.x, o.v)} }},
