@@ -28,7 +28,8 @@
 // Ints, Rows), latent nodes, and the operations Add, Sub, Mul, Div, Neg, Exp, Log,
 // Log1p, Sqrt, Pow, Logistic, Softplus, Sum, Dot, MatVec (a data matrix times a
 // Vector site), Index (indexing by integer data) and At (indexing a plate by data,
-// By, or by an integer-valued node such as a discrete latent, ByNode).
+// By, or by an integer-valued node such as a discrete latent, ByNode), and Func,
+// any Go function of nodes (see Go functions below).
 //
 // A node has Len() elements of Width() components each. Element-wise operations
 // broadcast: an operand of length 1 is repeated over the other operand's elements
@@ -51,6 +52,27 @@
 // domain, observed values outside the support, duplicate names, indices out of
 // range, nil nodes) are recorded where they occur and returned by Build, naming the
 // variable, the element and the value. Nothing panics on user input.
+//
+// # Go functions
+//
+// Func makes a node from a function written in plain Go over the Numbers of
+// package nmc/jet, which carry a value, a gradient and a Hessian through every
+// operation: an ODE integrator, a loop, a special function. The function sees the
+// components of its input nodes as variables and writes nout outputs, one
+// element of nout components; Components turns them into scalar elements. One
+// evaluation gives every output's derivatives in the inputs, and the engine
+// chains them into the active site's, exactly. Builder.Func adds a function of one
+// output to the log density, as Factor does. A pharmacokinetic ODE solved by
+// Runge-Kutta, observed at ten times:
+//
+//	conc := graph.Func(solve, 10, graph.Exp(logtheta)) // C(t₁), …, C(t₁₀) from k_a, V, V_m, K_m
+//	b.Observe("y", graph.LogNormal(graph.Log(graph.Components(conc)), graph.C(0.1)), y)
+//
+// Results are kept for the last few input values across chains and sites, so a
+// state scored for one site and then for the next costs one evaluation. An output
+// that is NaN or infinite makes the state impossible. A panic in the function is a
+// bug: Build evaluates it at ten prior draws and returns a panic there as an error
+// quoting it, and the sampler returns one while sampling as the chain's error.
 //
 // # Group moves
 //
