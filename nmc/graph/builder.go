@@ -293,7 +293,8 @@ func (b *Builder) Deterministic(name string, n *Node) {
 
 // Build checks the model and compiles it. The result implements nmc.Model,
 // nmc.Deriver and the sampler's Neighbors interface.
-func (b *Builder) Build() (*Model, error) {
+func (b *Builder) Build() (built *Model, err error) {
+	defer recoverFuncPanic(&built, &err)
 	if b.err != nil {
 		return nil, b.err
 	}

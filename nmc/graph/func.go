@@ -80,20 +80,9 @@ func Func(f GoFunc, nout int, inputs ...*Node) *Node {
 	}
 	op.slots = make([]funcSlot, max(2, min(funcSlots, maxFuncFloats/(op.stride()*nout+op.nin))))
 	n := custom(op, 1, nout, inputs...)
-	allConst := true
-	for _, a := range inputs {
-		allConst = allConst && isConst(a)
-	}
-	if allConst {
-		// A constant node: evaluate it now, so that a panic is its error rather
-		// than one of Build's checks of constant parameters.
-		sc := &scorer{active: -1, stack: make([]jet, 64)}
-		key := make([]float64, 0, op.nin)
-		for _, a := range inputs {
-			for ae := 0; ae < a.length; ae++ {
-				key = sc.values(a, ae, key)
-			}
-		}
+	if key, ok := constInputs(inputs, op.nin); ok {
+		// Constant inputs: evaluate the function now, so that a panic is the
+		// node's error, named by what reads it.
 		w := op.take()
 		copy(w.key, key)
 		if err := op.run(w, false); err != nil {
@@ -111,6 +100,38 @@ func Func(f GoFunc, nout int, inputs ...*Node) *Node {
 // and Factor, returned by Build and naming the factor.
 func (b *Builder) Func(name string, f GoFunc, inputs ...*Node) {
 	b.Factor(name, Func(f, 1, inputs...))
+}
+
+// constInputs returns the components of inputs, flattened, when every input is
+// a constant node of data (C, Vec, Data, Ints, Rows), and false otherwise.
+func constInputs(inputs []*Node, nin int) ([]float64, bool) {
+	key := make([]float64, 0, nin)
+	for _, a := range inputs {
+		if a.op != opConst || a.x != nil {
+			return nil, false
+		}
+		key = append(key, a.vals[:a.length*a.width]...)
+	}
+	return key, true
+}
+
+// funcPanic is the panic of a Func node's evaluation whose function panicked: a
+// bug in the function, which the sampler returns as its chain's error and Build
+// as its own (recoverFuncPanic).
+type funcPanic struct{ err error }
+
+func (p *funcPanic) Error() string { return p.err.Error() }
+
+// recoverFuncPanic, deferred by Build, returns a Func's panic during Build (the
+// value of a constant expression computed by its checks) as Build's error.
+func recoverFuncPanic(m **Model, err *error) {
+	if r := recover(); r != nil {
+		fp, ok := r.(*funcPanic)
+		if !ok {
+			panic(r)
+		}
+		*m, *err = nil, fmt.Errorf("graph: Build: %w", fp.err)
+	}
 }
 
 // funcSlots is the number of input values a Func keeps results for: the current
@@ -182,7 +203,7 @@ func (o *funcOp) eval(s *scorer, n *Node, _ int, out []jet) {
 	}
 	if !o.lookup(w.key, deriv, w.res) {
 		if err := o.run(w, deriv); err != nil {
-			panic(err) // a bug in the user's function: the sampler returns it as the chain's error
+			panic(&funcPanic{err}) // a bug in the user's function: the sampler returns it as the chain's error
 		}
 		o.store(w.key, deriv, w.res)
 	}

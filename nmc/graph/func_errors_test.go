@@ -210,3 +210,17 @@ func TestFuncInGroupOrbit(t *testing.T) {
 		}
 	}
 }
+
+// TestFuncPanicInConstantExpression checks that a Func of constant expressions
+// (not data: evaluated by Build's checks of constant parameters) whose function
+// panics makes Build return an error quoting the panic, not panic.
+func TestFuncPanicInConstantExpression(t *testing.T) {
+	b := New()
+	b.Latent("a", Normal(C(0), C(1)))
+	b.Observe("y", Normal(Func(func(_ *jetpkg.Space, in, out []jetpkg.Number) { out[0] = in[2] }, 1, Exp(C(1))), C(1)), []float64{1})
+	_, err := b.Build()
+	if err == nil || !strings.Contains(err.Error(), "Func: the function panicked at inputs [2.718281828459045]") ||
+		!strings.Contains(err.Error(), "index out of range [2] with length 1") {
+		t.Errorf("Build: %v, want an error quoting the panic", err)
+	}
+}
