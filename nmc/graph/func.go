@@ -53,9 +53,11 @@ const (
 // Build evaluates f at up to 10 draws from the prior (a fixed seed) with
 // derivatives: a panic at one of them is a Build error quoting the panic, and so
 // is an output that is NaN or infinite at every draw (an output never written,
-// say). A node whose inputs are all constants is evaluated when made, and a
-// panic there is its error. Errors (a nil f, nout < 1, no inputs, a nil input,
-// too many inputs) are returned by Build.
+// say). A node whose inputs are constant data (C, Vec, Data, …) is evaluated when
+// made, and a panic there is its error; one of other constant expressions is
+// evaluated by Build's checks of constant parameters, which return a panic as
+// their error. Errors (a nil f, nout < 1, no inputs, a nil input, more than 256
+// input components) are returned by Build.
 func Func(f GoFunc, nout int, inputs ...*Node) *Node {
 	op := &funcOp{f: f, nout: nout}
 	switch {
