@@ -206,7 +206,6 @@ func (x Number) DivConst(c float64) Number {
 func Sum(xs ...Number) Number {
 	var v float64
 	var s *Space
-	nv := 0
 	for _, x := range xs {
 		v += x.v
 		if x.s != nil {
@@ -214,7 +213,6 @@ func Sum(xs ...Number) Number {
 				panic("jet: operands of different Spaces")
 			}
 			s = x.s
-			nv++
 		}
 	}
 	if s == nil {
