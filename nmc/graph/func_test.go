@@ -55,8 +55,8 @@ func mixFunc(nout int) (GoFunc, func(x []float64, out []float64)) {
 // sites, a Vector site, plates, a Dirichlet site, MatVec rows, expressions, a
 // discrete site, another Func), f, ∇f and ∇²f of every site against finite
 // differences of the log joint, with the outputs observed as normal locations
-// and, for a single output, used as a prior's location and as a Builder.Func
-// factor.
+// and, for a single output, used in a linear predictor, as a prior's location and
+// as a Builder.Func factor.
 func TestFuncDerivatives(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -96,6 +96,8 @@ func TestFuncDerivatives(t *testing.T) {
 			}
 			b.Observe("y", Normal(Components(e), C(1.3)), o.obs[:c.nout])
 			if c.nout == 1 {
+				// A scalar Func in a literal linear predictor (a linear factor).
+				b.Observe("lin", Normal(Add(e, Mul(e, Data([]float64{0.5, -1, 2}))), C(1.1)), o.obs[:3])
 				b.Latent("c", Normal(e, C(2)))
 				g, _ := mixFunc(1)
 				b.Func("extra", g, c.inputs(o, w)...)
