@@ -73,6 +73,9 @@ type family struct {
 	lo, hi float64
 	nvals  int
 	id     int
+	// init, when not nil, writes the family's start into the state instead of a draw
+	// of d (the raw sites of a constrained latent: constrained.go).
+	init func(s *scorer, rng *rand.Rand) error
 }
 
 // site returns the model index of the site holding element e.
@@ -127,8 +130,9 @@ type Builder struct {
 }
 
 type namedNode struct {
-	name string
-	n    *Node
+	name  string
+	n     *Node
+	shape []int // a plate's shape, to name its elements name[i,j] (nil: name[e])
 }
 
 // New returns an empty model builder.
@@ -288,7 +292,7 @@ func (b *Builder) Deterministic(name string, n *Node) {
 		b.fail(err)
 		return
 	}
-	b.derived = append(b.derived, namedNode{name, n})
+	b.derived = append(b.derived, namedNode{name: name, n: n})
 }
 
 // Build checks the model and compiles it. The result implements nmc.Model,
@@ -334,13 +338,18 @@ func (f *family) elemName(e int) string {
 		}
 		return f.name
 	}
-	idx := make([]string, len(f.shape))
+	return plateName(f.name, f.shape, e)
+}
+
+// plateName names element e (row-major) of a plate of the given shape: name[i,j,…].
+func plateName(name string, shape []int, e int) string {
+	idx := make([]string, len(shape))
 	r := e
-	for d := len(f.shape) - 1; d >= 0; d-- {
-		idx[d] = fmt.Sprint(r % f.shape[d])
-		r /= f.shape[d]
+	for d := len(shape) - 1; d >= 0; d-- {
+		idx[d] = fmt.Sprint(r % shape[d])
+		r /= shape[d]
 	}
-	return f.name + "[" + strings.Join(idx, ",") + "]"
+	return name + "[" + strings.Join(idx, ",") + "]"
 }
 
 // randSource is what Init needs from math/rand/v2.

@@ -55,7 +55,9 @@ func Exponential(rate *Node) *Dist { return NewDist(dist.Exponential{}, 1, rate)
 // Beta has shapes alpha and beta; its support is (0, 1).
 func Beta(alpha, beta *Node) *Dist { return NewDist(dist.Beta{}, 1, alpha, beta) }
 
-// Uniform is uniform on (a, b); a and b must be constant for a latent.
+// Uniform is uniform on (a, b); a and b must be constant for a Latent. For bounds
+// given by nodes (other latents), declare the latent with Bounded, whose prior may
+// be a Uniform with node parameters.
 func Uniform(a, b *Node) *Dist { return NewDist(dist.Uniform{}, 1, a, b) }
 
 // Dirichlet has concentration alpha, a node of width k (the simplex dimension).

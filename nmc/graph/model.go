@@ -488,7 +488,7 @@ func (m *Model) support(f *family, e int) (nmc.Support, float64, float64, int, e
 	// Bounds that do not depend on the parameters (Beta's (0, 1)) come back as
 	// numbers from the NaN placeholders; bounds that do come back NaN.
 	if !allConst && ((kind == nmc.Interval && (math.IsNaN(lo) || math.IsNaN(hi))) || (kind == nmc.Positive && lo != 0)) {
-		return 0, 0, 0, 0, fmt.Errorf("graph: latent %q: the bounds of its %s prior must be constant", f.name, f.d.fam.Name())
+		return 0, 0, 0, 0, fmt.Errorf("graph: latent %q: the bounds of its %s prior must be constant; for bounds given by nodes declare it with Bounded", f.name, f.d.fam.Name())
 	}
 	if kind == nmc.Discrete && (math.IsNaN(hi) || nv < 0) {
 		// A bound from a non-constant parameter (Binomial's n from a latent): the
@@ -656,6 +656,12 @@ func (m *Model) Init(rng *rand.Rand, x []float64) error {
 // drawPrior writes into s.x a draw from the prior (Init).
 func (s *scorer) drawPrior(rng *rand.Rand) error {
 	for _, f := range s.m.fams {
+		if f.init != nil {
+			if err := f.init(s, rng); err != nil {
+				return err
+			}
+			continue
+		}
 		for e := 0; e < f.length; e++ {
 			s.params = s.params[:0]
 			for _, p := range f.d.params {
@@ -689,6 +695,8 @@ func (m *Model) DerivedNames() []string {
 		for e := 0; e < n.length; e++ {
 			for c := 0; c < n.width; c++ {
 				switch {
+				case len(d.shape) > 1 && n.width == 1:
+					out = append(out, plateName(d.name, d.shape, e))
 				case n.length == 1 && n.width == 1:
 					out = append(out, d.name)
 				case n.width == 1:
