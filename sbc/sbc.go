@@ -40,8 +40,11 @@ type Config struct {
 	// MaxRank/Chains draws. Simulations already run in parallel, so more chains
 	// mainly help models whose chains must be long.
 	Chains int
-	// Warmup is the number of warm-up sweeps per chain (default 100). Must not be
-	// negative.
+	// Warmup is the number of warm-up sweeps per chain (default 100), or
+	// nmc.AutoWarmup for the sampler's adaptive warm-up (start refinement repeated
+	// at the end of every window: for models whose scale parameters can be left in
+	// a convex tail of their conditional once the other sites move). Must be
+	// nmc.AutoWarmup or not negative.
 	Warmup int
 	// Thin keeps every Thin-th sweep after warm-up (default 10), so that the MaxRank
 	// ranked draws are roughly independent. Result.ESS shows whether they are.
@@ -68,7 +71,7 @@ func (c *Config) withDefaults() (Config, error) {
 		name string
 		v    int
 	}{{"Sims", e.Sims}, {"MaxRank", e.MaxRank}, {"Chains", e.Chains}, {"Warmup", e.Warmup}, {"Thin", e.Thin}, {"Workers", e.Workers}} {
-		if f.v < 0 {
+		if f.v < 0 && !(f.name == "Warmup" && f.v == nmc.AutoWarmup) {
 			return e, fmt.Errorf("sbc: Config.%s = %d is negative", f.name, f.v)
 		}
 	}
