@@ -27,9 +27,18 @@
 // Parameters of distributions are expressions (Nodes): constants (C, Vec, Data,
 // Ints, Rows), latent nodes, and the operations Add, Sub, Mul, Div, Neg, Exp, Log,
 // Log1p, Sqrt, Pow, Logistic, Softplus, Sum, Dot, MatVec (a data matrix times a
-// Vector site), Index (indexing by integer data) and At (indexing a plate by data,
-// By, or by an integer-valued node such as a discrete latent, ByNode), and Func,
-// any Go function of nodes (see Go functions below).
+// Vector site), Index (indexing by integer data), At (indexing a plate by data,
+// By, or by an integer-valued node such as a discrete latent, ByNode), Concat,
+// Stack, Reshape and Components (arranging elements and components), LogSumExp
+// (element-wise across nodes, or over one node's components or elements), LogMix
+// (Stan's log_mix of two components' log densities), LogDensity (a distribution's
+// log density at a node, Stan's normal_lpdf and kin), and Func, any Go function of
+// nodes (see Go functions below). A mixture is a Factor of them:
+//
+//	y := graph.Data(ys)
+//	b.Factor("y", graph.LogMix(lambda,
+//		graph.LogDensity(graph.Normal(graph.Index(mu, []int{0}), sigma), y),
+//		graph.LogDensity(graph.Normal(graph.Index(mu, []int{1}), sigma), y)))
 //
 // A node has Len() elements of Width() components each. Element-wise operations
 // broadcast: an operand of length 1 is repeated over the other operand's elements
@@ -73,6 +82,29 @@
 // that is NaN or infinite makes the state impossible. A panic in the function is a
 // bug: Build evaluates it at ten prior draws and returns a panic there as an error
 // quoting it, and the sampler returns one while sampling as the chain's error.
+//
+// # Constrained latents
+//
+// Ordered and PositiveOrdered declare ordered vectors (Stan's ordered[k] and
+// positive_ordered[k]) and Bounded a latent whose bounds are nodes, constants or
+// expressions of other latents (Stan's real<lower=0, upper=1-alpha1> beta1), each
+// with a prior on its constrained value as Stan applies it: log p(y) added on the
+// constrained set, not renormalised.
+//
+//	mu := b.Ordered("mu", 2, graph.Normal(graph.C(0), graph.C(10)))
+//	beta1 := b.Bounded("beta1", graph.C(0), graph.Sub(graph.C(1), alpha1), graph.Flat())
+//
+// The sampler moves sites named name+RawSuffix ("mu__raw") that map linearly onto
+// the constrained value, in the supports NMC proposes natively: an ordered vector's
+// first component (Real) and its gaps (Positive), a bounded value's fraction of its
+// interval (unit Interval) or distance to its one bound (Positive), with the log
+// Jacobian (0, or log(upper − lower)) added to the log density. Linear maps keep a
+// log-concave prior log-concave, which Stan's exponential transforms do not (their
+// Newton proposals stall in the transformed tails). The draws hold the raw sites'
+// columns (mu__raw[0], mu__raw[1]) and, as derived quantities, the constrained
+// values under the latent's name (mu[0], mu[1]); summaries select the latter by
+// name. Init starts from sorted or truncated prior draws where it can, else by
+// Stan's rule.
 //
 // # Group moves
 //
