@@ -73,9 +73,6 @@ type family struct {
 	lo, hi float64
 	nvals  int
 	id     int
-	// init, when not nil, writes the family's start into the state instead of a draw
-	// of d (the raw sites of a constrained latent: constrained.go).
-	init func(s *scorer, rng *rand.Rand) error
 }
 
 // site returns the model index of the site holding element e.

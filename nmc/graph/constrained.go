@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/nmc-go/nmc/internal/special"
 	"github.com/nmc-go/nmc/nmc"
@@ -203,9 +202,9 @@ func boundRaw(y, l, u float64, lower, upper bool) float64 {
 // tᵢ = yᵢ − yᵢ₋₁ on (0, ∞), y being their cumulative sum (log Jacobian 0). The
 // returned node has k scalar elements, y; the draws record them as name[0], …,
 // name[k−1] (derived columns, after the sites' columns name__raw[0], …). Init
-// draws k values from d and sorts them when d's parameters are the same for every
-// component (a draw of this prior); otherwise it starts from Stan's rule (y₀ and the
-// log gaps uniform on (−2, 2)).
+// starts by Stan's rule, y₀ and the log gaps uniform on (−2, 2), not from d: sorted
+// draws of a wide prior start a mixture's components far from the data, where one
+// of them stays empty (measured in the package doc).
 //
 // Build returns an error naming the latent for k < 2, a prior with a bounded
 // support (PositiveOrdered takes positive values), a vector or discrete prior, or
@@ -218,8 +217,7 @@ func (b *Builder) Ordered(name string, k int, d *Dist) *Node {
 // 0 < y₀ < … < y_{k−1} (Stan's positive_ordered[k]), with the prior d on each
 // component, as Ordered, whose first raw coordinate t₀ = y₀ is then on (0, ∞). d is
 // a continuous scalar distribution whose support includes (0, ∞) (a normal, a
-// gamma, …): with a support on the reals, its draws for Init are taken from d
-// restricted to (0, ∞).
+// gamma, …). Init starts log y₀ and the log gaps uniform on (−2, 2).
 func (b *Builder) PositiveOrdered(name string, k int, d *Dist) *Node {
 	return b.ordered(name, k, d, true)
 }
@@ -269,7 +267,6 @@ func (b *Builder) ordered(name string, k int, d *Dist, positive bool) *Node {
 	}
 	y := custom(cumSumOp{positive}, k, 1, t)
 	b.addConstrained(name, y, LogDensity(d, y), nil)
-	t.fam.init = orderedInit(t.fam, name, d, positive)
 	return y
 }
 
@@ -292,9 +289,9 @@ func (b *Builder) ordered(name string, k int, d *Dist, positive bool) *Node {
 // upper − y on (0, ∞) (log Jacobian 0). The returned node holds y, recorded with
 // every draw under name (name[i], or name[i,j] for a plate of two dimensions), after
 // the site columns name__raw…. A state whose lower bound is not below its upper
-// bound is impossible (log density −Inf). Init draws y from d until it falls within
-// the bounds (at most 100 draws) and otherwise, or with a Flat or HalfFlat prior,
-// starts from Stan's rule (x uniform on (−2, 2) on Stan's unconstrained scale).
+// bound is impossible (log density −Inf: the sampler draws another start). Init
+// starts by Stan's rule, x uniform on (−2, 2) on Stan's unconstrained scale
+// (t = logistic(x), or eˣ with one bound), not from d.
 //
 // Build returns an error naming the latent for no bound, a bound of the wrong width
 // or length, constant bounds that are not ordered, a prior whose support does not
@@ -363,7 +360,6 @@ func (b *Builder) Bounded(name string, lower, upper *Node, d *Dist, shape ...int
 		expr = Add(expr, Log(Sub(upper, lower)))
 	}
 	b.addConstrained(name, y, expr, t.fam.shape)
-	t.fam.init = boundedInit(t.fam, name, d, lower, upper)
 	return y
 }
 
@@ -497,124 +493,4 @@ func supportText(kind nmc.Support, lo, hi float64) string {
 		return fmt.Sprintf("(%v, %v)", lo, hi)
 	}
 	return "the reals"
-}
-
-// maxInitDraws bounds the prior draws Init takes to land in a constraint.
-const maxInitDraws = 100
-
-// priorParams evaluates the parameters of d for element e at s's state into
-// s.params and checks them.
-func (s *scorer) priorParams(d *Dist, e int, name string) error {
-	s.params = s.params[:0]
-	for _, p := range d.params {
-		s.params = s.values(p, elem(p, e), s.params)
-	}
-	for _, v := range s.params {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("graph: Init: latent %q element %d: prior parameter is %v", name, e, v)
-		}
-	}
-	if err := d.fam.CheckParams(s.params, d.k); err != nil {
-		return fmt.Errorf("graph: Init: latent %q element %d: %w", name, e, err)
-	}
-	return nil
-}
-
-// rawStart writes Stan's start of the raw sites of f (rawCoord.Rand).
-func rawStart(s *scorer, rng *rand.Rand, f *family) {
-	for e := 0; e < f.length; e++ {
-		s.params = s.values(f.d.params[0], elem(f.d.params[0], e), s.params[:0])
-		rawCoord{}.Rand(rng, s.params, 1, s.x[f.offset+e:f.offset+e+1])
-	}
-}
-
-// orderedInit returns the Init rule of an ordered latent whose raw sites are f: k
-// draws of d sorted, when d's parameters are shared (length 1) and d is not
-// improper, else Stan's start.
-func orderedInit(f *family, name string, d *Dist, positive bool) func(*scorer, *rand.Rand) error {
-	return func(s *scorer, rng *rand.Rand) error {
-		t := s.x[f.offset : f.offset+f.length]
-		shared := true
-		for _, p := range d.params {
-			shared = shared && p.length == 1
-		}
-		if err := s.priorParams(d, 0, name); err != nil {
-			return err
-		}
-		kind, lo, _, _ := d.fam.Support(s.params, d.k)
-		truncate := positive && !(kind != nmc.Real && lo >= 0)
-		if shared && !improper(d.fam) && drawSorted(s, rng, d, t, truncate) {
-			ok := true
-			for i := len(t) - 1; i > 0; i-- {
-				t[i] -= t[i-1]
-				ok = ok && t[i] > 0
-			}
-			if ok && (!positive || t[0] > 0) {
-				return nil
-			}
-		}
-		rawStart(s, rng, f)
-		return nil
-	}
-}
-
-// drawSorted writes len(y) draws of d at the parameters s.params into y, sorted
-// (with truncate, draws of d restricted to (0, ∞)); it reports false when some
-// value took more than maxInitDraws draws.
-func drawSorted(s *scorer, rng *rand.Rand, d *Dist, y []float64, truncate bool) bool {
-	for i := range y {
-		ok := false
-		for try := 0; try < maxInitDraws && !ok; try++ {
-			d.fam.Rand(rng, s.params, d.k, y[i:i+1])
-			ok = !truncate || y[i] > 0
-		}
-		if !ok {
-			return false
-		}
-	}
-	slices.Sort(y)
-	return true
-}
-
-// boundedInit returns the Init rule of a Bounded latent whose raw sites are f: per
-// element, a draw of d within the bounds (at most maxInitDraws tries), else Stan's
-// start.
-func boundedInit(f *family, name string, d *Dist, lower, upper *Node) func(*scorer, *rand.Rand) error {
-	kind := rawPositive
-	if lower != nil && upper != nil {
-		kind = rawUnit
-	}
-	return func(s *scorer, rng *rand.Rand) error {
-		for e := 0; e < f.length; e++ {
-			l, u := math.Inf(-1), math.Inf(1)
-			if lower != nil {
-				s.drawn = s.values(lower, elem(lower, e), s.drawn[:0])
-				l = s.drawn[0]
-			}
-			if upper != nil {
-				s.drawn = s.values(upper, elem(upper, e), s.drawn[:0])
-				u = s.drawn[0]
-			}
-			if !(l < u) {
-				return fmt.Errorf("graph: Init: bounded %q element %d: lower bound %v is not below the upper bound %v", name, e, l, u)
-			}
-			if err := s.priorParams(d, e, name); err != nil {
-				return err
-			}
-			t := s.x[f.offset+e : f.offset+e+1]
-			ok := false
-			for try := 0; try < maxInitDraws && !improper(d.fam) && !ok; try++ {
-				d.fam.Rand(rng, s.params, d.k, t)
-				if y := t[0]; y > l && y < u {
-					t[0] = boundRaw(y, l, u, lower != nil, upper != nil)
-					ok = t[0] > 0 && (kind == rawPositive || t[0] < 1)
-				}
-			}
-			if !ok {
-				s.params = append(s.params[:0], float64(kind))
-				rawCoord{}.Rand(rng, s.params, 1, t)
-			}
-		}
-		return nil
-	}
 }

@@ -150,58 +150,56 @@ func TestConstrainedValues(t *testing.T) {
 	}
 }
 
-// TestConstrainedInit checks that Init's starts satisfy the constraints, that an
-// ordered latent with an iid prior starts from sorted prior draws (spread as the
-// prior, beyond Stan's (−2, 2) rule) and a Flat-bounded one by Stan's rule.
+// TestConstrainedInit checks that Init starts constrained latents by Stan's rule, x
+// uniform on (−2, 2) on Stan's unconstrained scale: an ordered vector's first
+// component in (−2, 2) (positive: in (e⁻², e²)) and its gaps in (e⁻², e²), a
+// bounded value's fraction of its interval in (logistic(−2), logistic(2)) and a
+// distance to one bound in (e⁻², e²); that the starts are valid and differ.
 func TestConstrainedInit(t *testing.T) {
 	b := New()
 	b.Ordered("mu", 4, Normal(C(0), C(10)))
 	b.PositiveOrdered("r", 3, Normal(C(0), C(1)))
 	alpha := b.Latent("alpha", Uniform(C(0), C(1)))
 	b.Bounded("beta", C(0), Sub(C(1), alpha), Flat())
-	b.Bounded("g", C(0), C(1), Beta(C(2), C(2)), 5)
+	b.Bounded("g", C(5), nil, Normal(C(50), C(1)), 2)
 	m, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	x := make([]float64, 4+3+1+1+5)
+	x := make([]float64, 4+3+1+1+2)
 	y := make([]float64, len(m.DerivedNames()))
-	wide := 0
+	lo, hi := math.Exp(-2), math.Exp(2)
+	in := func(v, a, b float64) bool { return v > a && v < b }
+	distinct := map[float64]bool{}
 	for range 200 {
 		if err := m.Init(rng, x); err != nil {
 			t.Fatal(err)
 		}
 		m.Derive(x, y)
-		mu, r, beta, g := y[0:4], y[4:7], y[7], y[8:13]
+		mu, r, beta, g := y[0:4], y[4:7], y[7], y[8:10]
+		ok := in(x[0], -2, 2) && in(x[4], lo, hi) && in(x[8], special.Logistic(-2), special.Logistic(2)) &&
+			in(x[9], lo, hi) && in(x[10], lo, hi)
+		for _, gap := range []float64{x[1], x[2], x[3], x[5], x[6]} {
+			ok = ok && in(gap, lo, hi)
+		}
+		if !ok {
+			t.Fatalf("start %v outside Stan's rule", x)
+		}
 		for i := 1; i < 4; i++ {
-			if !(mu[i] > mu[i-1]) {
-				t.Fatalf("mu = %v not ordered", mu)
-			}
+			ok = ok && mu[i] > mu[i-1]
 		}
-		if !(r[0] > 0 && r[1] > r[0] && r[2] > r[1]) {
-			t.Fatalf("r = %v not positive ordered", r)
-		}
-		// beta is Flat on (0, 1 − alpha): Stan's start, a fraction logistic(U(−2, 2)).
-		if a, f := x[7], x[8]; !(beta > 0 && beta < 1-a) || !(f > special.Logistic(-2) && f < special.Logistic(2)) {
-			t.Fatalf("beta = %v (fraction %v) with alpha %v", beta, f, a)
-		}
-		for _, v := range g {
-			if !(v > 0 && v < 1) {
-				t.Fatalf("g = %v", g)
-			}
-		}
-		if mu[0] < -5 || mu[3] > 10 {
-			wide++
+		ok = ok && r[0] > 0 && r[1] > r[0] && r[2] > r[1] && beta > 0 && beta < 1-x[7] && g[0] > 5 && g[1] > 5
+		if !ok {
+			t.Fatalf("values %v at the start %v outside their constraints", y, x)
 		}
 		if lj := m.NewScorer().LogJoint(x); math.IsInf(lj, 0) || math.IsNaN(lj) {
 			t.Fatalf("log joint %v at the start %v", lj, x)
 		}
+		distinct[x[1]] = true
 	}
-	// Sorted N(0, 10²) draws: P(min < −5 or max > 10) = 1 − P(−5 < X < 10)⁴ = 1 − 0.5328⁴ ≈ 0.92
-	// for 4 draws; Stan's rule gives mu[0] > −2 and mu[3] < 2 + 3e².
-	if wide < 140 {
-		t.Errorf("%d of 200 starts of mu spread beyond (−5, 10), want most (prior draws)", wide)
+	if len(distinct) != 200 {
+		t.Errorf("%d distinct starts of 200", len(distinct))
 	}
 }
 

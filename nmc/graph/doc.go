@@ -103,8 +103,11 @@
 // Newton proposals stall in the transformed tails). The draws hold the raw sites'
 // columns (mu__raw[0], mu__raw[1]) and, as derived quantities, the constrained
 // values under the latent's name (mu[0], mu[1]); summaries select the latter by
-// name. Init starts from sorted or truncated prior draws where it can, else by
-// Stan's rule.
+// name. Init starts the raw sites by Stan's rule (uniform on (−2, 2) on Stan's
+// unconstrained scale), not from the prior: in a two-component normal mixture
+// (N = 1000, λ = 0.3, ordered means with a normal(0, 10) prior, 4 × 1000 draws),
+// starts from sorted prior draws left a component empty in some chains (R-hat up to
+// 4.1, ESS 4), Stan's rule none (R-hat ≤ 1.007 with means 3σ or 20σ apart).
 //
 // # Group moves
 //

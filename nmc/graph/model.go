@@ -656,12 +656,6 @@ func (m *Model) Init(rng *rand.Rand, x []float64) error {
 // drawPrior writes into s.x a draw from the prior (Init).
 func (s *scorer) drawPrior(rng *rand.Rand) error {
 	for _, f := range s.m.fams {
-		if f.init != nil {
-			if err := f.init(s, rng); err != nil {
-				return err
-			}
-			continue
-		}
 		for e := 0; e < f.length; e++ {
 			s.params = s.params[:0]
 			for _, p := range f.d.params {

@@ -185,7 +185,10 @@ func (s *scorer) replicate(rng *rand.Rand, dst []float64) error {
 
 // PriorPredictive draws one state x from the prior (the latent families in
 // declaration order, as Init) and a replicated data set y at it (as Replicate):
-// a draw of the prior predictive distribution, ignoring the observed values. x has
+// a draw of the prior predictive distribution, ignoring the observed values.
+// Latents with no prior to draw from — Flat, HalfFlat and the raw sites of
+// constrained latents (Ordered, Bounded), which Init starts by Stan's rule — and
+// Factor terms make it a draw of another distribution. x has
 // the model's state length, y NumReplicated(). Repeated calls with one rng give
 // independent draws, reproducible for the rng's seed.
 func (m *Model) PriorPredictive(rng *rand.Rand, x, y []float64) error {
