@@ -307,14 +307,22 @@ func logMix(theta, a, b float64, d1 *[3]float64, d2 *[9]float64) (float64, bool)
 	if math.IsInf(hi, 0) {
 		return hi, false
 	}
-	l := hi + math.Log1p(math.Exp(lo-hi))
-	p, q := math.Exp(u-l), math.Exp(w-l)
-	ea, eb := math.Exp(a-l), math.Exp(b-l)
-	if math.IsInf(a, -1) {
-		ea = 0
+	// The responsibilities from one exponential: the larger 1/(1 + e), the smaller
+	// e/(1 + e), e = e^{lo−hi} ≤ 1.
+	e := math.Exp(lo - hi)
+	l := hi + math.Log1p(e)
+	rHi := 1 / (1 + e)
+	p, q := rHi, e*rHi
+	if w > u {
+		p, q = q, p
 	}
-	if math.IsInf(b, -1) {
-		eb = 0
+	// e_a = p/θ and e_b = q/(1 − θ), from the exponentials where they underflow.
+	ea, eb := p/theta, q/(1-theta)
+	if !(p > 1e-280) {
+		ea = math.Exp(a - l)
+	}
+	if !(q > 1e-280) {
+		eb = math.Exp(b - l)
 	}
 	d1[0], d1[1], d1[2] = ea-eb, p, q
 	ta := ea*q + eb*p
