@@ -327,7 +327,11 @@ func (b *Builder) Bounded(name string, lower, upper *Node, d *Dist, shape ...int
 			return fail(fmt.Errorf("graph: bounded %q: %s bound: %w", name, bd.side, bd.n.err))
 		}
 		if bd.n.width != 1 || (bd.n.length != 1 && bd.n.length != n) {
-			return fail(fmt.Errorf("graph: bounded %q: %s bound has %d elements of width %d, want width 1 and 1 or %d elements", name, bd.side, bd.n.length, bd.n.width, n))
+			want := "one scalar element"
+			if n > 1 {
+				want = fmt.Sprintf("1 or %d scalar elements", n)
+			}
+			return fail(fmt.Errorf("graph: bounded %q: %s bound has %d elements of width %d, want %s", name, bd.side, bd.n.length, bd.n.width, want))
 		}
 	}
 	if err := checkConstrainedPrior("bounded", name, d, n); err != nil {

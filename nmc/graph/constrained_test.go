@@ -229,7 +229,7 @@ func TestConstrainedErrors(t *testing.T) {
 		}, `duplicate variable name "mu__raw"`},
 		{"bounded-none", func(b *Builder) { b.Bounded("z", nil, nil, Flat()) }, `bounded "z": no bound`},
 		{"bounded-width", func(b *Builder) { b.Bounded("z", Vec(0, 1), nil, Flat()) }, `bounded "z": lower bound has 1 elements of width 2`},
-		{"bounded-length", func(b *Builder) { b.Bounded("z", nil, Data([]float64{1, 2}), Flat(), 3) }, `bounded "z": upper bound has 2 elements of width 1, want width 1 and 1 or 3 elements`},
+		{"bounded-length", func(b *Builder) { b.Bounded("z", nil, Data([]float64{1, 2}), Flat(), 3) }, `bounded "z": upper bound has 2 elements of width 1, want 1 or 3 scalar elements`},
 		{"bounded-order", func(b *Builder) { b.Bounded("z", C(1), Data([]float64{2, 1}), Flat(), 2) }, `bounded "z", element 1: lower bound 1 is not below the upper bound 1`},
 		{"bounded-beta-open", func(b *Builder) { b.Bounded("z", C(0), nil, Beta(C(2), C(2))) }, `bounded "z", element 0: its Beta prior has support (0, 1), but the latent's bounds are (0, +Inf); give the missing bound`},
 		{"bounded-beta-wide", func(b *Builder) { b.Bounded("z", C(0), C(2), Beta(C(2), C(2))) }, `its Beta prior has support (0, 1), but the latent's bounds are (0, 2)`},
