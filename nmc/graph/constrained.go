@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/nmc-go/nmc/internal/special"
 	"github.com/nmc-go/nmc/nmc"
@@ -180,6 +181,15 @@ func (o boundOp) eval(s *scorer, n *Node, e int, out []jet) {
 	s.top = top
 }
 
+// rawName returns the name of a constrained latent's raw sites: name+RawSuffix,
+// the suffix before the indices of an indexed scalar's name (beta[3]: beta__raw[3]).
+func rawName(name string) string {
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		return name[:i] + RawSuffix + name[i:]
+	}
+	return name + RawSuffix
+}
+
 // boundRaw returns the raw coordinate of y in (l, u) (see boundOp).
 func boundRaw(y, l, u float64, lower, upper bool) float64 {
 	switch {
@@ -288,7 +298,9 @@ func (b *Builder) ordered(name string, k int, d *Dist, positive bool) *Node {
 // Jacobian log(upper − lower)); with one bound the distance t = y − lower or
 // upper − y on (0, ∞) (log Jacobian 0). The returned node holds y, recorded with
 // every draw under name (name[i], or name[i,j] for a plate of two dimensions), after
-// the site columns name__raw…. A state whose lower bound is not below its upper
+// the site columns name__raw…. One scalar may have an indexed name, as a Latent's
+// (b[3], whose raw site is b__raw[3]: the states of a recursion declared in a Go
+// loop). A state whose lower bound is not below its upper
 // bound is impossible (log density −Inf: the sampler draws another start). Init
 // starts by Stan's rule, x uniform on (−2, 2) on Stan's unconstrained scale
 // (t = logistic(x), or eˣ with one bound), not from d.
@@ -310,7 +322,7 @@ func (b *Builder) Bounded(name string, lower, upper *Node, d *Dist, shape ...int
 		}
 		n *= s
 	}
-	if err := b.claim(name, false); err != nil {
+	if err := b.claim(name, n == 1); err != nil {
 		return fail(err)
 	}
 	if lower == nil && upper == nil {
@@ -344,7 +356,7 @@ func (b *Builder) Bounded(name string, lower, upper *Node, d *Dist, shape ...int
 	if lower != nil && upper != nil {
 		kind = rawUnit
 	}
-	t := b.latent(name+RawSuffix, NewDist(rawCoord{}, 1, C(float64(kind))), shape, n, false)
+	t := b.latent(rawName(name), NewDist(rawCoord{}, 1, C(float64(kind))), shape, n, false)
 	if t.err != nil {
 		return t
 	}

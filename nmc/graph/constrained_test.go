@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -150,6 +151,36 @@ func TestConstrainedValues(t *testing.T) {
 	}
 }
 
+// TestConstrainedIndexedNames: scalar Bounded latents declared one by one with
+// indexed names (a recursion's states) are recorded as a plate's would be, their
+// raw sites with the suffix before the index.
+func TestConstrainedIndexedNames(t *testing.T) {
+	b := New()
+	prev := C(1)
+	for i := range 3 {
+		prev = b.Bounded(fmt.Sprintf("h[%d]", i), C(0), prev, Flat())
+	}
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sites []string
+	for _, s := range m.Sites() {
+		sites = append(sites, s.Name)
+	}
+	if got, want := strings.Join(sites, " "), "h__raw[0] h__raw[1] h__raw[2]"; got != want {
+		t.Errorf("sites %q, want %q", got, want)
+	}
+	if got, want := strings.Join(m.DerivedNames(), " "), "h[0] h[1] h[2]"; got != want {
+		t.Errorf("derived %q, want %q", got, want)
+	}
+	y := make([]float64, 3)
+	m.Derive([]float64{0.5, 0.5, 0.5}, y)
+	if y[0] != 0.5 || y[1] != 0.25 || y[2] != 0.125 {
+		t.Errorf("values %v, want [0.5 0.25 0.125]", y)
+	}
+}
+
 // TestConstrainedInit checks that Init starts constrained latents by Stan's rule, x
 // uniform on (−2, 2) on Stan's unconstrained scale: an ordered vector's first
 // component in (−2, 2) (positive: in (e⁻², e²)) and its gaps in (e⁻², e²), a
@@ -237,6 +268,8 @@ func TestConstrainedErrors(t *testing.T) {
 		{"bounded-halfflat-open", func(b *Builder) { b.Bounded("z", nil, C(2), HalfFlat()) }, `its HalfFlat prior has support (0, ∞), but the latent's bounds are (-Inf, 2)`},
 		{"bounded-plate", func(b *Builder) { b.Bounded("z", C(0), nil, Flat(), 2, 0) }, `bounded "z": plate dimension 0 must be positive`},
 		{"bounded-bound-error", func(b *Builder) { b.Bounded("z", C(math.NaN()), nil, Flat()) }, `bounded "z": lower bound: graph: C: constant is NaN`},
+		{"ordered-indexed-name", func(b *Builder) { b.Ordered("mu[1]", 2, Normal(C(0), C(1))) }, `invalid variable name "mu[1]": an index is accepted in the name of one scalar only`},
+		{"bounded-plate-indexed-name", func(b *Builder) { b.Bounded("z[1]", C(0), nil, Flat(), 2) }, `invalid variable name "z[1]"`},
 		{"uniform-node-bounds", func(b *Builder) {
 			a := b.Latent("a", Uniform(C(0), C(1)))
 			b.Latent("z", Uniform(C(0), Sub(C(1), a)))
