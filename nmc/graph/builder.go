@@ -104,6 +104,8 @@ type factor struct {
 	partial dist.PartialDeriver
 	length  int
 	width   int
+
+	jf jetFamily // d.fam, when it scores its elements from the argument jets
 }
 
 // Builder declares a model: latent families, observations and derived quantities.

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"fmt"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/nmc-go/nmc/nmc/dist"
@@ -69,7 +71,9 @@ func Dirichlet(alpha *Node) *Dist {
 }
 
 // MultivariateNormal has mean mu (a node of width k) and a constant covariance
-// matrix (k×k, symmetric positive definite).
+// matrix (k×k, symmetric positive definite). A mean of another width is an error
+// returned by Build. For a covariance that depends on latents, see
+// MultivariateNormalCov.
 func MultivariateNormal(mu *Node, cov *mat.SymDense) *Dist {
 	fam, err := dist.NewMultivariateNormal(cov)
 	if err != nil {
@@ -77,6 +81,9 @@ func MultivariateNormal(mu *Node, cov *mat.SymDense) *Dist {
 	}
 	if mu == nil {
 		return NewDist(fam, 0, mu)
+	}
+	if mu.err == nil && mu.width != fam.Dim() {
+		return &Dist{fam: fam, err: fmt.Errorf("graph: MultivariateNormal parameter mean has width %d, want %d", mu.width, fam.Dim())}
 	}
 	return NewDist(fam, mu.width, mu)
 }

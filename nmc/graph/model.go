@@ -234,6 +234,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	for _, fc := range m.factors {
 		fc.memo, _ = fc.d.fam.(dist.MemoDeriver)
 		fc.partial, _ = fc.d.fam.(dist.PartialDeriver)
+		fc.jf, _ = fc.d.fam.(jetFamily)
 		if err := m.checkFactor(fc); err != nil {
 			return err
 		}
@@ -252,7 +253,9 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 		for _, w := range pw {
 			na += w
 		}
-		m.maxArgs = max(m.maxArgs, na)
+		if fc.jf == nil { // a jetFamily evaluates its arguments itself
+			m.maxArgs = max(m.maxArgs, na)
+		}
 		for e := 0; e < fc.length; e++ {
 			deps = deps[:0]
 			if fc.fam != nil {

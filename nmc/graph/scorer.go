@@ -82,6 +82,9 @@ type scorer struct {
 	// A value scorer's scratch for Init and Replicate: one element's parameter
 	// values and one drawn element.
 	params, drawn []float64
+
+	// mvn: per factor, the scratch of a multivariate normal (mvn_score.go).
+	mvn []*mvnScratch
 }
 
 const (
@@ -411,6 +414,9 @@ func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
 		}
 	}
 	fc := s.m.factors[fi]
+	if fc.jf != nil {
+		return fc.jf.scoreElem(s, fi, e, deriv, skipConst)
+	}
 	if deriv && s.m.constPrior != nil && s.m.constPrior[fi] && s.orbit == nil && s.fixSite == 0 &&
 		s.active >= 0 && fc.fam.site(e) == s.active {
 		return s.priorElem(fi, e)

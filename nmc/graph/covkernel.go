@@ -1,0 +1,178 @@
+package graph
+
+import "math"
+
+// Covariance kernels over data points: nodes of n elements of n components, element
+// i being row i of the matrix K[i, j] = k(x_i, x_j), for MultivariateNormalCov.
+
+// kernelKind names a stationary kernel α²·φ(d, ρ) of the distance d between two
+// points.
+type kernelKind uint8
+
+const (
+	expQuad kernelKind = iota
+	matern32
+	matern52
+)
+
+var kernelNames = [...]string{expQuad: "ExpQuadCov", matern32: "Matern32Cov", matern52: "Matern52Cov"}
+
+// kernelOp is a covariance kernel over n fixed points (ExpQuadCov, Matern32Cov,
+// Matern52Cov); its args are the amplitude α and the length scale ρ.
+type kernelOp struct {
+	kind kernelKind
+	n    int
+	d2   []float64 // n×n squared distances between the points
+}
+
+func (o kernelOp) name() string { return kernelNames[o.kind] }
+
+func (o kernelOp) reads(n *Node, _ int, visit func(*Node, int)) {
+	visit(n.args[0], 0)
+	visit(n.args[1], 0)
+}
+
+// phi returns φ(d, ρ) and its first and second derivatives in ρ, for the squared
+// distance d2; NaN unless ρ > 0.
+func (o kernelOp) phi(d2, rho float64) (f, d1, d2rho float64) {
+	if !(rho > 0) {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	if d2 == 0 {
+		return 1, 0, 0
+	}
+	switch o.kind {
+	case matern32:
+		// φ = (1 + s)e^{−s}, s = √3·d/ρ.
+		s := math.Sqrt(3*d2) / rho
+		e := math.Exp(-s)
+		return (1 + s) * e, s * s * e / rho, e * s * s * (s - 3) / (rho * rho)
+	case matern52:
+		// φ = (1 + s + s²/3)e^{−s}, s = √5·d/ρ.
+		s := math.Sqrt(5*d2) / rho
+		e := math.Exp(-s)
+		return (1 + s + s*s/3) * e, s * s * (1 + s) * e / (3 * rho), e * s * s * (s*s - 3*s - 3) / (3 * rho * rho)
+	}
+	// φ = exp(−q/2), q = d²/ρ².
+	q := d2 / (rho * rho)
+	e := math.Exp(-0.5 * q)
+	return e, e * q / rho, e * (q*q - 3*q) / (rho * rho)
+}
+
+func (o kernelOp) eval(s *scorer, n *Node, e int, out []jet) {
+	top := s.top
+	hp := s.push(2)
+	s.eval(n.args[0], 0, hp[:1])
+	s.eval(n.args[1], 0, hp[1:])
+	av, rv := hp[0].v, hp[1].v
+	row := o.d2[e*o.n : (e+1)*o.n]
+	if hp[0].kind == jConst && hp[1].kind == jConst {
+		a2 := av * av
+		for j, d := range row {
+			f, _, _ := o.phi(d, rv)
+			out[j] = jet{v: a2 * f}
+		}
+		s.top = top
+		return
+	}
+	amp := s.ops.apply(&hp[0], av*av, 2*av, 2)
+	for j, d := range row {
+		f, d1, d2 := o.phi(d, rv)
+		k := s.ops.apply(&hp[1], f, d1, d2)
+		out[j] = s.ops.mul(&amp, &k)
+	}
+	s.top = top
+}
+
+// ExpQuadCov returns the exponentiated quadratic covariance of the points x (Stan's
+// gp_exp_quad_cov) with amplitude alpha and length scale rho:
+//
+//	K[i, j] = α² exp(−‖x_i − x_j‖² / (2ρ²)),
+//
+// a node of n elements of n components, n = x.Len(), element i being row i. x is
+// data: Data(x) for points on a line, Rows(x) for points of several coordinates.
+// alpha and rho are scalar nodes (constants or expressions of latents); a ρ ≤ 0
+// makes every entry off the diagonal NaN, and so the density −Inf. K is singular
+// for points that coincide and nearly so for close points: add a jitter to the
+// diagonal with AddDiag (Stan's models add 1e-10 or 1e-9).
+func ExpQuadCov(x, alpha, rho *Node) *Node { return kernel(expQuad, x, alpha, rho) }
+
+// Matern32Cov returns the Matérn 3/2 covariance of the points x (Stan's
+// gp_matern32_cov): K[i, j] = α²(1 + √3·d/ρ) exp(−√3·d/ρ), d = ‖x_i − x_j‖. Shapes
+// as ExpQuadCov.
+func Matern32Cov(x, alpha, rho *Node) *Node { return kernel(matern32, x, alpha, rho) }
+
+// Matern52Cov returns the Matérn 5/2 covariance of the points x (Stan's
+// gp_matern52_cov): K[i, j] = α²(1 + √5·d/ρ + 5d²/(3ρ²)) exp(−√5·d/ρ). Shapes as
+// ExpQuadCov.
+func Matern52Cov(x, alpha, rho *Node) *Node { return kernel(matern52, x, alpha, rho) }
+
+func kernel(kind kernelKind, x, alpha, rho *Node) *Node {
+	op := kernelOp{kind: kind}
+	if err := firstErr(op.name(), x, alpha, rho); err != nil {
+		return &Node{op: opCustom, impl: op, length: 1, width: 1, err: err}
+	}
+	if x.op != opConst {
+		return customErr(op, "the points are not data (use Data or Rows)")
+	}
+	for i, p := range []*Node{alpha, rho} {
+		if p.length != 1 || p.width != 1 {
+			return customErr(op, "%s has %d elements of width %d, want a scalar", [...]string{"alpha", "rho"}[i], p.length, p.width)
+		}
+	}
+	n, w := x.length, x.width
+	op.n = n
+	op.d2 = make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			d := 0.0
+			for c := 0; c < w; c++ {
+				t := x.vals[i*w+c] - x.vals[j*w+c]
+				d += t * t
+			}
+			op.d2[i*n+j], op.d2[j*n+i] = d, d
+		}
+	}
+	return custom(op, n, n, alpha, rho)
+}
+
+// addDiagOp adds its second argument to the diagonal of its first (AddDiag).
+type addDiagOp struct{}
+
+func (addDiagOp) name() string { return "AddDiag" }
+
+func (addDiagOp) reads(n *Node, e int, visit func(*Node, int)) {
+	visit(n.args[0], e)
+	d := n.args[1]
+	visit(d, elem(d, e))
+}
+
+func (addDiagOp) eval(s *scorer, n *Node, e int, out []jet) {
+	s.eval(n.args[0], e, out)
+	d := n.args[1]
+	top := s.top
+	dj := s.push(1)
+	s.eval(d, elem(d, e), dj)
+	out[e] = s.ops.lin(1, &out[e], 1, &dj[0])
+	s.top = top
+}
+
+// AddDiag returns m + diag(d) (Stan's add_diag) for a square matrix node m (n
+// elements of n components, as the kernels make) and d a scalar node, added to
+// every diagonal entry, or a node of n scalar elements, one per entry. The
+// covariance of a Gaussian process regression's marginal likelihood is
+// AddDiag(ExpQuadCov(x, alpha, rho), Mul(sigma, sigma)); a jitter is
+// AddDiag(K, C(1e-10)).
+func AddDiag(m, d *Node) *Node {
+	var op addDiagOp
+	if err := firstErr("AddDiag", m, d); err != nil {
+		return &Node{op: opCustom, impl: op, length: 1, width: 1, err: err}
+	}
+	if m.width != m.length {
+		return customErr(op, "the matrix has %d elements of width %d, want a square matrix", m.length, m.width)
+	}
+	if d.width != 1 || (d.length != 1 && d.length != m.length) {
+		return customErr(op, "the diagonal has %d elements of width %d, want 1 or %d scalars", d.length, d.width, m.length)
+	}
+	return custom(op, m.length, m.width, m, d)
+}
