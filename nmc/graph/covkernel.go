@@ -64,22 +64,41 @@ func (o kernelOp) eval(s *scorer, n *Node, e int, out []jet) {
 	hp := s.push(2)
 	s.eval(n.args[0], 0, hp[:1])
 	s.eval(n.args[1], 0, hp[1:])
-	av, rv := hp[0].v, hp[1].v
+	a, r := &hp[0], &hp[1]
 	row := o.d2[e*o.n : (e+1)*o.n]
-	if hp[0].kind == jConst && hp[1].kind == jConst {
-		a2 := av * av
+	scalar := (a.kind == jConst || a.kind == jUnit) && (r.kind == jConst || r.kind == jUnit)
+	if scalar && a.kind == jUnit && r.kind == jUnit && a.i != r.i {
+		scalar = false
+	}
+	if !scalar {
+		amp := s.ops.apply(a, a.v*a.v, 2*a.v, 2)
 		for j, d := range row {
-			f, _, _ := o.phi(d, rv)
-			out[j] = jet{v: a2 * f}
+			f, d1, d2 := o.phi(d, r.v)
+			k := s.ops.apply(r, f, d1, d2)
+			out[j] = s.ops.mul(&amp, &k)
 		}
 		s.top = top
 		return
 	}
-	amp := s.ops.apply(&hp[0], av*av, 2*av, 2)
+	// Constants, or functions of one coordinate c (a scalar site, or the orbit
+	// parameter): K = A·φ with A = α², and their first and second derivatives in c.
+	kind, c := jConst, 0
+	if a.kind == jUnit {
+		kind, c = jUnit, a.i
+	} else if r.kind == jUnit {
+		kind, c = jUnit, r.i
+	}
+	amp := a.v * a.v
+	da, d2a := 2*a.v*a.gc, 2*a.gc*a.gc+2*a.v*a.hc
+	gr, hr := r.gc, r.hc
 	for j, d := range row {
-		f, d1, d2 := o.phi(d, rv)
-		k := s.ops.apply(&hp[1], f, d1, d2)
-		out[j] = s.ops.mul(&amp, &k)
+		f, d1, d2 := o.phi(d, r.v)
+		if kind == jConst {
+			out[j] = jet{v: amp * f}
+			continue
+		}
+		df, d2f := d1*gr, d2*gr*gr+d1*hr
+		out[j] = jet{v: amp * f, kind: jUnit, i: c, gc: da*f + amp*df, hc: d2a*f + 2*da*df + amp*d2f}
 	}
 	s.top = top
 }

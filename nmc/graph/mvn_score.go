@@ -68,17 +68,18 @@ type mvnScratch struct {
 	// Derivative scratch (grown as needed): per active coordinate its direction
 	// (−1: none) and, per direction, its coordinate, its index among the matrix
 	// directions (−1: none), r_p, v_p and y_p; per matrix direction C_p (n×n),
-	// whether it is diagonal, and S_p.
-	dirOf    []int32
-	dirs     []int
-	cdir     []int32
-	rp, vp   []float64
-	yp       []float64
-	cp       []float64
-	diagOnly []bool
-	sp       []float64
-	coord    []int // per matrix direction, its coordinate
-	terms    []unitTerm
+	// and either S_p or, when C_p = scale·K + diag(dg), scale and dg (traces).
+	dirOf  []int32
+	dirs   []int
+	cdir   []int32
+	rp, vp []float64
+	yp     []float64
+	cp     []float64
+	sp     []float64
+	scale  []float64
+	dg     []float64
+	coord  []int // per matrix direction, its coordinate
+	terms  []unitTerm
 }
 
 // unitTerm is a moving r_i that is a function of one coordinate c: ∂_c r_i = g.
@@ -446,10 +447,6 @@ func (f *mvnFamily) products(s *scorer, ws *mvnScratch, sl *mvnSlot, xj, mj, cj 
 	ws.vp = growClear(ws.vp, nd*n)
 	ws.yp = growClear(ws.yp, nc*n)
 	ws.cp = growClear(ws.cp, nc*n*n)
-	ws.diagOnly = slices.Grow(ws.diagOnly[:0], nc)[:nc]
-	for c := range ws.diagOnly {
-		ws.diagOnly[c] = true
-	}
 	for i := 0; i < n; i++ {
 		s.eachGrad(&xj[i], func(p int, g float64) { ws.rp[int(ws.dirOf[p])*n+i] += g })
 		s.eachGrad(&mj[i], func(p int, g float64) { ws.rp[int(ws.dirOf[p])*n+i] -= g })
@@ -460,9 +457,6 @@ func (f *mvnFamily) products(s *scorer, ws *mvnScratch, sl *mvnSlot, xj, mj, cj 
 				s.eachGrad(&cj[i*n+j], func(p int, g float64) {
 					c := int(ws.cdir[ws.dirOf[p]])
 					ws.cp[c*n*n+i*n+j] += g
-					if i != j && g != 0 {
-						ws.diagOnly[c] = false
-					}
 				})
 			}
 		}
@@ -527,12 +521,22 @@ func (f *mvnFamily) products(s *scorer, ws *mvnScratch, sl *mvnSlot, xj, mj, cj 
 	if f.chol || nc == 0 {
 		return
 	}
-	f.traces(s, ws, sl, nc)
+	f.traces(s, ws, sl, cj, nc)
 }
 
 // traces adds ½⟨S_p, S_q⟩ = ½ tr(K⁻¹K_p K⁻¹K_q) to s.hess for every pair of the
-// nc matrix directions.
-func (f *mvnFamily) traces(s *scorer, ws *mvnScratch, sl *mvnSlot, nc int) {
+// nc matrix directions; cj are the matrix's jets (their values K).
+//
+// A direction in which the covariance moves as K_p = c_p·K + D_p, D_p diagonal —
+// an amplitude (K = α²E + σ²I: K_α = (2/α)(K − σ²I)) or a noise variance (c_p = 0)
+// — has S_p = c_p·I + L⁻¹D_pL⁻ᵀ, and when every direction does,
+//
+//	⟨S_p, S_q⟩ = n·c_p c_q + c_p tr(K⁻¹D_q) + c_q tr(K⁻¹D_p) + Σ_ij (D_p)_ii (D_q)_jj (K⁻¹_ij)²,
+//
+// O(n²) from K⁻¹. c_p is read from the largest off-diagonal entry of K and
+// checked on every other one (to 1e-12 relative); otherwise each direction's
+// S_p costs two triangular solves with n right-hand sides.
+func (f *mvnFamily) traces(s *scorer, ws *mvnScratch, sl *mvnSlot, cj []jet, nc int) {
 	n, k := f.n, s.k
 	ws.coord = ws.coord[:0]
 	for d, c := range ws.cdir {
@@ -541,22 +545,20 @@ func (f *mvnFamily) traces(s *scorer, ws *mvnScratch, sl *mvnSlot, nc int) {
 		}
 	}
 	coord := ws.coord
-	allDiag := !slices.Contains(ws.diagOnly, false)
-	if allDiag {
+	if ws.scaledDiagonal(cj, nc) {
 		ws.inverse(sl)
 		for c := 0; c < nc; c++ {
-			cc := ws.cp[c*n*n : (c+1)*n*n]
+			dc := ws.dg[c*n : c*n+n]
 			for e := c; e < nc; e++ {
-				ce := ws.cp[e*n*n : (e+1)*n*n]
-				t := 0.0
-				for i := 0; i < n; i++ {
-					di := cc[i*n+i]
+				de := ws.dg[e*n : e*n+n]
+				t := float64(n)*ws.scale[c]*ws.scale[e] + ws.scale[c]*diagDot(sl.kinv, de) + ws.scale[e]*diagDot(sl.kinv, dc)
+				for i, di := range dc {
 					if di == 0 {
 						continue
 					}
 					row := sl.kinv[i*n : i*n+n]
 					for j, kij := range row {
-						t += di * ce[j*n+j] * kij * kij
+						t += di * de[j] * kij * kij
 					}
 				}
 				s.hess[coord[c]*k+coord[e]] += 0.5 * t
@@ -600,4 +602,49 @@ func growClear(buf []float64, n int) []float64 {
 	buf = slices.Grow(buf[:0], n)[:n]
 	clear(buf)
 	return buf
+}
+
+// scaledDiagonal reports whether every matrix direction c moves the covariance
+// as C_c = scale[c]·K + diag(dg[c]) (see traces), K the values of cj, and sets
+// ws.scale and ws.dg.
+func (ws *mvnScratch) scaledDiagonal(cj []jet, nc int) bool {
+	n := ws.n
+	bi, bj, big := -1, -1, 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			if v := math.Abs(cj[i*n+j].v); v > big {
+				bi, bj, big = i, j, v
+			}
+		}
+	}
+	ws.scale = slices.Grow(ws.scale[:0], nc)[:nc]
+	ws.dg = slices.Grow(ws.dg[:0], nc*n)[:nc*n]
+	for c := 0; c < nc; c++ {
+		cp := ws.cp[c*n*n : (c+1)*n*n]
+		sc := 0.0
+		if bi >= 0 {
+			sc = cp[bi*n+bj] / cj[bi*n+bj].v
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j < i; j++ {
+				g, want := cp[i*n+j], sc*cj[i*n+j].v
+				if !(math.Abs(g-want) <= 1e-12*math.Max(math.Abs(g), math.Abs(want))) {
+					return false
+				}
+			}
+			ws.dg[c*n+i] = cp[i*n+i] - sc*cj[i*n+i].v
+		}
+		ws.scale[c] = sc
+	}
+	return true
+}
+
+// diagDot returns Σ_i a_ii d_i for the n×n row-major a.
+func diagDot(a, d []float64) float64 {
+	n := len(d)
+	t := 0.0
+	for i, v := range d {
+		t += a[i*n+i] * v
+	}
+	return t
 }

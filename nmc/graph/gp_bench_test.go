@@ -1,0 +1,109 @@
+package graph_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/nmc-go/nmc/nmc"
+	"github.com/nmc-go/nmc/nmc/graph"
+)
+
+// gpBenchModel returns the latent Poisson GP (pois) or the GP regression on n
+// points with data simulated from its prior, and a state drawn from its prior.
+func gpBenchModel(tb testing.TB, pois bool, n int) (*graph.Model, []float64) {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(5, uint64(n)))
+	x := gpRegX(n)
+	var prior *graph.Builder
+	if pois {
+		prior = gpPoisModel(x, make([]int, n))
+	} else {
+		prior = gpRegModel(x, make([]float64, n))
+	}
+	st, y, _, err := simulateGP(rng, prior)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var b *graph.Builder
+	if pois {
+		k := make([]int, n)
+		for i, v := range y {
+			k[i] = int(v)
+		}
+		b = gpPoisModel(x, k)
+	} else {
+		b = gpRegModel(x, y)
+	}
+	m, err := b.Build()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, st
+}
+
+// gpScorePair returns a function that scores site i with derivatives, alternately
+// at the state and at a proposal that moves the site to a new value every call
+// (as the sampler's steps do: the current state's matrix is kept, the proposal's
+// is factorised afresh).
+func gpScorePair(m *graph.Model, st []float64, i int) func() float64 {
+	sc := m.NewScorer()
+	site := m.Sites()[i]
+	off := nmc.Offsets(m.Sites())[i]
+	g, h := make([]float64, site.Size), make([]float64, site.Size*site.Size)
+	prop := append([]float64(nil), st...)
+	call := 0
+	return func() float64 {
+		call++
+		if call%2 == 0 {
+			return sc.Score(st, i, g, h)
+		}
+		for c := 0; c < site.Size; c++ {
+			prop[off+c] = st[off+c] * (1 + 1e-3*float64(call%97+1))
+		}
+		return sc.Score(prop, i, g, h)
+	}
+}
+
+// TestGPScoresDoNotAllocate checks that scoring each site of the two GPs, at the
+// current state and at fresh proposals, does not allocate once the scorer is warm.
+func TestGPScoresDoNotAllocate(t *testing.T) {
+	for _, pois := range []bool{true, false} {
+		m, st := gpBenchModel(t, pois, 11)
+		for i, s := range m.Sites() {
+			score := gpScorePair(m, st, i)
+			for range 4 {
+				score()
+			}
+			if a := testing.AllocsPerRun(20, func() { score() }); a != 0 {
+				t.Errorf("pois %v, site %s: %v allocations per score", pois, s.Name, a)
+			}
+		}
+	}
+}
+
+var sinkGP float64
+
+// benchGP measures a score with derivatives of each site of the Poisson GP or the
+// GP regression on n points (the proposal half of gpScorePair's calls factorise
+// a new covariance when the site moves it). Besides ns/op (wall) it reports the
+// process's CPU time per score, cpu-µs/op, which a shared machine inflates less.
+func benchGP(b *testing.B, pois bool, n int) {
+	m, st := gpBenchModel(b, pois, n)
+	for i, s := range m.Sites() {
+		b.Run(s.Name, func(b *testing.B) {
+			score := gpScorePair(m, st, i)
+			score()
+			b.ReportAllocs()
+			cpu0 := cpuSeconds()
+			for b.Loop() {
+				sinkGP += score()
+			}
+			b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N)*1e6, "cpu-µs/op")
+		})
+	}
+}
+
+func BenchmarkGPPoisScore_N11(b *testing.B)  { benchGP(b, true, 11) }
+func BenchmarkGPPoisScore_N133(b *testing.B) { benchGP(b, true, 133) }
+func BenchmarkGPRegScore_N11(b *testing.B)   { benchGP(b, false, 11) }
+func BenchmarkGPRegScore_N133(b *testing.B)  { benchGP(b, false, 133) }
