@@ -8,15 +8,32 @@ import (
 	"github.com/nmc-go/nmc/nmc/graph"
 )
 
-// gpBenchModel returns the latent Poisson GP (pois) or the GP regression on n
-// points with data simulated from its prior, and a state drawn from its prior.
-func gpBenchModel(tb testing.TB, pois bool, n int) (*graph.Model, []float64) {
+// gpKind names the GP of a benchmark: the latent Poisson GP (centred), its
+// non-centred form, or the GP regression.
+type gpKind int
+
+const (
+	gpPois gpKind = iota
+	gpPoisNC
+	gpReg
+)
+
+// gpBenchModel returns the GP of kind on n points with data simulated from its
+// prior, and a state drawn from its prior.
+func gpBenchModel(tb testing.TB, kind gpKind, n int) (*graph.Model, []float64) {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(5, uint64(n)))
 	x := gpRegX(n)
+	pois := kind != gpReg
+	build := func(k []int) *graph.Builder {
+		if kind == gpPoisNC {
+			return gpPoisNCModel(x, k)
+		}
+		return gpPoisModel(x, k)
+	}
 	var prior *graph.Builder
 	if pois {
-		prior = gpPoisModel(x, make([]int, n))
+		prior = build(make([]int, n))
 	} else {
 		prior = gpRegModel(x, make([]float64, n))
 	}
@@ -30,7 +47,7 @@ func gpBenchModel(tb testing.TB, pois bool, n int) (*graph.Model, []float64) {
 		for i, v := range y {
 			k[i] = int(v)
 		}
-		b = gpPoisModel(x, k)
+		b = build(k)
 	} else {
 		b = gpRegModel(x, y)
 	}
@@ -67,15 +84,15 @@ func gpScorePair(m *graph.Model, st []float64, i int) func() float64 {
 // TestGPScoresDoNotAllocate checks that scoring each site of the two GPs, at the
 // current state and at fresh proposals, does not allocate once the scorer is warm.
 func TestGPScoresDoNotAllocate(t *testing.T) {
-	for _, pois := range []bool{true, false} {
-		m, st := gpBenchModel(t, pois, 11)
+	for _, kind := range []gpKind{gpPois, gpPoisNC, gpReg} {
+		m, st := gpBenchModel(t, kind, 11)
 		for i, s := range m.Sites() {
 			score := gpScorePair(m, st, i)
 			for range 4 {
 				score()
 			}
 			if a := testing.AllocsPerRun(20, func() { score() }); a != 0 {
-				t.Errorf("pois %v, site %s: %v allocations per score", pois, s.Name, a)
+				t.Errorf("GP %d, site %s: %v allocations per score", kind, s.Name, a)
 			}
 		}
 	}
@@ -87,8 +104,8 @@ var sinkGP float64
 // GP regression on n points (the proposal half of gpScorePair's calls factorise
 // a new covariance when the site moves it). Besides ns/op (wall) it reports the
 // process's CPU time per score, cpu-µs/op, which a shared machine inflates less.
-func benchGP(b *testing.B, pois bool, n int) {
-	m, st := gpBenchModel(b, pois, n)
+func benchGP(b *testing.B, kind gpKind, n int) {
+	m, st := gpBenchModel(b, kind, n)
 	for i, s := range m.Sites() {
 		b.Run(s.Name, func(b *testing.B) {
 			score := gpScorePair(m, st, i)
@@ -103,7 +120,9 @@ func benchGP(b *testing.B, pois bool, n int) {
 	}
 }
 
-func BenchmarkGPPoisScore_N11(b *testing.B)  { benchGP(b, true, 11) }
-func BenchmarkGPPoisScore_N133(b *testing.B) { benchGP(b, true, 133) }
-func BenchmarkGPRegScore_N11(b *testing.B)   { benchGP(b, false, 11) }
-func BenchmarkGPRegScore_N133(b *testing.B)  { benchGP(b, false, 133) }
+func BenchmarkGPPoisScore_N11(b *testing.B)    { benchGP(b, gpPois, 11) }
+func BenchmarkGPPoisScore_N133(b *testing.B)   { benchGP(b, gpPois, 133) }
+func BenchmarkGPPoisNCScore_N11(b *testing.B)  { benchGP(b, gpPoisNC, 11) }
+func BenchmarkGPPoisNCScore_N133(b *testing.B) { benchGP(b, gpPoisNC, 133) }
+func BenchmarkGPRegScore_N11(b *testing.B)     { benchGP(b, gpReg, 11) }
+func BenchmarkGPRegScore_N133(b *testing.B)    { benchGP(b, gpReg, 133) }

@@ -2,9 +2,11 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -15,14 +17,22 @@ import (
 	"github.com/nmc-go/nmc/sbc"
 )
 
-// gpPoisX are the points of posteriordb's gp_pois_regr: −10, −8, …, 10.
-var gpPoisX = []float64{-10, -8, -6, -4, -2, 0, 2, 4, 6, 8, 10}
+// gpPoisX and gpPoisK are the data of posteriordb's gp_pois_regr (from Stan's
+// stat_comp_benchmarks, benchmarks/gp_pois_regr/gp_pois_regr.data.R): the points
+// −10, −8, …, 10 and the counts observed at them.
+var (
+	gpPoisX = []float64{-10, -8, -6, -4, -2, 0, 2, 4, 6, 8, 10}
+	gpPoisK = []int{40, 37, 29, 12, 4, 3, 9, 19, 77, 82, 33}
+)
 
 // gpPoisModel is posteriordb's gp_pois_regr written with a latent GP (the centred
 // form of the same posterior): rho ~ Gamma(25, 4), alpha ~ HalfNormal(2),
 // f ~ MVN(0, K(x | alpha, rho) + 1e-10·I) with K the exponentiated quadratic
 // kernel, k ~ PoissonLog(f).
-func gpPoisModel(x []float64, k []int) *graph.Builder {
+func gpPoisModel(x []float64, k []int) *graph.Builder { return gpPoisBuild(x, k, false) }
+
+// gpPoisBuild is gpPoisModel, with rho declared a lead when lead is set.
+func gpPoisBuild(x []float64, k []int, lead bool) *graph.Builder {
 	b := graph.New()
 	rho := b.Latent("rho", graph.Gamma(graph.C(25), graph.C(4)))
 	alpha := b.Latent("alpha", graph.HalfNormal(graph.C(2)))
@@ -31,19 +41,62 @@ func gpPoisModel(x []float64, k []int) *graph.Builder {
 	if k != nil {
 		b.ObserveInts("k", graph.PoissonLog(graph.Components(f)), k)
 	}
+	if lead {
+		b.Lead(rho)
+		b.Lead(alpha)
+	}
+	return b
+}
+
+// gpPoisLeadModel is gpPoisModel with rho and alpha declared leads
+// (Builder.Lead): with Options.Joint.Follow = −1 the sampler adds random-walk
+// moves of each along its marginal, f following from its Newton proposal at the
+// new value; f pins rho and alpha given f, which single-site steps alone cross
+// slowly.
+func gpPoisLeadModel(x []float64, k []int) *graph.Builder { return gpPoisBuild(x, k, true) }
+
+// gpPoisNCModel is posteriordb's gp_pois_regr as posteriordb writes it, in the
+// non-centred form: eta ~ N(0, 1) (a Vector site of n coordinates) and
+// f = L·eta, L the Cholesky factor of K(x | alpha, rho) + 1e-10·I.
+func gpPoisNCModel(x []float64, k []int) *graph.Builder { return gpPoisNCBuild(x, k, false) }
+
+// gpPoisNCBuild is gpPoisNCModel, with rho and alpha declared leads when lead is
+// set (eta follows them, as f does in gpPoisLeadModel).
+func gpPoisNCBuild(x []float64, k []int, lead bool) *graph.Builder {
+	b := graph.New()
+	rho := b.Latent("rho", graph.Gamma(graph.C(25), graph.C(4)))
+	alpha := b.Latent("alpha", graph.HalfNormal(graph.C(2)))
+	eta := b.Vector("eta", len(x), graph.Normal(graph.C(0), graph.C(1)))
+	K := graph.AddDiag(graph.ExpQuadCov(graph.Data(x), alpha, rho), graph.C(1e-10))
+	f := graph.CholeskyMul(K, eta)
+	b.Deterministic("f", f)
+	if k != nil {
+		b.ObserveInts("k", graph.PoissonLog(f), k)
+	}
+	if lead {
+		b.Lead(rho)
+		b.Lead(alpha)
+	}
 	return b
 }
 
 // gpRegModel is a GP regression with the marginal likelihood:
 // rho ~ InvGamma(5, 5), alpha ~ HalfNormal(1), sigma ~ HalfNormal(1),
 // y ~ MVN(0, K(x | alpha, rho) + sigma²·I).
-func gpRegModel(x, y []float64) *graph.Builder {
+func gpRegModel(x, y []float64) *graph.Builder { return gpRegBuild(x, y, false) }
+
+// gpRegBuild is gpRegModel, with rho and alpha declared leads when lead is set.
+func gpRegBuild(x, y []float64, lead bool) *graph.Builder {
 	b := graph.New()
 	rho := b.Latent("rho", graph.InverseGamma(graph.C(5), graph.C(5)))
 	alpha := b.Latent("alpha", graph.HalfNormal(graph.C(1)))
 	sigma := b.Latent("sigma", graph.HalfNormal(graph.C(1)))
 	K := graph.AddDiag(graph.ExpQuadCov(graph.Data(x), alpha, rho), graph.Mul(sigma, sigma))
 	b.Observe("y", graph.MultivariateNormalCov(graph.C(0), K), y)
+	if lead {
+		b.Lead(rho)
+		b.Lead(alpha)
+	}
 	return b
 }
 
@@ -85,8 +138,16 @@ func cpuSeconds() float64 {
 // the minimum bulk ESS, the maximum R-hat, the wall and CPU time.
 func runGP(t *testing.T, name string, m nmc.Model, seed uint64) {
 	t.Helper()
+	runGPOpts(t, name, m, &nmc.Options{Seed: seed})
+}
+
+// runGPOpts is runGP with other options (Chains, Draws and Warmup are set).
+func runGPOpts(t *testing.T, name string, m nmc.Model, o *nmc.Options) {
+	t.Helper()
+	opts := *o
+	opts.Chains, opts.Draws, opts.Warmup = 4, 1000, nmc.AutoWarmup
 	cpu0, wall0 := cpuSeconds(), time.Now()
-	r, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Seed: seed})
+	r, err := nmc.Sample(context.Background(), m, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,35 +174,46 @@ func runGP(t *testing.T, name string, m nmc.Model, seed uint64) {
 	for _, s := range r.Sites {
 		t.Logf("%s site %s: %s accepted %d/%d, fallbacks %d", name, s.Name, s.Proposer, s.Accepted, s.Proposals, s.Fallbacks)
 	}
-	for _, s := range r.Fitted {
+	for _, s := range append(append(r.Fitted, r.Joint...), r.Groups...) {
 		t.Logf("%s %s: accepted %d/%d", name, s.Name, s.Accepted, s.Proposals)
 	}
 	t.Logf("%s: warm-up sweeps %v; min bulk ESS %.0f (%s), max R-hat %.4f (%s); wall %.2f s, CPU %.2f s", name, r.WarmupSweeps, minESS, minName, maxRhat, rhatName, wall, cpu)
 }
 
 // TestGPRuns samples the two GPs with 4 × 1000 draws after the adaptive warm-up
-// and logs ESS, R-hat and times (set NMC_GP_RUNS=1; the numbers of the report).
+// and logs ESS, R-hat and times (set NMC_GP_RUNS=1, or pois or reg for one of
+// them; the numbers of the report): gp_pois_regr on posteriordb's data in the
+// centred and non-centred forms, each plain and with rho and alpha leads
+// (Options.Joint.Follow = −1, 1 and 3 moves per sweep), and GP regressions on
+// 30 and 133 simulated points, plain and with rho and alpha leads.
 func TestGPRuns(t *testing.T) {
-	if os.Getenv("NMC_GP_RUNS") == "" {
+	which := os.Getenv("NMC_GP_RUNS")
+	if which == "" {
 		t.Skip("set NMC_GP_RUNS=1 to run")
 	}
-	rng := rand.New(rand.NewPCG(27, 4))
-	{
-		st, y, _, err := simulateGP(rng, gpPoisModel(gpPoisX, make([]int, len(gpPoisX))))
-		if err != nil {
-			t.Fatal(err)
+	if which != "reg" {
+		for _, form := range []struct {
+			name  string
+			build func([]float64, []int, bool) *graph.Builder
+		}{{"gp_pois_regr centred", gpPoisBuild}, {"gp_pois_regr non-centred", gpPoisNCBuild}} {
+			m, err := form.build(gpPoisX, gpPoisK, false).Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			runGP(t, form.name, m, 1)
+			ml, err := form.build(gpPoisX, gpPoisK, true).Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, steps := range []int{1, 3} {
+				runGPOpts(t, fmt.Sprintf("%s, leads rho and alpha, %d moves", form.name, steps), ml, &nmc.Options{Seed: 1, Joint: nmc.JointMoves{Follow: -1, Steps: steps}})
+			}
 		}
-		k := make([]int, len(y))
-		for i, v := range y {
-			k[i] = int(v)
-		}
-		t.Logf("gp_pois_regr simulated at rho %.3f alpha %.3f: k = %v", st[0], st[1], k)
-		m, err := gpPoisModel(gpPoisX, k).Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		runGP(t, "gp_pois_regr", m, 1)
 	}
+	if which == "pois" {
+		return
+	}
+	rng := rand.New(rand.NewPCG(27, 4))
 	for _, n := range []int{30, 133} {
 		x := gpRegX(n)
 		st, y, _, err := simulateGP(rng, gpRegModel(x, make([]float64, n)))
@@ -153,8 +225,125 @@ func TestGPRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runGP(t, "gp_regression", m, 1)
+		runGP(t, fmt.Sprintf("gp regression n = %d", n), m, 1)
+		ml, err := gpRegBuild(x, y, true).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		runGPOpts(t, fmt.Sprintf("gp regression n = %d, leads rho and alpha, 3 moves", n), ml, &nmc.Options{Seed: 1, Joint: nmc.JointMoves{Steps: 3}})
 	}
 }
 
-var _ = sbc.Run
+// gpSimulator returns an SBC simulator for a GP: it draws a state and data from
+// the prior predictive of build(nil data) and returns the posterior given the
+// data, with the named variables' simulated values (by draw column).
+func gpSimulator(build func(data []float64) *graph.Builder, n int, vars []string) sbc.Simulator {
+	return func(rng *rand.Rand) (nmc.Model, map[string]float64, error) {
+		st, y, prior, err := simulateGP(rng, build(make([]float64, n)))
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := build(y).Build()
+		if err != nil {
+			return nil, nil, err
+		}
+		names := map[string]float64{}
+		for i, s := range prior.Sites() {
+			off := nmc.Offsets(prior.Sites())[i]
+			for c, name := range s.CoordNames {
+				names[name] = st[off+c]
+			}
+		}
+		truth := map[string]float64{}
+		for _, v := range vars {
+			truth[v] = names[v]
+		}
+		return m, truth, nil
+	}
+}
+
+// checkCalibrated fails the test when a ranked variable's ranks are not uniform
+// (Pearson's χ² on 10 bins, p ≤ 0.001: with the fixed seed a correct sampler
+// fails with probability about 0.001 per variable), and logs the thinned draws'
+// median ESS.
+func checkCalibrated(t *testing.T, name string, res *sbc.Result) {
+	t.Helper()
+	tests, err := res.Uniformity(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, u := range tests {
+		ess := make([]float64, len(res.ESS))
+		for i := range res.ESS {
+			ess[i] = res.ESS[i][v]
+		}
+		slices.Sort(ess)
+		t.Logf("%s %s: χ² = %.2f on %d df, p = %.4g, counts %v, median ESS of the %d ranked draws %.0f", name, res.Variables[v], u.ChiSquare, u.DF, u.PValue, u.Counts, res.MaxRank, ess[len(ess)/2])
+		if !(u.PValue > 0.001) {
+			t.Errorf("%s: ranks of %s are not uniform: χ² = %.2f on %d df, p = %.3g; counts %v", name, res.Variables[v], u.ChiSquare, u.DF, u.PValue, u.Counts)
+		}
+	}
+}
+
+// TestGPRegressionCalibrated runs SBC on a GP regression with the marginal
+// likelihood (12 points): y ~ MVN(0, K(x | alpha, rho) + sigma²·I), rho ~
+// InvGamma(5, 5), alpha ~ HalfNormal(1), sigma ~ HalfNormal(1); 200 simulations of
+// 99 draws thinned by 10. A wrong log-determinant, solve, gradient or Hessian
+// through the covariance would bend the ranks of the three hyperparameters.
+func TestGPRegressionCalibrated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SBC")
+	}
+	t.Parallel()
+	n := 12
+	x := gpRegX(n)
+	sim := gpSimulator(func(y []float64) *graph.Builder { return gpRegModel(x, y) }, n, []string{"rho", "alpha", "sigma"})
+	res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCalibrated(t, "gp regression", res)
+}
+
+// TestGPPoissonCalibrated runs SBC on posteriordb's gp_pois_regr model (11 points,
+// x = −10, −8, …, 10; rho ~ Gamma(25, 4), alpha ~ HalfNormal(2), f ~ MVN(0,
+// K(x | alpha, rho) + 1e-10·I), k ~ PoissonLog(f)) with simulated counts, in the
+// centred form with rho a lead whose moves f follows (the configuration of the
+// report's runs), and in the non-centred form (f = CholeskyMul(K, eta)). rho,
+// alpha and three of the latent values are ranked.
+func TestGPPoissonCalibrated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SBC")
+	}
+	t.Parallel()
+	vars := []string{"rho", "alpha", "f[0]", "f[5]", "f[10]"}
+	t.Run("centred", func(t *testing.T) {
+		t.Parallel()
+		sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisLeadModel(gpPoisX, ints(k)) }, len(gpPoisX), vars)
+		res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, Seed: 12,
+			Sampler: &nmc.Options{Joint: nmc.JointMoves{Follow: -1, Steps: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCalibrated(t, "gp_pois_regr centred", res)
+	})
+	t.Run("non-centred", func(t *testing.T) {
+		t.Parallel()
+		sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisNCBuild(gpPoisX, ints(k), true) }, len(gpPoisX), vars[:2])
+		res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, Seed: 13, Warmup: 300,
+			Sampler: &nmc.Options{Joint: nmc.JointMoves{Follow: -1, Steps: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCalibrated(t, "gp_pois_regr non-centred", res)
+	})
+}
+
+// ints converts counts held as float64 to int.
+func ints(v []float64) []int {
+	k := make([]int, len(v))
+	for i, x := range v {
+		k[i] = int(x)
+	}
+	return k
+}

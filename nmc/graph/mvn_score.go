@@ -51,17 +51,36 @@ type jetFamily interface {
 // Σ_ij (K_p)_ii (K_q)_jj (K⁻¹_ij)². Otherwise each such coordinate costs two
 // triangular solves of n×n matrices.
 
-// mvnScratch is one scorer's working memory for one multivariate normal factor.
-type mvnScratch struct {
+// gpScratch is a scorer's working memory for multivariate normals and Cholesky
+// products, made on first use.
+type gpScratch struct {
+	mvn     []*mvnScratch             // per factor
+	cholMul map[*Node]*cholMulScratch // per CholeskyMul node
+}
+
+// factorCache keeps the Cholesky factors of a matrix node at the last two points
+// seen: a point is the value of the coordinates of the sites the matrix reads, so
+// that a factor is reused while they do not move (the latent values of a Gaussian
+// process scored as a site) and is never stale.
+type factorCache struct {
 	n     int
 	slots [2]mvnSlot
 	clock uint64
-	// deps[e] are the sites that element e of the matrix parameter reads (depsOK[e]
-	// once computed), fams their families.
-	deps   [][]int
-	fams   [][]*family
-	depsOK []bool
-	key    []float64
+	key   []float64
+}
+
+// nodeDeps holds, per element of a node, the sites it reads and their families,
+// computed on first use.
+type nodeDeps struct {
+	deps [][]int
+	fams [][]*family
+	ok   []bool
+}
+
+// mvnScratch is one scorer's working memory for one multivariate normal factor.
+type mvnScratch struct {
+	factorCache
+	cov nodeDeps // of the matrix parameter
 
 	r, z, a, u []float64
 	vals       []float64 // n×n: the matrix's values
@@ -101,48 +120,51 @@ type mvnSlot struct {
 	used   uint64
 }
 
-func (ws *mvnScratch) init(n int) {
-	ws.n = n
-	for i := range ws.slots {
-		ws.slots[i].l = make([]float64, n*n)
-		ws.slots[i].kinv = make([]float64, n*n)
+func (fc *factorCache) init(n int) {
+	fc.n = n
+	for i := range fc.slots {
+		fc.slots[i].l = make([]float64, n*n)
+		fc.slots[i].kinv = make([]float64, n*n)
 	}
+}
+
+func (ws *mvnScratch) init(n int) {
+	ws.factorCache.init(n)
 	ws.r, ws.z, ws.a, ws.u = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	ws.vals = make([]float64, n*n)
 }
 
 // mvnScratch returns the scratch of factor fi, made on first use.
 func (s *scorer) mvnScratch(fi, n int) *mvnScratch {
-	if s.mvn == nil {
-		s.mvn = make([]*mvnScratch, len(s.m.factors))
+	if s.gp.mvn == nil {
+		s.gp.mvn = make([]*mvnScratch, len(s.m.factors))
 	}
-	ws := s.mvn[fi]
+	ws := s.gp.mvn[fi]
 	if ws == nil {
 		ws = &mvnScratch{}
 		ws.init(n)
-		s.mvn[fi] = ws
+		s.gp.mvn[fi] = ws
 	}
 	return ws
 }
 
-// depsOf returns the sites element e of the matrix parameter c reads and their
-// families.
-func (ws *mvnScratch) depsOf(m *Model, c *Node, e int) ([]int, []*family) {
-	if ws.depsOK == nil {
-		ws.deps, ws.fams, ws.depsOK = make([][]int, c.length), make([][]*family, c.length), make([]bool, c.length)
+// of returns the sites element e of node c reads and their families.
+func (d *nodeDeps) of(m *Model, c *Node, e int) ([]int, []*family) {
+	if d.ok == nil {
+		d.deps, d.fams, d.ok = make([][]int, c.length), make([][]*family, c.length), make([]bool, c.length)
 	}
-	if !ws.depsOK[e] {
-		ws.deps[e] = collectDeps(c, e, nil)
-		slices.Sort(ws.deps[e])
-		for _, site := range ws.deps[e] {
+	if !d.ok[e] {
+		d.deps[e] = collectDeps(c, e, nil)
+		slices.Sort(d.deps[e])
+		for _, site := range d.deps[e] {
 			f := m.siteFamily(site)
-			if !slices.Contains(ws.fams[e], f) {
-				ws.fams[e] = append(ws.fams[e], f)
+			if !slices.Contains(d.fams[e], f) {
+				d.fams[e] = append(d.fams[e], f)
 			}
 		}
-		ws.depsOK[e] = true
+		d.ok[e] = true
 	}
-	return ws.deps[e], ws.fams[e]
+	return d.deps[e], d.fams[e]
 }
 
 // siteFamily returns the family of site i.
@@ -174,7 +196,7 @@ func (s *scorer) moves(deps []int, fams []*family) bool {
 // keep is false when the matrix is evaluated at a summed-out site's value
 // (fixSite) rather than the state: then nothing is looked up and what is
 // computed must not be kept.
-func (ws *mvnScratch) slot(s *scorer, e int, deps []int) (sl *mvnSlot, found, keep bool) {
+func (ws *factorCache) slot(s *scorer, e int, deps []int) (sl *mvnSlot, found, keep bool) {
 	ws.key = ws.key[:0]
 	keep = true
 	for _, site := range deps {
@@ -224,7 +246,7 @@ func (f *mvnFamily) scoreElem(s *scorer, fi, e int, deriv, skipConst bool) float
 	s.eval(mu, elem(mu, e), mj)
 	rMoves := anyMoving(xj) || anyMoving(mj)
 	ce := elem(c, e)
-	deps, fams := ws.depsOf(s.m, c, ce)
+	deps, fams := ws.cov.of(s.m, c, ce)
 	cMoves := s.moves(deps, fams)
 	if skipConst && !rMoves && !cMoves {
 		return 0
@@ -369,7 +391,7 @@ func (ws *mvnScratch) unitTerm(i int, j *jet, sign float64) bool {
 }
 
 // inverse computes K⁻¹ from the factor in sl, once per slot.
-func (ws *mvnScratch) inverse(sl *mvnSlot) {
+func (ws *factorCache) inverse(sl *mvnSlot) {
 	if sl.kinvOK {
 		return
 	}

@@ -83,8 +83,7 @@ type scorer struct {
 	// values and one drawn element.
 	params, drawn []float64
 
-	// mvn: per factor, the scratch of a multivariate normal (mvn_score.go).
-	mvn []*mvnScratch
+	gp gpScratch // multivariate normals and Cholesky products (mvn_score.go)
 }
 
 const (
