@@ -33,7 +33,8 @@
 // (element-wise across nodes, or over one node's components or elements), LogMix
 // (Stan's log_mix of two components' log densities), LogDensity (a distribution's
 // log density at a node, Stan's normal_lpdf and kin), and Func, any Go function of
-// nodes (see Go functions below). A mixture is a Factor of them:
+// nodes (see Go functions below), and the covariance kernels of Gaussian
+// processes (below). A mixture is a Factor of them:
 //
 //	y := graph.Data(ys)
 //	b.Factor("y", graph.LogMix(lambda,
@@ -160,6 +161,43 @@
 //
 //	b.Hamiltonian(pi, theta)
 //
+// # Gaussian processes
+//
+// MultivariateNormalCov(mu, K) is the multivariate normal whose covariance K is a
+// node of n elements of n components (row i of the matrix), and
+// MultivariateNormalCholesky(mu, L) the one given a lower Cholesky factor. The
+// kernels ExpQuadCov, Matern32Cov and Matern52Cov make K from data points and an
+// amplitude and a length scale that are nodes; AddDiag adds a noise variance or a
+// jitter to its diagonal. Posteriordb's gp_pois_regr, with a latent GP:
+//
+//	K := graph.AddDiag(graph.ExpQuadCov(graph.Data(x), alpha, rho), graph.C(1e-10))
+//	f := b.Latent("f", graph.MultivariateNormalCov(graph.C(0), K))
+//	b.ObserveInts("k", graph.PoissonLog(graph.Components(f)), k)
+//
+// and a GP regression with the marginal likelihood, y ~ MVN(0, K + σ²I):
+//
+//	b.Observe("y", graph.MultivariateNormalCov(graph.C(0),
+//		graph.AddDiag(graph.ExpQuadCov(graph.Data(x), alpha, rho), graph.Mul(sigma, sigma))), y)
+//
+// A multivariate normal's element is not chained through its family's dense
+// derivatives (over n² covariance entries they would hold (2n + n²)² numbers): the
+// scorer hands it the jets of its value, mean and entries (a jetFamily), and it
+// returns its log density's gradient and Hessian in the active coordinates from one
+// Cholesky factor of the covariance: with a = K⁻¹(x − μ), ∂_p log p = −½tr(K⁻¹K_p)
+// − aᵀr_p + ½aᵀK_p a, and the second derivatives from the same factor (see
+// mvn_score.go). Terms whose jets are constant are skipped: scoring f, K is
+// constant and the Hessian is −K⁻¹; an amplitude or a noise variance, which move K
+// as c·K plus a diagonal, cost O(n²) beyond the factor, a length scale two
+// triangular solves. The factor and K⁻¹ are kept between scores while the sites
+// the covariance reads do not move. CholeskyMul(K, eta) is L·eta, the non-centred
+// form f = L·eta with eta ~ N(0, 1), with the derivatives of the factor in the
+// covariance's coordinates (Murray 2016).
+//
+// Single-site steps cross a GP's hyperparameters slowly when the data pin the
+// latent values (each conditional is then narrow): declare rho and alpha leads
+// (Lead) and run with nmc.Options.Joint.Follow = −1, so that f follows their
+// random-walk moves from its Newton proposal (TestGPRuns measures both).
+//
 // # Conventions
 //
 // Indices are 0-based everywhere: in Index, By, observed categories and site names.
@@ -211,6 +249,9 @@
 // Arora, N. S., Tehrani, N. K., Shah, K. D., Tingley, M., Li, Y. L., Torabi, N.,
 // Noursi, D., Masouleh, S. A., Lippert, E., & Meijer, E. (2020). Newtonian Monte
 // Carlo: single-site MCMC meets second-order gradient methods. arXiv:2001.05567.
+//
+// Murray, I. (2016). Differentiation of the Cholesky decomposition.
+// arXiv:1602.07527.
 //
 // Dawid, A. P., & Skene, A. M. (1979). Maximum likelihood estimation of observer
 // error-rates using the EM algorithm. Journal of the Royal Statistical Society C,
