@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/nmc-go/nmc/nmc"
 )
 
 // gpPoints returns n points evenly spaced on [lo, hi].
@@ -88,6 +90,18 @@ func mvnModels(t *testing.T) map[string]*Model {
 		b.Observe("y", MultivariateNormalCov(u2, K), y)
 		add("diagonal", b)
 	}
+	{ // a plate of observations sharing one covariance (one factor per score)
+		n := 4
+		x := gpPoints(n, 0, 2)
+		b := New()
+		alpha := b.Latent("alpha", HalfNormal(C(1)))
+		rho := b.Latent("rho", LogNormal(C(0), C(0.3)))
+		mu := b.Latent("mu", Normal(C(0), C(1)), 3)
+		K := AddDiag(Matern52Cov(Data(x), alpha, rho), C(0.2))
+		b.Observe("y", MultivariateNormalCov(Mul(mu, Vec(1, 1, 1, 1)), K), []float64{0.1, 0.3, 0.2, -0.1, 1, 1.2, 0.8, 0.9, -1, -0.7, -0.8, -1.1})
+		add("plate", b)
+	}
+	add("discrete amplitude", discreteAmplitudeGP(false))
 	{ // a Cholesky factor whose entries are expressions of latents, and a plate of
 		// latent vectors sharing it
 		b := New()
@@ -107,6 +121,65 @@ func mvnModels(t *testing.T) map[string]*Model {
 		add("cholesky", b)
 	}
 	return out
+}
+
+// discreteAmplitudeGP is an observed GP whose amplitude is amp[z] for a discrete
+// latent z, summed out when marg is set: the covariance is evaluated at z's values
+// (the scorer's fixSite) besides the state's.
+func discreteAmplitudeGP(marg bool) *Builder {
+	x := gpPoints(4, 0, 2)
+	b := New()
+	amp := b.Latent("amp", HalfNormal(C(1)), 2)
+	z := b.Latent("z", Categorical(Vec(0.4, 0.6)))
+	K := AddDiag(ExpQuadCov(Data(x), At(amp, ByNode(z)), C(0.8)), C(0.1))
+	b.Observe("y", MultivariateNormalCov(C(0), K), []float64{0.1, 0.3, 0.2, -0.1})
+	if marg {
+		b.Marginalise(z)
+	}
+	return b
+}
+
+// TestMVNSummedOut checks a multivariate normal whose covariance reads a
+// summed-out discrete latent: the log joint against the log-sum-exp of the
+// explicit model's over z's values, and the continuous sites' scores against
+// finite differences of the log joint.
+func TestMVNSummedOut(t *testing.T) {
+	expl, err := discreteAmplitudeGP(false).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marg, err := discreteAmplitudeGP(true).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(2, 9))
+	sites := marg.Sites()
+	off := nmc.Offsets(sites)
+	x := make([]float64, nmc.Dim(sites))
+	se, sm := expl.NewScorer(), marg.NewScorer()
+	for pt := 0; pt < 5; pt++ {
+		if err := marg.Init(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		y := append([]float64(nil), x...)
+		terms := make([]float64, 2)
+		for v := range terms {
+			y[2] = float64(v)
+			terms[v] = se.LogJoint(y)
+		}
+		want := math.Max(terms[0], terms[1]) + math.Log1p(math.Exp(-math.Abs(terms[0]-terms[1])))
+		if got := sm.LogJoint(x); !close(got, want, 1e-12) {
+			t.Errorf("point %d: summed-out log joint %.15g, enumeration %.15g", pt, got, want)
+		}
+		for i, s := range sites {
+			if s.Marginalised {
+				continue
+			}
+			if !checkSite(t, "summed out", sm, x, off[i], i, s, rng) {
+				return
+			}
+		}
+	}
 }
 
 // TestMVNDerivatives checks every site of the models of mvnModels against finite
