@@ -98,11 +98,12 @@ var (
 	_ proposer = (*simplexProposer)(nil)
 )
 
-// newProposer returns the proposer of a continuous site, or nil for a discrete one.
-func newProposer(s Site, opts *Options) proposer {
+// newProposer returns the proposer of a continuous site, or nil for a discrete one;
+// real configures the proposal of a Real site.
+func newProposer(s Site, real RealProposal) proposer {
 	switch s.Support {
 	case Real:
-		return newRealProposer(s.Size, opts.Real)
+		return newRealProposer(s.Size, real)
 	case Positive:
 		return &positiveProposer{lower: s.Lower}
 	case Interval:
@@ -114,7 +115,7 @@ func newProposer(s Site, opts *Options) proposer {
 }
 
 // proposerName returns the name of the proposer used for s.
-func proposerName(s Site, opts *Options) string {
+func proposerName(s Site, real RealProposal) string {
 	if s.Support == Discrete {
 		if s.Marginalised {
 			return marginalProposer
@@ -124,5 +125,5 @@ func proposerName(s Site, opts *Options) string {
 		}
 		return "discrete-mh"
 	}
-	return newProposer(s, opts).name()
+	return newProposer(s, real).name()
 }

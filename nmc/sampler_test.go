@@ -135,23 +135,23 @@ func TestNonConjugate(t *testing.T) {
 	lm := logisticModel(xs, ys)
 	lmean, lsd := quadMoments(func(b float64) float64 { f, _, _ := lm.fn(b); return f }, -10, 12, 1.5)
 	for _, c := range []struct {
-		name string
-		o    Options
+		name   string
+		real   RealProposal
+		warmup int
 	}{
-		{"gaussian", Options{}},
-		{"cauchy", Options{Real: RealProposal{Cauchy: true}}},
-		{"robust", Options{Real: RealProposal{Robust: true}}},
-		{"beta step adapted", Options{Real: RealProposal{Step: BetaStep{A: 2, B: 1, Adapt: true}}, Warmup: 200}},
+		{"gaussian", RealProposal{}, 0},
+		{"cauchy", RealProposal{Cauchy: true}, 0},
+		{"robust", RealProposal{Robust: true}, 0},
+		{"beta step adapted", RealProposal{Step: BetaStep{A: 2, B: 1, Adapt: true}}, 200},
 	} {
 		t.Run("logistic "+c.name, func(t *testing.T) {
-			o := c.o
-			o.Chains, o.Draws, o.Seed = 4, 1000, 21
+			o := Options{Chains: 4, Draws: 1000, Seed: 21, Warmup: c.warmup, Moves: withReal(c.real)}
 			r := sample(t, lm, &o)
 			checkMoments(t, "beta", column(t, r, "beta"), lmean, lsd, nil)
-			if want := map[bool]string{false: "newton-gaussian", true: "newton-cauchy"}[o.Real.Cauchy]; r.Sites[0].Proposer != want {
+			if want := map[bool]string{false: "newton-gaussian", true: "newton-cauchy"}[c.real.Cauchy]; r.Sites[0].Proposer != want {
 				t.Errorf("proposer %q, want %q", r.Sites[0].Proposer, want)
 			}
-			if o.Real.Step != nil {
+			if c.real.Step != nil {
 				if len(r.StepFractions) != 4 {
 					t.Fatalf("%d step fractions, want 4", len(r.StepFractions))
 				}
@@ -185,7 +185,7 @@ func TestStudentTFarTail(t *testing.T) {
 	t.Parallel()
 	qs := map[float64]float64{0.1: tQuantile(0.1), 0.5: 0, 0.9: tQuantile(0.9)}
 	for _, robust := range []bool{false, true} {
-		r := sample(t, studentTModel(2), &Options{Chains: 4, Draws: 2000, Warmup: 300, Seed: 31, Init: [][]float64{{1000}}, Real: RealProposal{Robust: robust}})
+		r := sample(t, studentTModel(2), &Options{Chains: 4, Draws: 2000, Warmup: 300, Seed: 31, Init: [][]float64{{1000}}, Moves: withReal(RealProposal{Robust: robust})})
 		x := column(t, r, "t")
 		for p, q := range qs {
 			checkMean(t, "student-t P(x ≤ q)", mapSeries(x, func(v float64) float64 {
@@ -262,7 +262,7 @@ func TestDeterminism(t *testing.T) {
 	m := &mixtureModel{pi: [3]float64{0.2, 0.3, 0.5}, mu: [3]float64{0, 0.7, 1.5}}
 	run := func(procs int) *Result {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		return sample(t, m, &Options{Chains: 4, Draws: 300, Seed: 61, Real: RealProposal{Step: BetaStep{A: 3, B: 1, Adapt: true}}, Warmup: 50})
+		return sample(t, m, &Options{Chains: 4, Draws: 300, Seed: 61, Moves: withReal(RealProposal{Step: BetaStep{A: 3, B: 1, Adapt: true}}), Warmup: 50})
 	}
 	a, b := run(1), run(2)
 	for c := range a.Draws.Chains {
@@ -437,11 +437,11 @@ func TestInitErrors(t *testing.T) {
 		{Options{Chains: 3, Init: [][]float64{{1, 2}, {1, 2}}}, "nmc: Options.Init has 2 states, want 1 or 3"},
 		{Options{Init: [][]float64{{1, math.NaN()}}}, "nmc: Options.Init[0][1] = NaN is not finite"},
 		{Options{FirstChain: -3}, "nmc: Options.FirstChain = -3 is negative"},
-		{Options{Real: RealProposal{Step: BetaStep{A: 0, B: 1}}}, "nmc: Options.Real.Step = Beta(0, 1)"},
-		{Options{Real: RealProposal{Step: &BetaStep{A: 1, B: math.Inf(1)}}}, "nmc: Options.Real.Step = Beta(1, +Inf)"},
-		{Options{Real: RealProposal{Step: (*BetaStep)(nil)}}, "nmc: Options.Real.Step is a nil *BetaStep"},
-		{Options{Real: RealProposal{Step: (*CrankNicolson)(nil)}}, "nmc: Options.Real.Step is a nil *CrankNicolson"},
-		{Options{Real: RealProposal{Step: CrankNicolson{TargetAccept: 1}}}, "nmc: Options.Real.Step: CrankNicolson.TargetAccept = 1"},
+		{Options{Moves: withReal(RealProposal{Step: BetaStep{A: 0, B: 1}})}, "nmc: SiteSteps.Real.Step = Beta(0, 1)"},
+		{Options{Moves: withReal(RealProposal{Step: &BetaStep{A: 1, B: math.Inf(1)}})}, "nmc: SiteSteps.Real.Step = Beta(1, +Inf)"},
+		{Options{Moves: withReal(RealProposal{Step: (*BetaStep)(nil)})}, "nmc: SiteSteps.Real.Step is a nil *BetaStep"},
+		{Options{Moves: withReal(RealProposal{Step: (*CrankNicolson)(nil)})}, "nmc: SiteSteps.Real.Step is a nil *CrankNicolson"},
+		{Options{Moves: withReal(RealProposal{Step: CrankNicolson{TargetAccept: 1}})}, "nmc: SiteSteps.Real.Step: CrankNicolson.TargetAccept = 1"},
 	} {
 		_, err := Sample(context.Background(), m, &c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -600,8 +600,8 @@ func TestNoAllocation(t *testing.T) {
 		o    Options
 	}{
 		{"mvn", newMVNModel(), Options{}},
-		{"mvn robust cauchy beta-step", newMVNModel(), Options{Real: RealProposal{Robust: true, Cauchy: true, Step: BetaStep{A: 2, B: 2, Adapt: true}}}},
-		{"mvn robust cauchy crank-nicolson", newMVNModel(), Options{Real: RealProposal{Robust: true, Cauchy: true, Step: CrankNicolson{Gamma: 0.4, Adapt: true}}}},
+		{"mvn robust cauchy beta-step", newMVNModel(), Options{Moves: withReal(RealProposal{Robust: true, Cauchy: true, Step: BetaStep{A: 2, B: 2, Adapt: true}})}},
+		{"mvn robust cauchy crank-nicolson", newMVNModel(), Options{Moves: withReal(RealProposal{Robust: true, Cauchy: true, Step: CrankNicolson{Gamma: 0.4, Adapt: true}})}},
 		{"student-t softabs", studentTModel(2), Options{Init: [][]float64{{50}}}},
 		{"gamma", gp, Options{}},
 		{"beta", bb, Options{}},
@@ -612,22 +612,8 @@ func TestNoAllocation(t *testing.T) {
 		{"funnel group", funnelGroup{k: 3}, Options{}},
 		{"mixture marginalised", mixture2Shift{&mixture2{ys: mixtureData(), marginal: true}}, Options{}},
 	} {
-		sites := c.m.Sites()
-		o, err := c.o.withDefaults(Dim(sites))
-		if err != nil {
-			t.Fatal(err)
-		}
-		groups, err := modelGroups(c.m, sites, &o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch := newChain(0, c.m, sites, nil, groups, nil, &o, Dim(sites), 0)
-		ch.sc = c.m.NewScorer()
-		ch.orb, _ = ch.sc.(OrbitScorer)
-		if err := ch.init(); err != nil {
-			t.Fatal(err)
-		}
-		if a := testing.AllocsPerRun(200, func() { ch.sweep(true, false, nil) }); a != 0 {
+		ch := newTestChain(t, c.m, &c.o)
+		if a := testing.AllocsPerRun(200, func() { ch.testSweep(true, 0) }); a != 0 {
 			t.Errorf("%s: %v allocations per sweep", c.name, a)
 		}
 	}
@@ -638,7 +624,7 @@ func TestNoAllocation(t *testing.T) {
 // reverse density, which does not).
 func TestStepFraction(t *testing.T) {
 	t.Parallel()
-	r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 2000, Seed: 101, Real: RealProposal{Step: BetaStep{A: 0.3, B: 0.3}}})
+	r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 2000, Seed: 101, Moves: withReal(RealProposal{Step: BetaStep{A: 0.3, B: 0.3}})})
 	checkMoments(t, "x[0] with beta step", column(t, r, "x[0]"), 1.5, math.Sqrt(0.5), nil)
 	if r.StepFractions[0] != (BetaStep{A: 0.3, B: 0.3}) {
 		t.Errorf("step fraction %+v changed without Adapt", r.StepFractions[0])
@@ -665,23 +651,13 @@ func (s *spyProposer) logq(sl *slot, gamma float64, y []float64) float64 {
 // and the reverse density all use the same γ, and γ changes from step to step.
 func TestStepFractionSameBothWays(t *testing.T) {
 	t.Parallel()
-	m := newMVNModel()
-	sites := m.Sites()
-	o, err := (&Options{Real: RealProposal{Step: BetaStep{A: 2, B: 2}}}).withDefaults(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := newChain(0, m, sites, nil, nil, nil, &o, 2, 0)
-	ch.sc = m.NewScorer()
-	if err := ch.init(); err != nil {
-		t.Fatal(err)
-	}
-	spy := &spyProposer{proposer: ch.props[0]}
-	ch.props[0] = spy
+	ch := newTestChain(t, newMVNModel(), &Options{Moves: withReal(RealProposal{Step: BetaStep{A: 2, B: 2}})})
+	spy := &spyProposer{proposer: ch.sites[0].prop}
+	ch.sites[0].prop = spy
 	distinct := map[float64]bool{}
 	for range 50 {
 		spy.gammas = spy.gammas[:0]
-		ch.sweep(false, false, nil)
+		ch.testSweep(false, 1)
 		if len(spy.gammas) != 3 { // draw, reverse logq, forward logq
 			t.Fatalf("%d proposer calls in one step, want 3", len(spy.gammas))
 		}
@@ -787,7 +763,7 @@ func TestCancelWithinSweep(t *testing.T) {
 func TestCrankNicolsonExact(t *testing.T) {
 	t.Parallel()
 	for _, g := range []float64{0.3, 1} {
-		r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 1500, Seed: 21, Real: RealProposal{Step: CrankNicolson{Gamma: g}}})
+		r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 1500, Seed: 21, Moves: withReal(RealProposal{Step: CrankNicolson{Gamma: g}})})
 		if a := acceptRate(t, r, "x"); a != 1 {
 			t.Errorf("γ = %g: acceptance %.4f, want exactly 1", g, a)
 		}
@@ -806,7 +782,7 @@ func TestCrankNicolsonExact(t *testing.T) {
 			t.Errorf("γ = %g: lag-1 autocorrelation %.3f, want %.3f", g, rho, 1-g)
 		}
 	}
-	if _, err := Sample(context.Background(), newMVNModel(), &Options{Real: RealProposal{Step: CrankNicolson{Gamma: 1.5}}}); err == nil {
+	if _, err := Sample(context.Background(), newMVNModel(), &Options{Moves: withReal(RealProposal{Step: CrankNicolson{Gamma: 1.5}})}); err == nil {
 		t.Error("γ = 1.5 accepted")
 	}
 }
@@ -819,7 +795,7 @@ func TestCrankNicolsonGammas(t *testing.T) {
 	m := kitchenSinkModel()
 	sites := m.Sites()
 	for _, adapt := range []bool{false, true} {
-		r := sample(t, m, &Options{Chains: 3, Draws: 50, Warmup: 100, Seed: 3, Real: RealProposal{Step: CrankNicolson{Gamma: 0.2, Adapt: adapt}}})
+		r := sample(t, m, &Options{Chains: 3, Draws: 50, Warmup: 100, Seed: 3, Moves: withReal(RealProposal{Step: CrankNicolson{Gamma: 0.2, Adapt: adapt}})})
 		if r.StepFractions != nil {
 			t.Errorf("step fractions %v reported for Crank–Nicolson", r.StepFractions)
 		}

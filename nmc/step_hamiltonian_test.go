@@ -385,14 +385,14 @@ func (m *hmcGaussian) JointGrad(x []float64, sites []int, grad []float64, value 
 func TestHamiltonianGaussianAlone(t *testing.T) {
 	t.Parallel()
 	m := newHMCGaussian()
-	o := &Options{Chains: 4, Draws: 2000, Warmup: 400, Seed: 601, hamiltonianOnly: true, Hamiltonian: HamiltonianOptions{Leapfrogs: 8}}
+	o := &Options{Chains: 4, Draws: 2000, Warmup: 400, Seed: 601, Moves: hamiltonianOnly(HamiltonianMove{Leapfrogs: 8})}
 	r := sample(t, m, o)
-	if len(r.Hamiltonian) != 1 || r.Hamiltonian[0].Name != hamiltonianName || r.Hamiltonian[0].Proposer != hamiltonianProposer ||
-		r.Hamiltonian[0].Sites != 2 || r.Hamiltonian[0].Proposals != 4*2000 {
-		t.Fatalf("Hamiltonian %+v", r.Hamiltonian)
+	if len(movesOf(r, "hamiltonian")) != 1 || movesOf(r, "hamiltonian")[0].Name != hamiltonianName || movesOf(r, "hamiltonian")[0].Proposer != hamiltonianProposer ||
+		movesOf(r, "hamiltonian")[0].Sites != 2 || movesOf(r, "hamiltonian")[0].Proposals != 4*2000 {
+		t.Fatalf("Hamiltonian %+v", movesOf(r, "hamiltonian"))
 	}
-	if len(r.HamiltonianPerChain) != 4 || r.HamiltonianPerChain[2][0].Proposals != 2000 {
-		t.Fatalf("HamiltonianPerChain %+v", r.HamiltonianPerChain)
+	if len(movesOfPerChain(r, "hamiltonian")) != 4 || movesOfPerChain(r, "hamiltonian")[2][0].Proposals != 2000 {
+		t.Fatalf("HamiltonianPerChain %+v", movesOfPerChain(r, "hamiltonian"))
 	}
 	for c, hc := range r.HamiltonianChains {
 		t.Logf("chain %d: step size %.4f, mean acceptance %.3f, divergent %d", c, hc.StepSize, hc.MeanAccept, hc.Divergent)
@@ -564,7 +564,7 @@ func checkHMCMixed(t *testing.T, what string, r *Result) {
 // moves these moments by many MCSE.
 func TestHamiltonianMixedSupports(t *testing.T) {
 	t.Parallel()
-	o := &Options{Chains: 4, Draws: 3000, Warmup: 300, Seed: 602, hamiltonianOnly: true, Hamiltonian: HamiltonianOptions{Leapfrogs: 10}}
+	o := &Options{Chains: 4, Draws: 3000, Warmup: 300, Seed: 602, Moves: hamiltonianOnly(HamiltonianMove{Leapfrogs: 10})}
 	r := sample(t, hmcMixed{}, o)
 	for c, hc := range r.HamiltonianChains {
 		t.Logf("alone, chain %d: %+v", c, hc)
@@ -576,10 +576,10 @@ func TestHamiltonianMixedSupports(t *testing.T) {
 	// lowest in both): lam is skewed and its variance's error heavy-tailed.
 	o = &Options{Chains: 4, Draws: 2000, Warmup: AutoWarmup, Seed: 604}
 	r = sample(t, hmcMixed{}, o)
-	if r.Hamiltonian[0].Proposals != 4*2000 || r.Options.Hamiltonian.Leapfrogs != defaultLeapfrogs {
-		t.Fatalf("Hamiltonian %+v, options %+v", r.Hamiltonian, r.Options.Hamiltonian)
+	if movesOf(r, "hamiltonian")[0].Proposals != 4*2000 {
+		t.Fatalf("Hamiltonian %+v", movesOf(r, "hamiltonian"))
 	}
-	t.Logf("with the sweep: acceptance %.3f, warm-up %v", r.Hamiltonian[0].AcceptRate(), r.WarmupSweeps)
+	t.Logf("with the sweep: acceptance %.3f, warm-up %v", movesOf(r, "hamiltonian")[0].AcceptRate(), r.WarmupSweeps)
 	checkHMCMixed(t, "with the sweep", r)
 }
 
@@ -592,16 +592,16 @@ func TestHamiltonianFallbackSameDraws(t *testing.T) {
 	o := &Options{Chains: 2, Draws: 300, Warmup: 100, Seed: 604}
 	a := sample(t, hmcMixed{}, o)
 	b := sample(t, hmcMixedNoJoint{}, o)
-	if a.Hamiltonian[0].Accepted == 0 {
-		t.Fatalf("no block move accepted: %+v", a.Hamiltonian)
+	if movesOf(a, "hamiltonian")[0].Accepted == 0 {
+		t.Fatalf("no block move accepted: %+v", movesOf(a, "hamiltonian"))
 	}
 	for c := range a.Draws.Chains {
 		if !slices.Equal(a.Draws.Chains[c], b.Draws.Chains[c]) {
 			t.Fatalf("chain %d: the fallback's draws differ from JointGrad's", c)
 		}
 	}
-	if a.Hamiltonian[0] != b.Hamiltonian[0] || !slices.Equal(a.HamiltonianChains, b.HamiltonianChains) {
-		t.Errorf("statistics differ: %+v %+v vs %+v %+v", a.Hamiltonian, a.HamiltonianChains, b.Hamiltonian, b.HamiltonianChains)
+	if movesOf(a, "hamiltonian")[0] != movesOf(b, "hamiltonian")[0] || !slices.Equal(a.HamiltonianChains, b.HamiltonianChains) {
+		t.Errorf("statistics differ: %+v %+v vs %+v %+v", movesOf(a, "hamiltonian"), a.HamiltonianChains, movesOf(b, "hamiltonian"), b.HamiltonianChains)
 	}
 }
 
@@ -626,23 +626,26 @@ func TestHamiltonianDeterministic(t *testing.T) {
 	}
 }
 
-// TestHamiltonianDefaults: the block sets one augmentation round and turns the
-// lead-and-follow moves off unless asked for; Off leaves the usual defaults and
-// makes no moves.
+// TestHamiltonianDefaults: the default schedule of a model with a block makes the
+// block's move with 32 leapfrog steps and the target 0.8; Defaults.NoHamiltonian
+// leaves it out (no statistics, no HamiltonianChains). The rules the block changes
+// (one augmentation round, no lead moves) are TestDefaultMoves'.
 func TestHamiltonianDefaults(t *testing.T) {
 	t.Parallel()
 	o := &Options{Chains: 1, Draws: 10, Warmup: 10, Seed: 606}
 	r := sample(t, hmcMixed{}, o)
-	if r.Options.AugmentRounds != 1 || !r.Options.Joint.Off || r.Hamiltonian == nil || r.Options.Hamiltonian.Target != defaultHamiltonianTarget {
-		t.Errorf("block on: AugmentRounds %d, Joint %+v, Hamiltonian %+v, options %+v", r.Options.AugmentRounds, r.Options.Joint, r.Hamiltonian, r.Options.Hamiltonian)
+	var hp *hamPlan
+	for _, p := range r.Schedule {
+		if h, ok := p.(*hamPlan); ok {
+			hp = h
+		}
 	}
-	r = sample(t, hmcMixed{}, &Options{Chains: 1, Draws: 10, Warmup: 10, Seed: 606, AugmentRounds: 3, Joint: JointMoves{Steps: 2}})
-	if r.Options.AugmentRounds != 3 || r.Options.Joint.Off {
-		t.Errorf("explicit options: AugmentRounds %d, Joint %+v", r.Options.AugmentRounds, r.Options.Joint)
+	if hp == nil || hp.cfg.Leapfrogs != defaultLeapfrogs || hp.cfg.Target != defaultHamiltonianTarget || movesOf(r, "hamiltonian") == nil {
+		t.Errorf("block on: schedule %v, Hamiltonian %+v", r.Schedule, movesOf(r, "hamiltonian"))
 	}
-	r = sample(t, hmcMixed{}, &Options{Chains: 1, Draws: 10, Warmup: 10, Seed: 606, Hamiltonian: HamiltonianOptions{Off: true}})
-	if r.Options.AugmentRounds != defaultAugmentRounds || r.Options.Joint.Off || r.Hamiltonian != nil || r.HamiltonianChains != nil {
-		t.Errorf("block off: AugmentRounds %d, Joint %+v, Hamiltonian %+v", r.Options.AugmentRounds, r.Options.Joint, r.Hamiltonian)
+	r = sample(t, hmcMixed{}, &Options{Chains: 1, Draws: 10, Warmup: 10, Seed: 606, Moves: []Move{Defaults{NoHamiltonian: true}}})
+	if movesOf(r, "hamiltonian") != nil || r.HamiltonianChains != nil {
+		t.Errorf("block off: Hamiltonian %+v, chains %+v", movesOf(r, "hamiltonian"), r.HamiltonianChains)
 	}
 	if n := len(r.AllStats()); n != 4 {
 		t.Errorf("block off: AllStats has %d entries, want 4 (the sites)", n)
@@ -685,28 +688,28 @@ func TestHamiltonianErrors(t *testing.T) {
 		{[]int{0, 3}, Options{}, "lists site 3 (entry 1); the model has sites 0 … 2"},
 		{[]int{-1}, Options{}, "lists site -1"},
 		{[]int{0, 0}, Options{}, `site "mu" twice`},
-		{[]int{0, 1}, Options{Hamiltonian: HamiltonianOptions{Off: true}}, `site "k", which is Discrete`},
-		{[]int{0}, Options{Hamiltonian: HamiltonianOptions{Leapfrogs: -1}}, "Options.Hamiltonian.Leapfrogs = -1 is negative"},
-		{[]int{0}, Options{Hamiltonian: HamiltonianOptions{Target: 1}}, "Options.Hamiltonian.Target = 1, want in (0, 1)"},
-		{[]int{0}, Options{Hamiltonian: HamiltonianOptions{Target: -0.5}}, "Options.Hamiltonian.Target = -0.5"},
-		{[]int{0}, Options{Hamiltonian: HamiltonianOptions{Target: math.NaN()}}, "Options.Hamiltonian.Target = NaN"},
+		{[]int{0, 1}, Options{Moves: []Move{Defaults{NoHamiltonian: true}}}, `site "k", which is Discrete`},
+		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Leapfrogs: -1}}}, "HamiltonianMove.Leapfrogs = -1 is negative"},
+		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Target: 1}}}, "HamiltonianMove.Target = 1, want in (0, 1)"},
+		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Target: -0.5}}}, "HamiltonianMove.Target = -0.5"},
+		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Target: math.NaN()}}}, "HamiltonianMove.Target = NaN"},
 	} {
 		o := c.o
 		o.Chains, o.Draws = 1, 5
 		_, err := Sample(context.Background(), hmcBadBlock{c.block}, &o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("block %v, options %+v: error %v, want one containing %q", c.block, c.o.Hamiltonian, err, c.want)
+			t.Errorf("block %v, options %+v: error %v, want one containing %q", c.block, c.o.Moves, err, c.want)
 		}
 	}
 	// A valid block in the same model samples (the Real site alone).
 	r := sample(t, hmcBadBlock{[]int{0}}, &Options{Chains: 1, Draws: 20, Warmup: 20, Seed: 607})
-	if r.Hamiltonian[0].Proposals != 20 || r.Hamiltonian[0].Sites != 1 {
-		t.Errorf("valid block: %+v", r.Hamiltonian)
+	if movesOf(r, "hamiltonian")[0].Proposals != 20 || movesOf(r, "hamiltonian")[0].Sites != 1 {
+		t.Errorf("valid block: %+v", movesOf(r, "hamiltonian"))
 	}
 	// An empty block is no block.
 	r = sample(t, hmcBadBlock{[]int{}}, &Options{Chains: 1, Draws: 5, Seed: 607})
-	if r.Hamiltonian != nil || r.Options.AugmentRounds != defaultAugmentRounds {
-		t.Errorf("empty block: %+v, AugmentRounds %d", r.Hamiltonian, r.Options.AugmentRounds)
+	if movesOf(r, "hamiltonian") != nil || strings.Contains(r.Schedule.String(), "hamiltonian") {
+		t.Errorf("empty block: %+v, schedule %v", movesOf(r, "hamiltonian"), r.Schedule)
 	}
 }
 
@@ -749,27 +752,27 @@ func (m hmcIID) JointGrad(x []float64, _ []int, grad []float64, value bool) floa
 	return m.LogJoint(x)
 }
 
+// hmcChain is a chain with its Hamiltonian block's move.
+type hmcChain struct {
+	*Chain
+	h *hamiltonianBlock
+}
+
+// stepHamiltonian makes one block move, a warm-up one or not.
+func (c hmcChain) stepHamiltonian(warmup bool) {
+	c.warm.warmup = warmup
+	c.h.Step(c.Chain)
+}
+
 // newHMCChain returns an initialised chain of m with its block, after a warm-up
 // of 50 block moves.
-func newHMCChain(t testing.TB, m Model, o *Options) *chain {
-	sites := m.Sites()
-	eff, err := o.withDefaults(Dim(sites))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if eff.hamSites, err = hamiltonianSites(m, sites); err != nil {
-		t.Fatal(err)
-	}
-	ch := newChain(0, m, sites, nil, nil, nil, &eff, Dim(sites), 0)
-	ch.sc = m.NewScorer()
-	ch.ham.jg, _ = ch.sc.(JointGradienter)
-	if err := ch.init(); err != nil {
-		t.Fatal(err)
-	}
+func newHMCChain(t testing.TB, m Model, o *Options) hmcChain {
+	ch := hmcChain{Chain: newTestChain(t, m, o)}
+	ch.h = stepperOf[*hamiltonianBlock](t, ch.Chain)
 	for range 50 {
 		ch.stepHamiltonian(true)
 	}
-	ch.endHamiltonian()
+	ch.h.EndWarmup(ch.Chain, Warmup{})
 	return ch
 }
 
@@ -779,7 +782,7 @@ func TestHamiltonianNoAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { ch.stepHamiltonian(false) }); n != 0 {
 		t.Errorf("a block move allocates %g times", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { ch.sweep(false, false, nil) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { ch.testSweep(false, 1) }); n != 0 {
 		t.Errorf("a sweep with the block's move allocates %g times", n)
 	}
 	ch = newHMCChain(t, hmcMixedNoJoint{}, &Options{Warmup: 50})
@@ -824,7 +827,7 @@ func TestHamiltonianBrokenGradient(t *testing.T) {
 		t.Errorf("panicking JointGrad: error %v", err)
 	}
 	r := sample(t, hmcBrokenGrad{newHMCGaussian(), false}, &Options{Chains: 2, Draws: 50, Warmup: 20, Seed: 608})
-	h := r.Hamiltonian[0]
+	h := movesOf(r, "hamiltonian")[0]
 	if h.Proposals != 100 || h.Accepted != 0 || r.HamiltonianChains[0].Divergent != 50 || r.HamiltonianChains[1].MeanAccept != 0 {
 		t.Errorf("never-finite JointGrad: %+v, %+v", h, r.HamiltonianChains)
 	}
