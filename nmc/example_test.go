@@ -265,6 +265,6 @@ func ExampleHamiltonian() {
 	// Output:
 	// posterior mean 3.7 (exact 3.7)
 	// hamiltonian (hmc): 8000 moves, more than half accepted: true
-	// sites: one step of each of 1 sites in a fresh random order (lambda)
+	// sites: an NMC step of lambda
 	// hamiltonian: one static HMC move of the 1 sites of the block, 32 leapfrog steps, step size adapted in warm-up to a mean acceptance of 0.8
 }

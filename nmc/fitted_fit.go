@@ -19,9 +19,16 @@ type blockPlan struct {
 	whole  bool  // the coordinates are exactly those of sites, in state order
 }
 
+// orbitBlock is a group whose orbit the schedule moves along (orbitMover): its
+// index in the model's Groups() and its coordinates.
+type orbitBlock struct {
+	index  int
+	coords []OrbitCoord
+}
+
 // fittedBlocks returns the blocks of the fitted steps (see FittedSteps) of a model
 // with the given sites whose schedule moves along the orbits of groups.
-func fittedBlocks(sites []Site, groups []*groupPlan) []blockPlan {
+func fittedBlocks(sites []Site, groups []orbitBlock) []blockPlan {
 	ci := newCoordIndex(sites)
 	inGroup := make([]bool, len(ci.site))
 	off := Offsets(sites)

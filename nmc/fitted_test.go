@@ -230,7 +230,7 @@ func TestFittedBlocks(t *testing.T) {
 		{name: "g", coords: []OrbitCoord{{Coord: 0, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 1, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 2, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 3, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 4, Kind: Dilate, Rate: 1, Anchor: -1}}},
 		{index: 1, name: "h", coords: []OrbitCoord{{Coord: 7, Kind: Shift, Rate: 1}}},
 	}
-	blocks := fittedBlocks(sites, []*groupPlan{&groups[0], &groups[1]})
+	blocks := fittedBlocks(sites, []orbitBlock{{0, groups[0].coords}, {1, groups[1].coords}})
 	if len(blocks) != 2 {
 		t.Fatalf("blocks %+v", blocks)
 	}

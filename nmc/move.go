@@ -98,4 +98,12 @@ type (
 	// reporter is a Stepper that reports more than its statistics into the
 	// result of chain c (a step size, the sites it replaced).
 	reporter interface{ report(r *Result, c int) }
+	// orbitMover is a Planned that moves along the orbit of one of the model's
+	// groups: its index in Groups() (−1: none) and its coordinates.
+	orbitMover interface {
+		orbitGroup() (index int, coords []OrbitCoord)
+	}
+	// siteNamer is a Planned that steps sites under a proposer name of its own
+	// (the augmented steps), which it writes into names (per site).
+	siteNamer interface{ nameSites(names []string) }
 )

@@ -180,7 +180,11 @@ func (fp *fittedPlan) String() string {
 	for k, b := range fp.blocks {
 		names[k] = b.name
 	}
-	return fmt.Sprintf("%s: after warm-up, %d %s independence steps of each of %s, every %d sweep(s)", fittedName, fp.cfg.Steps, fp.cfg.proposerName(), strings.Join(names, ", "), fp.cfg.Every)
+	every := "every sweep"
+	if fp.cfg.Every > 1 {
+		every = fmt.Sprintf("every %d sweeps", fp.cfg.Every)
+	}
+	return fmt.Sprintf("%s: after warm-up, %s, %d independence steps (%s) of each block: %s", fittedName, every, fp.cfg.Steps, fp.cfg.proposerName(), strings.Join(names, ", "))
 }
 
 // finish plans the blocks: those of the groups the schedule moves along and of
@@ -189,10 +193,12 @@ func (fp *fittedPlan) finish(p *Planner) (bool, error) {
 	if p.run.opts.Warmup == 0 { // without warm-up there is nothing to fit
 		return false, nil
 	}
-	var groups []*groupPlan
+	var groups []orbitBlock
 	for _, pm := range p.planned {
-		if o, ok := pm.(orbitMover); ok && o.orbitPlan() != nil {
-			groups = append(groups, o.orbitPlan())
+		if o, ok := pm.(orbitMover); ok {
+			if gi, coords := o.orbitGroup(); gi >= 0 {
+				groups = append(groups, orbitBlock{gi, coords})
+			}
 		}
 	}
 	fp.blocks = fittedBlocks(p.run.sites, groups)

@@ -22,14 +22,16 @@ type GroupMoves struct{}
 
 // Plan validates the model's groups and plans a move along each.
 func (GroupMoves) Plan(p *Planner) ([]Planned, error) {
-	groups, err := p.modelGroups()
+	groups, err := modelGroups(p.run.m, p.run.sites)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Planned, len(groups))
+	names := make([]string, len(groups))
 	for gi := range groups {
-		out[gi] = &groups[gi]
+		out[gi], names[gi] = &groups[gi], groups[gi].name
 	}
+	p.useOrbits(names)
 	return out, nil
 }
 
@@ -38,19 +40,27 @@ func (g *groupPlan) Name() string { return g.name }
 
 // String says what the group move moves.
 func (g *groupPlan) String() string {
-	var kinds []string
+	var dilated, shifted int
 	for _, oc := range g.coords {
-		kinds = append(kinds, oc.Kind.String())
+		if oc.Kind == Dilate {
+			dilated++
+		} else {
+			shifted++
+		}
 	}
-	return fmt.Sprintf("%s: %s along the group's orbit (%s of %d coordinates)", g.name, orbitProposer, strings.Join(slices.Compact(kinds), ", "), len(g.coords))
+	var what []string
+	if dilated > 0 {
+		what = append(what, fmt.Sprintf("dilating %d coordinates", dilated))
+	}
+	if shifted > 0 {
+		what = append(what, fmt.Sprintf("shifting %d", shifted))
+	}
+	return fmt.Sprintf("%s: a step along the group's orbit (%s), %s", g.name, orbitProposer, strings.Join(what, ", "))
 }
 
-// orbitPlan returns the group a move moves along (FittedSteps makes a block of
-// the Real coordinates of each).
-func (g *groupPlan) orbitPlan() *groupPlan { return g }
-
-// orbitMover is a Planned that moves along the orbit of one of the model's groups.
-type orbitMover interface{ orbitPlan() *groupPlan }
+// orbitGroup returns the group the move moves along: its index in the model's
+// Groups() and its coordinates (FittedSteps makes a block of the Real ones).
+func (g *groupPlan) orbitGroup() (int, []OrbitCoord) { return g.index, g.coords }
 
 // Start returns the group move's state in chain c.
 func (g *groupPlan) Start(c *Chain) (Stepper, error) {

@@ -211,11 +211,11 @@ func (lp *leadPlan) String() string {
 	follow := "alone"
 	switch {
 	case lp.cfg.Follow < 0:
-		follow = "with every site that reads it following"
+		follow = "every site that reads it following"
 	case lp.cfg.Follow > 0:
-		follow = fmt.Sprintf("with the sites whose fit shifts by %g nats following", lp.cfg.Follow)
+		follow = fmt.Sprintf("the sites whose fit it shifts by %g nats following", lp.cfg.Follow)
 	}
-	return fmt.Sprintf("%s: after warm-up, %d random-walk moves of the lead %s", lp.name, lp.cfg.Steps, follow)
+	return fmt.Sprintf("%s: after warm-up, %d random-walk moves of the lead, %s", lp.name, lp.cfg.Steps, follow)
 }
 
 func (lp *leadPlan) Start(c *Chain) (Stepper, error) {

@@ -56,7 +56,10 @@ func (sp *sitesPlan) Name() string { return sitesName }
 
 // String lists the sites stepped, their families shortened ("theta[0] … theta[9]").
 func (sp *sitesPlan) String() string {
-	return fmt.Sprintf("%s: one step of each of %d sites in a fresh random order (%s)", sitesName, len(sp.sites), familyList(sp.names))
+	if len(sp.sites) == 1 {
+		return fmt.Sprintf("%s: an NMC step of %s", sitesName, sp.names[0])
+	}
+	return fmt.Sprintf("%s: an NMC step of each of %d sites, in a fresh random order (%s)", sitesName, len(sp.sites), familyList(sp.names))
 }
 
 // finish plans the sites: every site not Marginalised and not taken by another

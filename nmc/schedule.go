@@ -42,11 +42,7 @@ type Planner struct {
 	taken []bool
 	// planned are the moves planned so far, in order (all of them in finish).
 	planned Schedule
-	// groups are the model's validated groups, once a move asked (modelGroups).
-	groups     []groupPlan
-	groupsErr  error
-	groupsDone bool
-	realSet    bool
+	realSet bool
 }
 
 // Model returns the model being planned.
@@ -101,19 +97,10 @@ func sameReal(a, b RealProposal) bool {
 	return a.Cauchy == b.Cauchy && a.Robust == b.Robust && a.Step == b.Step
 }
 
-// modelGroups returns the model's validated groups (see checkGroups), nil when it
-// declares none; the first call validates them and sizes the chains' orbit
-// states.
-func (p *Planner) modelGroups() ([]groupPlan, error) {
-	if !p.groupsDone {
-		p.groupsDone = true
-		p.groups, p.groupsErr = modelGroups(p.run.m, p.run.sites)
-		p.run.groups = len(p.groups)
-		for _, g := range p.groups {
-			p.run.groupNames = append(p.run.groupNames, g.name)
-		}
-	}
-	return p.groups, p.groupsErr
+// useOrbits sizes the chains' orbit states (Chain.orbit) for the model's groups,
+// named (for panic messages), which moves step along or score by.
+func (p *Planner) useOrbits(names []string) {
+	p.run.groups, p.run.groupNames = len(names), names
 }
 
 // Plan returns the schedule Sample would run for m with opts (nil: all defaults):
@@ -202,10 +189,6 @@ func plan(run *sampling, moves []Move) error {
 	}
 	return nil
 }
-
-// siteNamer is a Planned that steps sites under a proposer name of its own
-// (the augmented steps), which it writes into names (per site).
-type siteNamer interface{ nameSites(names []string) }
 
 // String lists the schedule's moves, one a line, with what each does.
 func (s Schedule) String() string {

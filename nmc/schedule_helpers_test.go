@@ -77,11 +77,11 @@ func (w warmupOnlyPlanned) finish(p *Planner) (bool, error) {
 	return true, nil
 }
 
-func (w warmupOnlyPlanned) orbitPlan() *groupPlan {
+func (w warmupOnlyPlanned) orbitGroup() (int, []OrbitCoord) {
 	if o, ok := w.Planned.(orbitMover); ok {
-		return o.orbitPlan()
+		return o.orbitGroup()
 	}
-	return nil
+	return -1, nil
 }
 
 func (w warmupOnlyPlanned) Start(c *Chain) (Stepper, error) {
