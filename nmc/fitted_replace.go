@@ -11,7 +11,7 @@ import (
 // When the estimate for the active block of a group is at least fittedReplaceRate,
 // the Newton steps of the block's sites (those whose every coordinate is in the
 // block) are made only on every fittedSiteEvery-th sweep after warm-up; the other
-// sweeps move the block by its group move and FittedStep.Steps independence steps.
+// sweeps move the block by its group move and FittedSteps.Steps independence steps.
 // Every kernel leaves π invariant, the schedule is chosen once from the chain's
 // warm-up and then fixed, so the chain stays exact; the site steps that remain keep a
 // local kernel on every coordinate (an independence step alone mixes slowly in tails

@@ -31,7 +31,7 @@ import (
 //     g·w·s(1−s) + 1 − 2s (Interval) and p_j (g_j − Σ_i p_i g_i) + 1 − k p_j
 //     (Simplex).
 //  2. The move (static HMC): momentum r ~ N(0, M), M = diag(1/invMass); L leapfrog
-//     steps (HamiltonianOptions.Leapfrogs) of size ε jittered uniformly in
+//     steps (HamiltonianMove.Leapfrogs) of size ε jittered uniformly in
 //     [0.9ε, 1.1ε]; the gradient alone inside the trajectory, the log density only
 //     at its end (the start's is computed with the start's gradient: L + 1
 //     gradients per move, two with the value); a non-finite value or gradient
@@ -52,7 +52,7 @@ import (
 //     adaptive warm-up its minimum, 300 sweeps with a block, for the window positions). The
 //     first move takes ε = 0.1, then dual averaging (Hoffman and Gelman 2014:
 //     γ = 0.05, t₀ = 10, κ = 0.75, μ = log 10ε) drives the mean acceptance to
-//     HamiltonianOptions.Target. The diagonal inverse mass is the variance of u
+//     HamiltonianMove.Target. The diagonal inverse mass is the variance of u
 //     over the sweeps [W/4, W/2), regularised as Stan's, (n/(n+5))·var +
 //     10⁻³·5/(n+5); at W/2 dual averaging restarts with μ = log 10ε, ε its last
 //     iterate (a window of fewer than 10 sweeps leaves the mass at 1 and dual

@@ -50,8 +50,8 @@ import (
 // q_j is exact, the ratio is that of a random walk on L's marginal.
 //
 // Which moves: the leads are the sites the model declares (Leader) or
-// Options.Joint.Leads names. At the end of warm-up each chain fits the random walk of
-// each lead to the lead's warm-up draws. Followers are optional (JointMoves.Follow),
+// LeadMoves.Leads names. At the end of warm-up each chain fits the random walk of
+// each lead to the lead's warm-up draws. Followers are optional (LeadMoves.Follow),
 // among the sites whose score reads the lead (the model's Neighbors, or the sites
 // whose score changes when the lead moves): every finite Discrete one that is not
 // Marginalised (its proposal is exact: with the allocations of a mixture as
@@ -75,7 +75,7 @@ import (
 // (Follow = −1), 28% accepted, 1 move per sweep 100 (8.9 s), 3 moves 150 (18.6 s).
 
 // Leader is an optional interface of a Model that declares lead sites for the
-// lead-and-follow moves (see JointMoves): continuous sites, each with at most
+// lead-and-follow moves (see LeadMoves): continuous sites, each with at most
 // maxJointDim unconstrained coordinates, whose marginal is much broader than their
 // conditional given the rest (the weights of a mixture whose rare components'
 // parameters are fitted to them).

@@ -59,7 +59,7 @@ import (
 // included: the probe point and c depend on the point's own derivatives only), which
 // is all the argument needs.
 
-// orbitProposer is the name of the group moves' proposer in Result.Groups.
+// orbitProposer is the name of the group moves' proposer in their statistics.
 const orbitProposer = "orbit-newton"
 
 // groupPlan is a validated group of the model, as the chains step it: the
