@@ -3,6 +3,7 @@ package nmc
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -34,6 +35,11 @@ type Chain struct {
 	logits []float64
 }
 
+// thinnedEvery is the period, in sweeps after warm-up, of the site steps of a
+// thinned site (siteState.thinned: a fitted block replaces them, see
+// replaceSiteSteps).
+const thinnedEvery = 8
+
 // siteState is one site's part of a chain.
 type siteState struct {
 	prop  proposer        // the site's proposer; nil for a discrete site
@@ -41,7 +47,7 @@ type siteState struct {
 	cur   uint8           // the index of the current slot
 	stats draws.SiteStats // its proposals (counts only; named in the Result)
 	// thinned reports that after warm-up a move replaces the site's own steps on
-	// all but every fittedSiteEvery-th sweep (see replaceSiteSteps).
+	// all but every thinnedEvery-th sweep (see replaceSiteSteps).
 	thinned bool
 }
 
@@ -245,3 +251,21 @@ func (c *Chain) cancelled() bool {
 		return false
 	}
 }
+
+// countAccepted counts an accepted proposal y of a continuous site from x in st:
+// as Unmoved when y is x bit for bit, else as Accepted (see draws.SiteStats).
+// The chain takes an unmoved proposal as any accepted one.
+func countAccepted(st *draws.SiteStats, x, y []float64) {
+	for j, v := range x {
+		if math.Float64bits(v) != math.Float64bits(y[j]) {
+			st.Accepted++
+			return
+		}
+	}
+	st.Unmoved++
+}
+
+// acceptedMH returns the proposals of st that the Metropolis-Hastings test
+// accepted, those that did not move the site included: the warm-up's decisions
+// (dislodge, wellMixed) read them.
+func acceptedMH(st draws.SiteStats) int { return st.Accepted + st.Unmoved }

@@ -10,7 +10,7 @@ import (
 // rate its independence step would have at stationarity (see fittedAcceptance).
 // When the estimate for the active block of a group is at least fittedReplaceRate,
 // the Newton steps of the block's sites (those whose every coordinate is in the
-// block) are made only on every fittedSiteEvery-th sweep after warm-up; the other
+// block) are made only on every thinnedEvery-th sweep after warm-up; the other
 // sweeps move the block by its group move and FittedSteps.Steps independence steps.
 // Every kernel leaves π invariant, the schedule is chosen once from the chain's
 // warm-up and then fixed, so the chain stays exact; the site steps that remain keep a
@@ -43,9 +43,6 @@ const (
 	// fittedTrialPoints is the number of warm-up draws, and of proposals, the
 	// acceptance rate is estimated from.
 	fittedTrialPoints = 20
-	// fittedSiteEvery is the period, in sweeps after warm-up, of the site steps of
-	// a block that replaces them.
-	fittedSiteEvery = 8
 	// fittedTrialSeed is mixed into Options.Seed for the random numbers of the
 	// estimate, so that the chain's own stream is left as it was.
 	fittedTrialSeed = 0x6a09e667f3bcc909
@@ -116,7 +113,7 @@ func fittedAcceptance(c *Chain, b *fittedBlock, m int) float64 {
 	return sum / float64(len(wx))
 }
 
-// replaceSiteSteps thins, on all but every fittedSiteEvery-th sweep after warm-up,
+// replaceSiteSteps thins, on all but every thinnedEvery-th sweep after warm-up,
 // the steps of the sites of every active fitted block of a group whose estimated
 // acceptance rate is at least fittedReplaceRate (see the comment above), unless
 // FittedSteps.KeepSiteSteps. m is the number of warm-up draws the blocks were

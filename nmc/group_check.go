@@ -8,23 +8,6 @@ import (
 
 // Validation of the groups a model declares (Grouper).
 
-// coordIndex maps the state's coordinates to their sites and names.
-type coordIndex struct {
-	site  []int    // site of each coordinate
-	names []string // "site coordinate" names, as in results
-}
-
-func newCoordIndex(sites []Site) coordIndex {
-	var ci coordIndex
-	for i, s := range sites {
-		for _, n := range s.Coords() {
-			ci.site = append(ci.site, i)
-			ci.names = append(ci.names, n)
-		}
-	}
-	return ci
-}
-
 // checkGroups validates the groups declared by a model with the given sites and
 // returns them ready for stepping. A group must have a name (unique) and coordinates;
 // each coordinate must be in the state, at most once in its group, with a finite
@@ -130,22 +113,6 @@ func orbitLeavesSupport(s Site, oc OrbitCoord) string {
 		return site + " is Discrete: an orbit leaves its values"
 	}
 	return fmt.Sprintf("%s has unknown Support %d", site, int(s.Support))
-}
-
-// sortedUnique sorts small slices of site indices and drops repeats, in place.
-func sortedUnique(v []int) []int {
-	for i := 1; i < len(v); i++ {
-		for j := i; j > 0 && v[j] < v[j-1]; j-- {
-			v[j], v[j-1] = v[j-1], v[j]
-		}
-	}
-	out := v[:0]
-	for i, s := range v {
-		if i == 0 || s != v[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // modelGroups returns the validated groups of m, or nil when m declares none. It

@@ -1,11 +1,5 @@
 package nmc
 
-import (
-	"math"
-
-	"github.com/nmc-go/nmc/internal/special"
-)
-
 // The lead-and-follow moves' random walk (LeadMoves): the warm-up moments of a
 // lead's unconstrained coordinates, the maps to and from them, and a lead's move.
 
@@ -46,9 +40,9 @@ func (m *siteMoments) add(s Site, x []float64) {
 }
 
 // cov writes the sample covariance into dst (d×d) and reports whether there are
-// enough draws (at least minFittedDraws and 2d).
+// enough draws (at least minLeadDraws and 2d).
 func (m *siteMoments) cov(dst []float64) bool {
-	if m.n < max(minFittedDraws, 2*m.d) {
+	if m.n < max(minLeadDraws, 2*m.d) {
 		return false
 	}
 	n := float64(m.n)
@@ -60,78 +54,6 @@ func (m *siteMoments) cov(dst []float64) bool {
 		}
 	}
 	return true
-}
-
-// freeDim returns the number of unconstrained coordinates of a continuous site.
-func freeDim(s Site) int {
-	if s.Support == Simplex {
-		return s.Size - 1
-	}
-	return s.Size
-}
-
-// toFree writes the unconstrained coordinates of site s at x into u.
-func toFree(s Site, x, u []float64) {
-	switch s.Support {
-	case Real:
-		copy(u, x)
-	case Positive:
-		for i, v := range x {
-			u[i] = math.Log(v - s.Lower)
-		}
-	case Interval:
-		for i, v := range x {
-			u[i] = math.Log(v-s.Lower) - math.Log(s.Upper-v)
-		}
-	case Simplex:
-		last := math.Log(x[len(x)-1])
-		for i := range u[:len(x)-1] {
-			u[i] = math.Log(x[i]) - last
-		}
-	}
-}
-
-// fromFree writes the coordinates of site s with unconstrained coordinates u into x
-// and returns log|det ∂x/∂u| (over the first k − 1 coordinates for a simplex).
-func fromFree(s Site, u, x []float64) float64 {
-	lj := 0.0
-	switch s.Support {
-	case Real:
-		copy(x, u)
-	case Positive:
-		for i, v := range u {
-			x[i] = s.Lower + math.Exp(v)
-			lj += v
-		}
-	case Interval:
-		w := s.Upper - s.Lower
-		for i, v := range u {
-			// σ(v) and 1 − σ(v) without cancellation.
-			lo, hi := special.Logistic(v), special.Logistic(-v)
-			x[i] = s.Lower + w*lo
-			if x[i] >= s.Upper {
-				x[i] = s.Upper - w*hi
-			}
-			lj += math.Log(w) + math.Log(lo) + math.Log(hi)
-		}
-	case Simplex:
-		k := len(x)
-		top := 0.0
-		for _, v := range u[:k-1] {
-			top = max(top, v)
-		}
-		sum := math.Exp(-top)
-		for i, v := range u[:k-1] {
-			x[i] = math.Exp(v - top)
-			sum += x[i]
-		}
-		x[k-1] = math.Exp(-top)
-		for i := range x {
-			x[i] /= sum
-			lj += math.Log(x[i])
-		}
-	}
-	return lj
 }
 
 // jointMove is one lead's move in one chain.
@@ -166,24 +88,4 @@ func (j *jointMove) setFollowers(sites []Site, followers []int) {
 	j.old, j.fwd = make([]float64, n), make([]float64, n)
 	j.order = make([]int, 0, len(followers))
 	j.slot = newSlot(k)
-}
-
-// logJacobianAt returns log|det ∂x/∂u| of site s at its coordinates x.
-func logJacobianAt(s Site, x []float64) float64 {
-	lj := 0.0
-	switch s.Support {
-	case Positive:
-		for _, v := range x {
-			lj += math.Log(v - s.Lower)
-		}
-	case Interval:
-		for _, v := range x {
-			lj += math.Log(v-s.Lower) + math.Log(s.Upper-v) - math.Log(s.Upper-s.Lower)
-		}
-	case Simplex:
-		for _, v := range x {
-			lj += math.Log(v)
-		}
-	}
-	return lj
 }

@@ -219,7 +219,7 @@ type fittedStepper struct {
 	blocks []*fittedBlock
 	stats  []draws.SiteStats // per block, recorded sweeps only
 	// replaced names the sites whose own steps the blocks replaced on all but
-	// every fittedSiteEvery-th sweep (siteState.thinned), in state order.
+	// every thinnedEvery-th sweep (siteState.thinned), in state order.
 	replaced []string
 }
 

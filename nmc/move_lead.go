@@ -121,6 +121,12 @@ const (
 	defaultJointSteps = 10
 	// maxJointDim is the most unconstrained coordinates of a lead.
 	maxJointDim = 20
+	// minLeadDraws is the fewest warm-up draws a lead's random walk is fitted to
+	// (and at least twice its dimension).
+	minLeadDraws = 20
+	// leadRidge is the relative ridge added to the variances of the walk's
+	// covariance.
+	leadRidge = 1e-9
 	// jointProposer is the moves' proposer name in their statistics.
 	jointProposer = "lead-follow"
 )
@@ -293,7 +299,7 @@ func (cfg *LeadMoves) fitJoint(c *Chain, j *jointMove, m *siteMoments) bool {
 		for b := 0; b <= a; b++ {
 			v := cov[a*d+b]
 			if a == b {
-				v += fittedRidge*v + 1e-12
+				v += leadRidge*v + 1e-12
 			}
 			cov[a*d+b] = f * v
 			cov[b*d+a] = cov[a*d+b]

@@ -87,7 +87,7 @@ type sitesStepper struct {
 	plan *sitesPlan
 	perm []int // the sites in the order of the last sweep (shuffled in place)
 	// sampledPerm, once set after warm-up, replaces perm except on every
-	// fittedSiteEvery-th sweep: the sites a move thinned (siteState.thinned) left
+	// thinnedEvery-th sweep: the sites a move thinned (siteState.thinned) left
 	// out (see replaceSiteSteps); nil when no site is thinned.
 	sampledPerm []int
 	thinChecked bool
@@ -106,7 +106,7 @@ func (st *sitesStepper) report(r *Result, c int) {
 }
 
 // Step steps every site of the sweep once, in a fresh random order (after
-// warm-up, on all but every fittedSiteEvery-th sweep, without the thinned sites).
+// warm-up, on all but every thinnedEvery-th sweep, without the thinned sites).
 // It checks for cancellation every 256 sites.
 func (st *sitesStepper) Step(c *Chain) {
 	perm := st.perm
@@ -115,7 +115,7 @@ func (st *sitesStepper) Step(c *Chain) {
 			st.thinChecked = true
 			st.sampledPerm = thinnedPerm(c, st.perm)
 		}
-		if st.sampledPerm != nil && c.warm.sweep%fittedSiteEvery != 0 {
+		if st.sampledPerm != nil && c.warm.sweep%thinnedEvery != 0 {
 			perm = st.sampledPerm
 		}
 	}
@@ -216,49 +216,6 @@ func (st *sitesStepper) stepContinuous(c *Chain, i int) {
 	c.changed(i)
 	c.setValid(i)
 }
-
-// proposeStep is the Metropolis-Hastings step of the continuous site i from cur, its
-// current point scored by sc with p fitted at it: it draws the proposal into nxt,
-// writes it into the state, scores it with sc and fits p at it. valid reports a
-// finite score (else the state is put back); logr is the log acceptance ratio and
-// accept whether the step is accepted; a rejected proposal is put back too.
-func (c *Chain) proposeStep(sc Scorer, p proposer, i int, cur, nxt *slot, gamma float64) (logr float64, valid, accept bool) {
-	off := c.run.off[i]
-	xs := c.x[off : off+len(cur.x)]
-	p.draw(c.rng, cur, gamma, nxt.x)
-	u := c.rng.Float64()
-	copy(xs, nxt.x)
-	nxt.f = sc.Score(c.x, i, nxt.g, nxt.h)
-	if !(nxt.f > math.Inf(-1)) {
-		copy(xs, cur.x)
-		return math.Inf(-1), false, false
-	}
-	p.fit(nxt)
-	logr = nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
-	accept = math.Log(u) < logr
-	if !accept {
-		copy(xs, cur.x)
-	}
-	return logr, true, accept
-}
-
-// countAccepted counts an accepted proposal y of a continuous site from x in st:
-// as Unmoved when y is x bit for bit, else as Accepted (see draws.SiteStats).
-// The chain takes an unmoved proposal as any accepted one.
-func countAccepted(st *draws.SiteStats, x, y []float64) {
-	for j, v := range x {
-		if math.Float64bits(v) != math.Float64bits(y[j]) {
-			st.Accepted++
-			return
-		}
-	}
-	st.Unmoved++
-}
-
-// acceptedMH returns the proposals of st that the Metropolis-Hastings test
-// accepted, those that did not move the site included: the warm-up's decisions
-// (dislodge, wellMixed) read them.
-func acceptedMH(st draws.SiteStats) int { return st.Accepted + st.Unmoved }
 
 // familyList lists names for a schedule's line, runs of one family shortened:
 // "alpha, beta[0] … beta[39]".

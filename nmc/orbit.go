@@ -184,8 +184,6 @@ func (q orbitFit) logq(t float64) float64 {
 	return normLogPdf(t, q.mean, q.sd)
 }
 
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
 // orbitRate is one chain's rate c of the log-Gamma fit along one group's orbit.
 // During warm-up every group step probes the rate at the chain's current point (one
 // more orbit score, two per step with the reverse fit's) and keeps it. At the end

@@ -127,3 +127,28 @@ func proposerName(s Site, real RealProposal) string {
 	}
 	return newProposer(s, real).name()
 }
+
+// proposeStep is the Metropolis-Hastings step of the continuous site i from cur, its
+// current point scored by sc with p fitted at it: it draws the proposal into nxt,
+// writes it into the state, scores it with sc and fits p at it. valid reports a
+// finite score (else the state is put back); logr is the log acceptance ratio and
+// accept whether the step is accepted; a rejected proposal is put back too.
+func (c *Chain) proposeStep(sc Scorer, p proposer, i int, cur, nxt *slot, gamma float64) (logr float64, valid, accept bool) {
+	off := c.run.off[i]
+	xs := c.x[off : off+len(cur.x)]
+	p.draw(c.rng, cur, gamma, nxt.x)
+	u := c.rng.Float64()
+	copy(xs, nxt.x)
+	nxt.f = sc.Score(c.x, i, nxt.g, nxt.h)
+	if !(nxt.f > math.Inf(-1)) {
+		copy(xs, cur.x)
+		return math.Inf(-1), false, false
+	}
+	p.fit(nxt)
+	logr = nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
+	accept = math.Log(u) < logr
+	if !accept {
+		copy(xs, cur.x)
+	}
+	return logr, true, accept
+}
