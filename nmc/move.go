@@ -17,7 +17,7 @@ import "github.com/nmc-go/nmc/draws"
 // steps of the augmented sites given them), HamiltonianMove (static HMC of the
 // model's Hamiltonian block) and LeadMoves (lead-and-follow random walks). A
 // user's own move implements the three small interfaces Move, Planned and Stepper
-// (see the package example of a random-walk Metropolis-Hastings step).
+// (the example below: a random-walk Metropolis-Hastings step of one site).
 type Move interface {
 	// Plan returns the moves this entry makes in every sweep of the model p
 	// describes, in order — none when the model declares nothing the entry moves —
