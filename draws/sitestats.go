@@ -20,8 +20,9 @@ type SiteStats struct {
 	// "dirichlet", "beta", "enumerate" or "discrete-mh", ending in "-augmented"
 	// for a site stepped given the drawn marginalised sites (nmc.Augmenter);
 	// "marginal-draw" for a marginalised site drawn from its exact conditional
-	// after each sweep, and
-	// "orbit-newton" for the group moves of a group of sites (nmc.Result.Groups).
+	// after each sweep; for the other moves of a sampler's schedule
+	// (nmc.Result.Moves) the move's own, such as "orbit-newton" for the group
+	// moves of a group of sites, "fitted-gaussian", "hmc" or "lead-follow".
 	Proposer string
 	// Sites is the number of sites counted: 1 for one site, the size of the group
 	// for a group total.

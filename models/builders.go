@@ -24,8 +24,8 @@ type Built struct {
 	// start from majority-vote classes instead of a prior draw. Model and Graph
 	// declare the same group moves (nmc.Grouper): logistic regression's (alpha,
 	// beta) dilation, robust regression's (nu, sigma) ridge, the funnel's orbit and
-	// the centred eight schools' (theta about mu, tau) dilation; Options.NoGroupMoves
-	// of the sampler turns them off.
+	// the centred eight schools' (theta about mu, tau) dilation; the sampler's
+	// nmc.Defaults.NoGroupMoves leaves them out.
 	Model nmc.Model
 	// Graph is the compiled graph model (state layout, Offset, Neighbors).
 	Graph *graph.Model
@@ -213,14 +213,16 @@ type AnnotationPrior struct {
 	// joint (the items' class responsibilities turned into expected counts, one
 	// pass over the labels), which follows the slow direction where the
 	// prevalence of a rare class and the confusion rows of that class pin each
-	// other (nmc.Options.Hamiltonian.Off, `-no-hmc`, turns it off). The confusion
+	// other (nmc.HamiltonianMove; nmc.Defaults.NoHamiltonian, `-no-hmc`, turns it
+	// off). The confusion
 	// rows theta are also augmented (graph.Builder.Augment): instead of summed-out
 	// single-site steps, each of which sums over every item its labeler labelled,
 	// they are drawn once per sweep from their exact Dirichlet conditional given
-	// freshly drawn classes (nmc.Options.NoAugment turns it off). pi is also
+	// freshly drawn classes (nmc.AugmentRound; nmc.Defaults.NoAugment turns it
+	// off). pi is also
 	// declared the lead of the lead-and-follow moves (graph.Builder.Lead), which
 	// the sampler uses only without the Hamiltonian block: after warm-up, random
-	// walks of pi in its log-ratio coordinates (see nmc.JointMoves).
+	// walks of pi in its log-ratio coordinates (see nmc.LeadMoves).
 	//
 	// Measured at 5,000 train items, 100 labelers, 3 classes, 4 × 1000 draws
 	// (`nmc sample -model annotation -n 10000 -k 100 -draws 1000 -chains 4 -seed S`,

@@ -32,7 +32,7 @@ func TestRobustRidgeMixing(t *testing.T) {
 	}
 	runs := map[bool]run{}
 	for _, off := range []bool{false, true} {
-		res := sample(t, b, &nmc.Options{Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Seed: 5, NoGroupMoves: off})
+		res := sample(t, b, &nmc.Options{Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Seed: 5, Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: off}}})
 		nu, sigma := paramDraws(t, res.Draws, "nu"), paramDraws(t, res.Draws, "sigma")
 		r := run{nu: estimate(t, "nu", nu), sigma: estimate(t, "sigma", sigma)}
 		r.slope, r.se = logSlope(nu, sigma, min(r.nu.essBulk, r.sigma.essBulk))

@@ -7,7 +7,8 @@ import (
 
 // Augmenter is an optional interface of a Model with Marginalised sites that
 // updates some continuous sites by data-augmentation steps instead of their own
-// summed-out steps. In each augmentation round (Options.AugmentRounds per sweep)
+// summed-out steps. In each augmentation round (AugmentRound; two per sweep by
+// default, see Defaults.AugmentRounds)
 // the Marginalised sites are drawn from their exact conditional, then every
 // augmented site is updated given the drawn values, scored by NewAugmentedScorer:
 // drawn from its exact conditional when that scorer is a ConditionalDrawer that
@@ -18,8 +19,8 @@ import (
 // summed-out posterior is unchanged, and the latents drawn before the updates
 // remain a draw jointly with the new values: they are recorded with them.
 //
-// The graph engine implements it (graph.Builder.Augment). Options.NoAugment turns
-// the rounds off: the augmented sites then take their summed-out steps.
+// The graph engine implements it (graph.Builder.Augment). Defaults.NoAugment
+// turns the rounds off: the augmented sites then take their summed-out steps.
 type Augmenter interface {
 	// AugmentedSites returns the indices of the augmented sites: continuous, not
 	// Marginalised; the same value on every call. Empty: no augmentation.
@@ -35,14 +36,17 @@ type Augmenter interface {
 // ("dirichlet-augmented").
 const augmentedSuffix = "-augmented"
 
-// defaultAugmentRounds is the default Options.AugmentRounds.
+// marginalProposer is the Proposer name of a Marginalised site in Result.Sites.
+const marginalProposer = "marginal-draw"
+
+// defaultAugmentRounds is the default of Defaults.AugmentRounds.
 const defaultAugmentRounds = 2
 
 // augmentedSites validates the model's augmented sites (Augmenter) and returns
-// them; nil when the model has none or opts turn them off.
-func augmentedSites(m Model, sites []Site, opts *Options) ([]int, error) {
+// them; nil when the model has none.
+func augmentedSites(m Model, sites []Site) ([]int, error) {
 	a, ok := m.(Augmenter)
-	if !ok || opts.NoAugment {
+	if !ok {
 		return nil, nil
 	}
 	idx := a.AugmentedSites()
@@ -68,97 +72,6 @@ func augmentedSites(m Model, sites []Site, opts *Options) ([]int, error) {
 		seen[i] = true
 	}
 	return idx, nil
-}
-
-// augmentation is a chain's state for the augmented steps.
-type augmentation struct {
-	sc    Scorer
-	dw    DiscreteWatcher   // sc when it implements DiscreteWatcher, else nil
-	cd    ConditionalDrawer // sc when it implements ConditionalDrawer, else nil
-	sites []int
-	slots [][2]slot // per augmented site: current and proposed point
-	skip  []bool    // per site: augmented (left out of the sweep's steps)
-	// moved lists the Marginalised sites whose value drawMarginalised changed
-	// since the last round's steps; allMarg says that any Marginalised site may
-	// have changed besides (the start, a state written from outside:
-	// invalidateAll). stepAugmented reports those to dw.
-	moved   []int
-	allMarg bool
-}
-
-// newAugmentation returns the chain's augmentation of the sites idx, or nil
-// without; startAugmentation makes its scorer, in the chain's goroutine.
-func newAugmentation(sites []Site, idx []int) *augmentation {
-	if len(idx) == 0 {
-		return nil
-	}
-	a := &augmentation{sites: idx, slots: make([][2]slot, len(idx)), skip: make([]bool, len(sites)), allMarg: true}
-	for n, i := range idx {
-		a.slots[n] = [2]slot{newSlot(sites[i].Size), newSlot(sites[i].Size)}
-		a.skip[i] = true
-	}
-	return a
-}
-
-// startAugmentation makes the augmented scorer (the chain's goroutine).
-func (c *chain) startAugmentation() error {
-	a := c.aug
-	if a == nil {
-		return nil
-	}
-	am := c.m.(Augmenter)
-	if a.sc = am.NewAugmentedScorer(); a.sc == nil {
-		return fmt.Errorf("nmc: chain %d: the model declares augmented sites but NewAugmentedScorer returned nil", c.num)
-	}
-	a.cd, _ = a.sc.(ConditionalDrawer)
-	if a.dw, _ = a.sc.(DiscreteWatcher); a.dw != nil {
-		a.dw.Watch(c.x)
-	}
-	return nil
-}
-
-// stepAugmented updates every augmented site once given the Marginalised sites'
-// current values (see Augmenter), counted in the sites' statistics.
-func (c *chain) stepAugmented() {
-	a := c.aug
-	if a.dw != nil {
-		// The Marginalised sites drawn to a new value since the last round (every
-		// one after a write from outside; a kept value would cost a comparison).
-		moved := a.moved
-		if a.allMarg {
-			moved = c.marg
-		}
-		for _, i := range moved {
-			a.dw.Changed(i)
-		}
-	}
-	a.moved, a.allMarg = a.moved[:0], false
-	for n, i := range a.sites {
-		c.site = i
-		p := c.props[i]
-		cur, nxt := &a.slots[n][0], &a.slots[n][1]
-		xs := c.x[c.off[i] : c.off[i]+c.sites[i].Size]
-		st := &c.stats[i]
-		st.Proposals++
-		if a.cd != nil && a.cd.DrawConditional(c.rng, c.x, i, nxt.x) {
-			copy(xs, nxt.x) // an exact Gibbs draw
-			st.Accepted++
-		} else {
-			copy(cur.x, xs)
-			cur.f = a.sc.Score(c.x, i, cur.g, cur.h)
-			p.fit(cur)
-			if cur.fb {
-				st.Fallbacks++
-			}
-			if _, _, accept := c.proposeStep(a.sc, p, i, cur, nxt, 1); !accept {
-				continue
-			}
-			countAccepted(st, cur.x, nxt.x)
-		}
-		c.changed(i)
-		c.invalidate(i) // its cache holds the summed-out score at the old point
-	}
-	c.site = -1
 }
 
 // ConditionalDrawer is an optional interface of a Scorer that draws some sites

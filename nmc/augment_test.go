@@ -170,13 +170,12 @@ func TestAugmentedStepsExact(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		opts Options
+		d    Defaults
 		draw int
-	}{{"one round", Options{AugmentRounds: 1}, 0}, {"two rounds", Options{}, 0}, {"off", Options{NoAugment: true}, 0},
-		{"drawn", Options{}, 1}, {"drawn or stepped", Options{}, 2}} {
+	}{{"one round", Defaults{AugmentRounds: 1}, 0}, {"two rounds", Defaults{}, 0}, {"off", Defaults{NoAugment: true}, 0},
+		{"drawn", Defaults{}, 1}, {"drawn or stepped", Defaults{}, 2}} {
 		m.draw = c.draw
-		o := c.opts
-		o.Chains, o.Draws, o.Warmup, o.Seed = 4, 5000, 200, 3
+		o := Options{Chains: 4, Draws: 5000, Warmup: 200, Seed: 3, Moves: []Move{c.d}}
 		res, err := Sample(context.Background(), m, &o)
 		if err != nil {
 			t.Fatal(err)
@@ -215,27 +214,32 @@ func TestAugmentedStepsExact(t *testing.T) {
 		}
 		st := res.Sites[0]
 		wantName := "newton-gaussian-augmented"
-		if c.opts.NoAugment {
+		if c.d.NoAugment {
 			wantName = "newton-gaussian"
 		}
 		if st.Proposer != wantName {
 			t.Errorf("%s: mu's proposer %q, want %q", c.name, st.Proposer, wantName)
 		}
-		if !c.opts.NoAugment && st.Accepted != st.Proposals {
+		if !c.d.NoAugment && st.Accepted != st.Proposals {
 			t.Errorf("%s: %d of mu's %d augmented steps accepted, want all (exact Gibbs draws)", c.name, st.Accepted, st.Proposals)
 		}
-		rounds := res.Options.AugmentRounds // the default filled in
-		if c.opts.AugmentRounds == 0 && rounds != 2 {
+		rounds := 0 // the rounds of the schedule
+		for _, p := range res.Schedule {
+			if p.Name() == "augment" {
+				rounds++
+			}
+		}
+		if c.d.AugmentRounds == 0 && !c.d.NoAugment && rounds != 2 {
 			t.Errorf("%s: %d augmentation rounds by default, want 2", c.name, rounds)
 		}
-		if sweeps := 4 * (5000 + 200); !c.opts.NoAugment && st.Proposals != rounds*sweeps {
+		if sweeps := 4 * (5000 + 200); !c.d.NoAugment && st.Proposals != rounds*sweeps {
 			t.Errorf("%s: %d augmented steps of mu, want %d (%d per sweep)", c.name, st.Proposals, rounds*sweeps, rounds)
 		}
 	}
 }
 
 // TestAugmentErrors checks what Sample refuses of a model's augmented sites and of
-// Options.AugmentRounds.
+// Defaults.AugmentRounds.
 func TestAugmentErrors(t *testing.T) {
 	base := augMixModel{y: []float64{0.5}, c: [3]float64{-1, 0, 1}, w: [3]float64{0.3, 0.3, 0.4}}
 	cases := []struct {
@@ -247,7 +251,7 @@ func TestAugmentErrors(t *testing.T) {
 		{"out of range", []int{7}, Options{}, "names site 7; it has 2 sites"},
 		{"discrete", []int{1}, Options{}, `names site "z[0]", which is discrete`},
 		{"twice", []int{0, 0}, Options{}, `names site "mu" twice`},
-		{"rounds", []int{0}, Options{AugmentRounds: -1}, "Options.AugmentRounds = -1 is negative"},
+		{"rounds", []int{0}, Options{Moves: []Move{Defaults{AugmentRounds: -1}}}, "Defaults.AugmentRounds = -1 is negative"},
 	}
 	for _, c := range cases {
 		m := base

@@ -38,15 +38,9 @@ func BenchmarkSampleConjugateDirichlet(b *testing.B) {
 
 // BenchmarkSweepNormalNormal times one sweep of a running chain (must not allocate).
 func BenchmarkSweepNormalNormal(b *testing.B) {
-	m := newMVNModel()
-	o, _ := (&Options{}).withDefaults(2)
-	ch := newChain(0, m, m.Sites(), nil, nil, nil, &o, 2, 0)
-	ch.sc = m.NewScorer()
-	if err := ch.init(); err != nil {
-		b.Fatal(err)
-	}
+	ch := newTestChain(b, newMVNModel(), nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		ch.sweep(false, false, nil)
+		ch.testSweep(false, 1)
 	}
 }

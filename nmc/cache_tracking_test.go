@@ -116,17 +116,10 @@ func TestCacheTrackingChanged(t *testing.T) {
 	n := trackedReads + 8
 	m := wideHierNb{&wideHier{n: n}}
 	sites := m.Sites()
-	o, err := (&Options{}).withDefaults(Dim(sites))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep, err := neighborhoods(m, len(sites))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := newChain(0, m, sites, dep, nil, nil, &o, Dim(sites), 0)
-	if !c.broad[0] || !c.broad[1] || c.broad[2] || c.broad[n+2] {
-		t.Fatalf("broad %v: want mu and w only", c.broad)
+	c := newTestChain(t, m, nil)
+	broad := c.run.broad
+	if !broad[0] || !broad[1] || broad[2] || broad[n+2] {
+		t.Fatalf("broad %v: want mu and w only", broad)
 	}
 	reads := func(i, j int) bool { // whether site i's score reads site j
 		for _, k := range m.Neighbors(i) {
@@ -147,7 +140,7 @@ func TestCacheTrackingChanged(t *testing.T) {
 				t.Errorf("changed(%d) made its own cache stale", j)
 			case i != j && reads(i, j) && c.isValid(i):
 				t.Errorf("changed(%d) left the cache of site %d, which reads it, valid", j, i)
-			case i != j && !reads(i, j) && !c.broad[i] && !c.isValid(i):
+			case i != j && !reads(i, j) && !broad[i] && !c.isValid(i):
 				t.Errorf("changed(%d) made the flagged cache of site %d, which does not read it, stale", j, i)
 			}
 		}

@@ -6,19 +6,36 @@
 //
 // A model implements Model (sites, a per-chain Scorer giving each site's score with its
 // gradient and Hessian, and an initialiser). Sample runs several chains in parallel and
-// returns a Result holding the draws of every scalar coordinate, per-site acceptance and
-// fallback counts, the wall time and, optionally, pointwise held-out log-likelihoods.
+// returns a Result holding the draws of every scalar coordinate, the statistics of every
+// site and move, the wall and CPU times and, optionally, pointwise held-out
+// log-likelihoods.
 //
-// One recorded draw is one sweep: every site gets one Metropolis-Hastings step, in a
-// fresh random order each sweep (followed by the group moves and the draws of
-// marginalised sites, below). The proposer is chosen by the site's Support:
+// One recorded draw is one sweep, and a sweep is a schedule of moves
+// (Options.Moves): kinds of update made in their order, each one type (Move) with
+// its own settings, its own state in every chain and its own statistics. By default
+// (Defaults, DefaultMoves) the model's declarations choose them; Plan lists the
+// schedule for a model, and a user's own move (see the Move example) joins it as any
+// other:
+//
+//   - SiteSteps: every site gets one Metropolis-Hastings step, in a fresh random
+//     order each sweep (below).
+//   - GroupMoves: a step along the orbit of each group the model declares (Grouper).
+//   - FittedSteps: after a warm-up, independence steps from Gaussians fitted to the
+//     Real blocks in warm-up.
+//   - AugmentRound: draws of the Marginalised sites, then steps of the augmented
+//     sites given them (Augmenter).
+//   - HamiltonianMove: static Hamiltonian Monte Carlo of a declared block
+//     (Hamiltonian).
+//   - LeadMoves: after a warm-up, random walks of declared leads (Leader).
+//
+// The site steps' proposer is chosen by the site's Support:
 //
 //   - Real: Newton-centred Gaussian (or multivariate Cauchy) with mean x + γA⁻¹∇f and
 //     covariance A⁻¹, A = −∇²f; when A is not positive definite its eigenvalues λ are
 //     replaced by the SoftAbs value λ·coth(αλ), α = 1e6 ("newton-gaussian",
-//     "newton-cauchy"). Options.Real chooses the tails, the rule for the step fraction
-//     γ (the full step γ = 1, a BetaStep or a CrankNicolson, the last two adaptable
-//     during warm-up) and an optional robust mixture.
+//     "newton-cauchy"). SiteSteps.Real chooses the tails, the rule for the step
+//     fraction γ (the full step γ = 1, a BetaStep or a CrankNicolson, the last two
+//     adaptable during warm-up) and an optional robust mixture.
 //   - Positive: a Gamma per coordinate with shape 1 − (x−c)²H_ii and rate
 //     −(x−c)H_ii − g_i on x − c ("gamma").
 //   - Simplex: a Dirichlet with α_i = 1 − x_i²(H_ii − max_{j≠i} H_ij), floored at 1e-3
@@ -44,16 +61,16 @@
 // together, such as the overall scale of the coefficients of a logistic regression
 // or the neck of Neal's funnel. A model that implements Grouper declares groups: one
 // orbit x(t) of the state each, along which coordinates are dilated about 0 or about
-// another coordinate (x ↦ a + e^{st}(x − a)) or shifted (x ↦ x + bt). After the site
-// steps of every sweep (warm-up included), each group gets one Metropolis-Hastings
-// step along its orbit (a generalised Gibbs step; Liu and Sabatti 2000), proposed
-// from a one-dimensional Newton fit to the log density along the orbit — its exact
-// first and second derivatives come from the Scorer's ScoreOrbit (OrbitScorer) —
-// and accepted with the exact ratio, Jacobian e^{t·Σs} included. The groups are
+// another coordinate (x ↦ a + e^{st}(x − a)) or shifted (x ↦ x + bt). Each group
+// gets one Metropolis-Hastings step along its orbit per sweep (GroupMoves, warm-up
+// included; a generalised Gibbs step, Liu and Sabatti 2000), proposed from a
+// one-dimensional Newton fit to the log density along the orbit — its exact first
+// and second derivatives come from the Scorer's ScoreOrbit (OrbitScorer) — and
+// accepted with the exact ratio, Jacobian e^{t·Σs} included. The groups are
 // validated before sampling: an orbit that can leave a site's support (a shift of a
 // Positive site, any orbit of an Interval, Simplex or Discrete site) is refused.
-// Result.Groups counts the moves ("orbit-newton"); Options.NoGroupMoves turns them
-// off, which gives the paper's plain NMC.
+// Their statistics are entries of Result.Moves ("orbit-newton");
+// Defaults.NoGroupMoves leaves them out, which gives the paper's plain NMC.
 //
 // # Fitted independence steps and the adaptive warm-up
 //
@@ -61,29 +78,29 @@
 // 41 coefficients of a logistic regression on 10,000 near-separable rows). After a
 // warm-up, each chain fits a Gaussian to every fitted block — the Real coordinates
 // of a group, or a Real site with at least two coordinates — from the block's
-// curvature at a few warm-up draws, freezes it, and adds independence
-// Metropolis-Hastings steps from it to every sweep (FittedStep, Options.Fitted;
-// statistics in Result.Fitted, proposer "fitted-gaussian"). Options.Warmup =
-// AutoWarmup lets each chain choose its warm-up length (at least 200 sweeps, whole
-// windows of 50, re-applying start refinement at each window end and moving a site
-// whose steps accepted nothing in the window to a draw of its proposal, until its
-// log joint stops trending; Result.WarmupSweeps). A group move probes its orbit
-// once more per fit for the rate of its log-Gamma fit; after a warm-up whose probed
-// rates were nearly constant the chain freezes their median and stops probing.
-// Without a warm-up there is nothing to fit, and the sweeps are as described above.
+// curvature at a few warm-up draws, freezes it, and makes independence
+// Metropolis-Hastings steps from it every sweep (FittedSteps, proposer
+// "fitted-gaussian"). Options.Warmup = AutoWarmup lets each chain choose its warm-up
+// length (at least 200 sweeps, whole windows of 50, re-applying start refinement at
+// each window end and moving a site whose steps accepted nothing in the window to a
+// draw of its proposal, until its log joint stops trending; Result.WarmupSweeps).
+// After every warm-up sweep each move that adapts (Adapter) learns from it, and at
+// the end of the warm-up freezes what it learnt. A group move probes its orbit once
+// more per fit for the rate of its log-Gamma fit; after a warm-up whose probed rates
+// were nearly constant the chain freezes their median and stops probing. Without a
+// warm-up there is nothing to fit, and the sweeps are as described above.
 //
 // # Lead-and-follow moves
 //
 // A site whose marginal is much broader than its conditional given the rest — the
 // weight of a rare mixture component, pinned by the component's parameters that are
 // fitted to it — moves slowly under its own steps however well they are fitted. A
-// model that implements Leader declares such lead sites (or Options.Joint.Leads
-// names them); after warm-up each sweep adds random-walk Metropolis-Hastings moves of
-// every lead in its unconstrained coordinates (log, logit, additive log-ratio; exact
-// Jacobian), with the covariance of the lead's warm-up draws, optionally with
-// followers that are re-proposed from their own fits (or, finite Discrete ones, from
-// their exact conditionals) in the same move (JointMoves, Options.Joint; statistics
-// in Result.Joint, proposer "lead-follow"; Options.Joint.Off turns them off).
+// model that implements Leader declares such lead sites; after warm-up each sweep
+// makes random-walk Metropolis-Hastings moves of every lead in its unconstrained
+// coordinates (log, logit, additive log-ratio; exact Jacobian), with the covariance
+// of the lead's warm-up draws, optionally with followers that are re-proposed from
+// their own fits (or, finite Discrete ones, from their exact conditionals) in the
+// same move (LeadMoves, proposer "lead-follow").
 //
 // # The Hamiltonian block
 //
@@ -96,16 +113,15 @@
 // Carlo move of the whole block in unconstrained coordinates (log, logit, additive
 // log-ratio; exact Jacobian): a fixed number of leapfrog steps (32 by default), a
 // diagonal mass matrix and a step size adapted in warm-up by dual averaging
-// (HamiltonianOptions, Options.Hamiltonian; statistics in Result.Hamiltonian,
-// proposer "hmc", and Result.HamiltonianChains). With a block the defaults are one
-// augmentation round and no lead-and-follow moves.
+// (HamiltonianMove, proposer "hmc"; Result.HamiltonianChains). With a block the
+// default schedule has one augmentation round and no lead-and-follow moves.
 //
 // # Marginalised sites
 //
 // A finite Discrete site marked Site.Marginalised is summed out of the other sites'
-// scores by the model. The sampler takes it out of the sweep and, after the group
-// moves of every sweep, draws it from its exact conditional by enumeration, so that
-// it is still recorded in every draw (its statistics show the proposer
+// scores by the model. The site steps leave it out, and an augmentation round at the
+// end of every sweep draws it from its exact conditional by enumeration, so that it
+// is still recorded in every draw (its statistics show the proposer
 // "marginal-draw": drawn, not proposed).
 //
 // # Augmentation steps
@@ -114,15 +130,27 @@
 // it selects parameters for cost a sum over everything the latent touches, and
 // leaves those sites to single-site steps along the directions in which many of
 // them move together (items changing class). A model that implements Augmenter
-// names sites to update by data augmentation instead: each augmentation round draws
-// the Marginalised sites from their exact conditional, then makes one step of each
-// augmented site given the drawn values (scored by the model with them explicit: a
-// conjugate confusion row given the classes is an exact Gibbs draw). A round is a
-// Gibbs step on the latents and the augmented sites together, so the summed-out
-// posterior is kept. Options.AugmentRounds rounds per sweep (default 2), the last
-// ending the sweep, the others before the lead-and-follow moves; the augmented sites
-// are left out of the sweep's own steps (proposer names end in "-augmented").
-// Options.NoAugment turns the rounds off.
+// names sites to update by data augmentation instead: each augmentation round
+// (AugmentRound) draws the Marginalised sites from their exact conditional, then
+// makes one step of each augmented site given the drawn values (scored by the model
+// with them explicit: a conjugate confusion row given the classes is an exact Gibbs
+// draw). A round is a Gibbs step on the latents and the augmented sites together, so
+// the summed-out posterior is kept. The default schedule has two rounds per sweep
+// (Defaults.AugmentRounds), the last ending the sweep, the other before the
+// Hamiltonian and lead-and-follow moves; the augmented sites are taken from the site
+// steps (proposer names end in "-augmented"). Defaults.NoAugment turns the rounds
+// off.
+//
+// # Adding a kind of move
+//
+// A new kind of move is one type in one file: its Move (the settings, with
+// documented zero defaults, and Plan, which checks it against the model and may take
+// sites over from SiteSteps with Planner.Take), its Planned (Name, Start) and its
+// Stepper (Step, Stats, and Adapter if it learns in warm-up). It reads and writes the
+// state through the Chain, and reports changes with Chain.Changed. The chain, the
+// warm-up, Result and the command line's acceptance table need no change; to make it
+// part of the default schedule, Defaults gains a rule (and, when it may be left out,
+// a field).
 //
 // # Conventions
 //

@@ -105,7 +105,7 @@ func ExampleRealProposal() {
 	m := logRateModel{counts: []float64{3, 5, 4, 6, 2}}
 	res, err := nmc.Sample(context.Background(), m, &nmc.Options{
 		Chains: 2, Draws: 1000, Warmup: 500, Seed: 1,
-		Real: nmc.RealProposal{Cauchy: true, Step: nmc.CrankNicolson{Gamma: 0.5, Adapt: true}},
+		Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Cauchy: true, Step: nmc.CrankNicolson{Gamma: 0.5, Adapt: true}}}},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -199,7 +199,7 @@ func (f funnel) ScoreOrbit(x []float64, _ int, d *[2]float64) float64 {
 // (bulk ESS about 20,000 of 4 × 5000 draws); without it, about 600.
 func ExampleGrouper() {
 	for _, off := range []bool{true, false} {
-		res, err := nmc.Sample(context.Background(), funnel{}, &nmc.Options{Chains: 4, Draws: 5000, Seed: 1, NoGroupMoves: off})
+		res, err := nmc.Sample(context.Background(), funnel{}, &nmc.Options{Chains: 4, Draws: 5000, Seed: 1, Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: off}}})
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -210,7 +210,7 @@ func ExampleGrouper() {
 			fmt.Printf("plain NMC:   bulk ESS of z over 5000: %v\n", ess > 5000)
 			continue
 		}
-		g := res.Groups[0]
+		g := res.Moves[0]
 		fmt.Printf("group moves: bulk ESS of z over 5000: %v; %s: %s, acceptance %.2f\n", ess > 5000, g.Name, g.Proposer, g.AcceptRate())
 	}
 	// Output:
@@ -258,12 +258,13 @@ func ExampleHamiltonian() {
 			n++
 		}
 	}
-	h := res.Hamiltonian[0]
+	h := res.Moves[0]
 	fmt.Printf("posterior mean %.1f (exact %.1f)\n", sum/float64(n), 22.0/6)
 	fmt.Printf("%s (%s): %d moves, more than half accepted: %v\n", h.Name, h.Proposer, h.Proposals, h.AcceptRate() > 0.5)
-	fmt.Printf("augmentation rounds %d, lead-and-follow moves off: %v\n", res.Options.AugmentRounds, res.Options.Joint.Off)
+	fmt.Print(res.Schedule)
 	// Output:
 	// posterior mean 3.7 (exact 3.7)
 	// hamiltonian (hmc): 8000 moves, more than half accepted: true
-	// augmentation rounds 1, lead-and-follow moves off: true
+	// sites: an NMC step of lambda
+	// hamiltonian: one static HMC move of the 1 sites of the block, 32 leapfrog steps, step size adapted in warm-up to a mean acceptance of 0.8
 }

@@ -26,7 +26,16 @@ func TestFittedReplacesSiteSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(keep bool) *nmc.Result {
-		o := &nmc.Options{Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Seed: 11, Fitted: nmc.FittedStep{KeepSiteSteps: keep}}
+		moves, err := nmc.DefaultMoves(b.Model, nmc.Defaults{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mv := range moves {
+			if f, ok := mv.(*nmc.FittedSteps); ok {
+				f.KeepSiteSteps = keep
+			}
+		}
+		o := &nmc.Options{Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Seed: 11, Moves: moves}
 		r, err := nmc.Sample(context.Background(), b.Model, o)
 		if err != nil {
 			t.Fatal(err)
@@ -42,9 +51,9 @@ func TestFittedReplacesSiteSteps(t *testing.T) {
 		n += len(names)
 	}
 	if n == 0 {
-		t.Fatalf("no site steps replaced (fitted %+v)", replaced.Fitted)
+		t.Fatalf("no site steps replaced (fitted %+v)", replaced.Moves)
 	}
-	t.Logf("replaced %v; fitted %+v", replaced.ReplacedPerChain, replaced.Fitted)
+	t.Logf("replaced %v; fitted %+v", replaced.ReplacedPerChain, replaced.Moves)
 	for p, name := range replaced.Draws.Names {
 		a, c := replaced.Draws.Column(p), kept.Draws.Column(p)
 		ma, sa := meanMCSE(t, a)

@@ -53,15 +53,15 @@ func checkBanana(t *testing.T, what string, r *Result, bend float64) {
 func TestFittedStepAlone(t *testing.T) {
 	t.Parallel()
 	for _, df := range []float64{0, 5} {
-		o := &Options{Chains: 4, Draws: 4000, Warmup: 200, Seed: 401, Fitted: FittedStep{DF: df}, fittedOnly: true}
+		o := &Options{Chains: 4, Draws: 4000, Warmup: 200, Seed: 401, Moves: fittedOnly(FittedSteps{DF: df})}
 		r := sample(t, banana{0.4}, o)
 		if df > 0 {
 			checkBanana(t, "banana", r, 0.4)
 		}
-		if len(r.Fitted) != 1 || r.Fitted[0].Name != "fitted(x)" || r.Fitted[0].Proposals != 4*4000*defaultFittedSteps {
-			t.Fatalf("df %g: Fitted %+v", df, r.Fitted)
+		if len(movesOf(r, "fitted")) != 1 || movesOf(r, "fitted")[0].Name != "fitted(x)" || movesOf(r, "fitted")[0].Proposals != 4*4000*defaultFittedSteps {
+			t.Fatalf("df %g: Fitted %+v", df, movesOf(r, "fitted"))
 		}
-		rate := r.Fitted[0].AcceptRate()
+		rate := movesOf(r, "fitted")[0].AcceptRate()
 		if !(rate > 0.2 && rate < 1) {
 			t.Errorf("df %g: banana acceptance %.3f, want in (0.2, 1)", df, rate)
 		}
@@ -69,15 +69,15 @@ func TestFittedStepAlone(t *testing.T) {
 		if df > 0 {
 			want = fittedProposerT
 		}
-		if r.Fitted[0].Proposer != want {
-			t.Errorf("df %g: proposer %q, want %q", df, r.Fitted[0].Proposer, want)
+		if movesOf(r, "fitted")[0].Proposer != want {
+			t.Errorf("df %g: proposer %q, want %q", df, movesOf(r, "fitted")[0].Proposer, want)
 		}
 		t.Logf("banana, df %g: fitted acceptance %.3f", df, rate)
 
 		r = sample(t, newMVNModel(), o)
 		checkMoments(t, "mvn x0", column(t, r, "x[0]"), 1.5, math.Sqrt(0.5), nil)
 		checkMoments(t, "mvn x1", column(t, r, "x[1]"), 1.5, math.Sqrt(0.5), nil)
-		t.Logf("mvn, df %g: fitted acceptance %.3f", df, r.Fitted[0].AcceptRate())
+		t.Logf("mvn, df %g: fitted acceptance %.3f", df, movesOf(r, "fitted")[0].AcceptRate())
 	}
 }
 
@@ -88,11 +88,11 @@ func TestFittedStepAlone(t *testing.T) {
 func TestFittedStepWithSites(t *testing.T) {
 	t.Parallel()
 	for _, every := range []int{1, 3} {
-		o := &Options{Chains: 4, Draws: 3000, Warmup: AutoWarmup, Seed: 402, Fitted: FittedStep{Every: every}}
+		o := &Options{Chains: 4, Draws: 3000, Warmup: AutoWarmup, Seed: 402, Moves: []Move{SiteSteps{}, GroupMoves{}, FittedSteps{Every: every}}}
 		r := sample(t, banana{0.4}, o)
 		checkBanana(t, "banana", r, 0.4)
-		if want := 4 * defaultFittedSteps * ((3000 + every - 1) / every); r.Fitted[0].Proposals != want {
-			t.Errorf("every %d: %d fitted proposals, want %d", every, r.Fitted[0].Proposals, want)
+		if want := 4 * defaultFittedSteps * ((3000 + every - 1) / every); movesOf(r, "fitted")[0].Proposals != want {
+			t.Errorf("every %d: %d fitted proposals, want %d", every, movesOf(r, "fitted")[0].Proposals, want)
 		}
 
 		// A correlated Gaussian whose sites' Newton steps are exact conditionals
@@ -101,16 +101,16 @@ func TestFittedStepWithSites(t *testing.T) {
 		r = sample(t, corr2(shift2, dilateAll(2, 1)), o)
 		checkMoments(t, "corr2 x0", column(t, r, "x0"), 1, 1, nil)
 		checkMoments(t, "corr2 x1", column(t, r, "x1"), -1, 1, nil)
-		if len(r.Fitted) != 1 || r.Fitted[0].Name != "fitted(x0, x1)" || r.Fitted[0].Sites != 2 || r.Fitted[0].Proposals != 0 { // one block for both groups, not stepped
-			t.Fatalf("corr2: Fitted %+v", r.Fitted)
+		if len(movesOf(r, "fitted")) != 1 || movesOf(r, "fitted")[0].Name != "fitted(x0, x1)" || movesOf(r, "fitted")[0].Sites != 2 || movesOf(r, "fitted")[0].Proposals != 0 { // one block for both groups, not stepped
+			t.Fatalf("corr2: Fitted %+v", movesOf(r, "fitted"))
 		}
 
 		r = sample(t, funnelGroup{k: 3}, o)
 		checkMoments(t, "funnel z", column(t, r, "z"), 0, 3, nil)
-		if len(r.Fitted) != 1 || r.Fitted[0].Proposals == 0 {
-			t.Fatalf("funnel: Fitted %+v", r.Fitted)
+		if len(movesOf(r, "fitted")) != 1 || movesOf(r, "fitted")[0].Proposals == 0 {
+			t.Fatalf("funnel: Fitted %+v", movesOf(r, "fitted"))
 		}
-		t.Logf("every %d: funnel fitted acceptance %.3f", every, r.Fitted[0].AcceptRate())
+		t.Logf("every %d: funnel fitted acceptance %.3f", every, movesOf(r, "fitted")[0].AcceptRate())
 	}
 }
 
@@ -169,21 +169,21 @@ func TestTrendless(t *testing.T) {
 	}
 }
 
-// TestFittedOff: Fitted.Off removes the step (no statistics), and a run without
-// warm-up has no fitted blocks.
+// TestFittedOff: Defaults.NoFitted leaves the step out (no statistics), and a run
+// without warm-up has no fitted blocks.
 func TestFittedOff(t *testing.T) {
 	t.Parallel()
-	r := sample(t, banana{1}, &Options{Chains: 2, Draws: 100, Warmup: 100, Seed: 405, Fitted: FittedStep{Off: true}})
-	if r.Fitted != nil || r.FittedPerChain != nil || len(r.AllStats()) != 1 {
-		t.Errorf("Off: Fitted %+v, AllStats %+v", r.Fitted, r.AllStats())
+	r := sample(t, banana{1}, &Options{Chains: 2, Draws: 100, Warmup: 100, Seed: 405, Moves: []Move{Defaults{NoFitted: true}}})
+	if movesOf(r, "fitted") != nil || movesOfPerChain(r, "fitted") != nil || len(r.AllStats()) != 1 {
+		t.Errorf("Off: Fitted %+v, AllStats %+v", movesOf(r, "fitted"), r.AllStats())
 	}
 	r = sample(t, banana{1}, &Options{Chains: 2, Draws: 100, Seed: 405})
-	if r.Fitted != nil {
-		t.Errorf("no warm-up: Fitted %+v", r.Fitted)
+	if movesOf(r, "fitted") != nil {
+		t.Errorf("no warm-up: Fitted %+v", movesOf(r, "fitted"))
 	}
 	r = sample(t, banana{1}, &Options{Chains: 2, Draws: 100, Warmup: 100, Seed: 405})
-	if len(r.Fitted) != 1 || len(r.FittedPerChain) != 2 || r.FittedPerChain[1][0].Proposals != 100*defaultFittedSteps {
-		t.Errorf("on: Fitted %+v, per chain %+v", r.Fitted, r.FittedPerChain)
+	if len(movesOf(r, "fitted")) != 1 || len(movesOfPerChain(r, "fitted")) != 2 || movesOfPerChain(r, "fitted")[1][0].Proposals != 100*defaultFittedSteps {
+		t.Errorf("on: Fitted %+v, per chain %+v", movesOf(r, "fitted"), movesOfPerChain(r, "fitted"))
 	}
 	if _, err := r.AcceptRate("fitted(x)"); err != nil {
 		t.Error(err)
@@ -200,13 +200,13 @@ func TestFittedOptionErrors(t *testing.T) {
 	}{
 		{Options{Warmup: -2}, "Options.Warmup = -2"},
 		{Options{Warmup: AutoWarmup, WarmupMax: -1}, "Options.WarmupMax = -1"},
-		{Options{Fitted: FittedStep{Every: -1}}, "Options.Fitted.Every = -1"},
-		{Options{Fitted: FittedStep{Steps: -3}}, "Options.Fitted.Steps = -3"},
-		{Options{Fitted: FittedStep{Inflate: -1}}, "Options.Fitted.Inflate = -1"},
-		{Options{Fitted: FittedStep{Inflate: math.NaN()}}, "Options.Fitted.Inflate = NaN"},
-		{Options{Fitted: FittedStep{Inflate: math.Inf(1)}}, "Options.Fitted.Inflate = +Inf"},
-		{Options{Fitted: FittedStep{DF: -2}}, "Options.Fitted.DF = -2"},
-		{Options{Fitted: FittedStep{DF: math.NaN()}}, "Options.Fitted.DF = NaN"},
+		{Options{Moves: []Move{FittedSteps{Every: -1}}}, "FittedSteps.Every = -1"},
+		{Options{Moves: []Move{FittedSteps{Steps: -3}}}, "FittedSteps.Steps = -3"},
+		{Options{Moves: []Move{FittedSteps{Inflate: -1}}}, "FittedSteps.Inflate = -1"},
+		{Options{Moves: []Move{FittedSteps{Inflate: math.NaN()}}}, "FittedSteps.Inflate = NaN"},
+		{Options{Moves: []Move{FittedSteps{Inflate: math.Inf(1)}}}, "FittedSteps.Inflate = +Inf"},
+		{Options{Moves: []Move{FittedSteps{DF: -2}}}, "FittedSteps.DF = -2"},
+		{Options{Moves: []Move{FittedSteps{DF: math.NaN()}}}, "FittedSteps.DF = NaN"},
 	} {
 		o := c.o
 		_, err := Sample(context.Background(), banana{1}, &o)
@@ -228,9 +228,9 @@ func TestFittedBlocks(t *testing.T) {
 	}
 	groups := []groupPlan{
 		{name: "g", coords: []OrbitCoord{{Coord: 0, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 1, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 2, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 3, Kind: Dilate, Rate: 1, Anchor: -1}, {Coord: 4, Kind: Dilate, Rate: 1, Anchor: -1}}},
-		{name: "h", coords: []OrbitCoord{{Coord: 7, Kind: Shift, Rate: 1}}},
+		{index: 1, name: "h", coords: []OrbitCoord{{Coord: 7, Kind: Shift, Rate: 1}}},
 	}
-	blocks := fittedBlocks(sites, groups)
+	blocks := fittedBlocks(sites, []orbitBlock{{0, groups[0].coords}, {1, groups[1].coords}})
 	if len(blocks) != 2 {
 		t.Fatalf("blocks %+v", blocks)
 	}
@@ -257,8 +257,8 @@ func TestFittedFirstChainBitIdentical(t *testing.T) {
 			if local.WarmupSweeps[2+c] != task.WarmupSweeps[c] {
 				t.Errorf("chain %d: warm-up %d vs %d", 2+c, local.WarmupSweeps[2+c], task.WarmupSweeps[c])
 			}
-			for bi := range local.Fitted {
-				if a, b := local.FittedPerChain[2+c][bi], task.FittedPerChain[c][bi]; a != b || a.Proposals == 0 {
+			for bi := range movesOf(local, "fitted") {
+				if a, b := movesOfPerChain(local, "fitted")[2+c][bi], movesOfPerChain(task, "fitted")[c][bi]; a != b || a.Proposals == 0 {
 					t.Errorf("chain %d: fitted counts %+v vs %+v", 2+c, a, b)
 				}
 			}
@@ -273,15 +273,7 @@ func TestFittedFirstChainBitIdentical(t *testing.T) {
 func TestDislodge(t *testing.T) {
 	m := newMVNModel()
 	sites := m.Sites()
-	o, err := (&Options{Warmup: AutoWarmup, Seed: 407}).withDefaults(Dim(sites))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := newChain(0, m, sites, nil, nil, nil, &o, Dim(sites), 0)
-	ch.sc = m.NewScorer()
-	if err := ch.init(); err != nil {
-		t.Fatal(err)
-	}
+	ch := newTestChain(t, m, &Options{Warmup: AutoWarmup, Seed: 407})
 	start := append([]float64(nil), ch.x...)
 	for _, tc := range []struct {
 		name           string
@@ -295,7 +287,7 @@ func TestDislodge(t *testing.T) {
 		{"none of 30 accepted", 150, 3, true},
 	} {
 		before := append([]float64(nil), ch.x...)
-		ch.stats[0].Proposals, ch.stats[0].Accepted = tc.proposals, tc.acc
+		ch.sites[0].stats.Proposals, ch.sites[0].stats.Accepted = tc.proposals, tc.acc
 		moved := ch.dislodge()
 		changed := false
 		for j := range before {
@@ -337,11 +329,13 @@ func (k keepScorer) Keep([]float64)               { k.calls.Add(1) }
 func TestFittedKeep(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
-	o := func() *Options { return &Options{Chains: 2, Draws: 300, Warmup: 100, Seed: 403, fittedOnly: true} }
+	o := func() *Options {
+		return &Options{Chains: 2, Draws: 300, Warmup: 100, Seed: 403, Moves: fittedOnly(FittedSteps{})}
+	}
 	plain := sample(t, banana{0.4}, o())
 	warm := calls.Load()
 	kept := sample(t, keepBanana{banana{0.4}, &calls}, o())
-	f := kept.Fitted[0]
+	f := movesOf(kept, "fitted")[0]
 	if got, want := calls.Load()-warm, int64(f.Proposals-f.Accepted); got != want || want == 0 {
 		t.Errorf("Keep called %d times, want %d (proposals − accepted)", got, want)
 	}

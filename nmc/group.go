@@ -49,7 +49,7 @@ type OrbitCoord struct {
 
 // Group is a one-parameter orbit of the state along which a group move proposes.
 type Group struct {
-	// Name names the group in Result.Groups and summaries, e.g. "scale(alpha, beta)".
+	// Name names the group in Result.Moves and summaries, e.g. "scale(alpha, beta)".
 	Name string
 	// Coords are the coordinates that move; each at most once.
 	Coords []OrbitCoord

@@ -77,7 +77,7 @@ func series(r *Result, f func(x []float64) float64) [][]float64 {
 // groupRate returns the acceptance rate of the named group.
 func groupRate(t *testing.T, r *Result, name string) float64 {
 	t.Helper()
-	for _, g := range r.Groups {
+	for _, g := range movesOf(r, "group") {
 		if g.Name == name {
 			if g.Proposer != orbitProposer || g.Proposals == 0 {
 				t.Fatalf("group %q: %+v", name, g)
@@ -85,7 +85,7 @@ func groupRate(t *testing.T, r *Result, name string) float64 {
 			return g.AcceptRate()
 		}
 	}
-	t.Fatalf("no group %q in %+v", name, r.Groups)
+	t.Fatalf("no group %q in %+v", name, movesOf(r, "group"))
 	return 0
 }
 
@@ -104,13 +104,13 @@ func chi3(sigma float64) (mean, sd float64) {
 func TestGroupMoveAlone(t *testing.T) {
 	t.Parallel()
 	only := func(init ...float64) Options {
-		return Options{Chains: 4, Draws: 4000, Seed: 301, InitRefine: -1, Init: [][]float64{init}, groupsOnly: true}
+		return Options{Chains: 4, Draws: 4000, Seed: 301, InitRefine: -1, Init: [][]float64{init}, Moves: groupsOnly}
 	}
 
 	t.Run("shift of a correlated Gaussian", func(t *testing.T) {
 		m := corr2(shift2)
 		x0 := []float64{2.5, 0.3}
-		r := sample(t, m, &Options{Chains: 4, Draws: 4000, Seed: 302, InitRefine: -1, Init: [][]float64{x0}, groupsOnly: true})
+		r := sample(t, m, &Options{Chains: 4, Draws: 4000, Seed: 302, InitRefine: -1, Init: [][]float64{x0}, Moves: groupsOnly})
 		// t along b = (1, .5) from x0: N(−bᵀP(x0−m)/bᵀPb, 1/bᵀPb).
 		b := []float64{1, 0.5}
 		var bpb, bpr float64
@@ -186,25 +186,25 @@ func TestGroupMovesWithSites(t *testing.T) {
 // plainModel hides every optional interface of a model but Neighborer-free Model.
 type plainModel struct{ Model }
 
-// TestNoGroupMoves: Options.NoGroupMoves gives, bit for bit, the draws of the same
+// TestNoGroupMoves: Defaults.NoGroupMoves gives, bit for bit, the draws of the same
 // model without groups, and no group statistics.
 func TestNoGroupMoves(t *testing.T) {
 	t.Parallel()
 	m := corr2(shift2)
-	a := sample(t, m, &Options{Chains: 2, Draws: 300, Seed: 321, NoGroupMoves: true})
+	a := sample(t, m, &Options{Chains: 2, Draws: 300, Seed: 321, Moves: []Move{Defaults{NoGroupMoves: true}}})
 	b := sample(t, plainModel{m}, &Options{Chains: 2, Draws: 300, Seed: 321})
 	for c := range a.Draws.Chains {
 		sameChain(t, "NoGroupMoves", a, c, b, c)
 	}
-	if a.Groups != nil || a.GroupsPerChain != nil || !a.Options.NoGroupMoves {
-		t.Errorf("NoGroupMoves: groups %+v, options %v", a.Groups, a.Options.NoGroupMoves)
+	if movesOf(a, "group") != nil || movesOfPerChain(a, "group") != nil || len(a.Schedule) != 1 {
+		t.Errorf("NoGroupMoves: groups %+v, schedule %v", movesOf(a, "group"), a.Schedule)
 	}
 	g := sample(t, m, &Options{Chains: 2, Draws: 300, Seed: 321})
-	if len(g.Groups) != 1 || g.Groups[0].Proposals != 600 || len(g.GroupsPerChain) != 2 || g.GroupsPerChain[1][0].Proposals != 300 {
-		t.Errorf("group statistics %+v, per chain %+v", g.Groups, g.GroupsPerChain)
+	if len(movesOf(g, "group")) != 1 || movesOf(g, "group")[0].Proposals != 600 || len(movesOfPerChain(g, "group")) != 2 || movesOfPerChain(g, "group")[1][0].Proposals != 300 {
+		t.Errorf("group statistics %+v, per chain %+v", movesOf(g, "group"), movesOfPerChain(g, "group"))
 	}
-	if g.Groups[0].Sites != 2 || g.Sites[0].Sites != 1 {
-		t.Errorf("Sites counts: group %d, site %d; want 2 and 1", g.Groups[0].Sites, g.Sites[0].Sites)
+	if movesOf(g, "group")[0].Sites != 2 || g.Sites[0].Sites != 1 {
+		t.Errorf("Sites counts: group %d, site %d; want 2 and 1", movesOf(g, "group")[0].Sites, g.Sites[0].Sites)
 	}
 	if all := g.AllStats(); len(all) != 3 || all[2].Name != "shift" {
 		t.Errorf("AllStats %+v", all)
@@ -295,7 +295,7 @@ func TestGroupValidation(t *testing.T) {
 	if _, err := Sample(context.Background(), m, &Options{Chains: 1, Draws: 1}); err == nil || !strings.Contains(err.Error(), `the model declares groups ("g1", "g2") but its Scorer *nmc.mvnModel does not implement OrbitScorer`) {
 		t.Errorf("Scorer without OrbitScorer: %v", err)
 	}
-	if _, err := modelGroups(m, m.Sites(), &Options{NoGroupMoves: true}); err != nil {
+	if _, err := Plan(m, &Options{Moves: []Move{Defaults{NoGroupMoves: true}}}); err != nil {
 		t.Errorf("NoGroupMoves: %v", err)
 	}
 
@@ -379,11 +379,11 @@ func TestGroupMoveRadiusChain(t *testing.T) {
 	t.Parallel()
 	mean, sd := chi3(2)
 	for _, rate := range []float64{1, 0.5} {
-		r := sample(t, isotropic(3, 2, dilateAll(3, rate)), &Options{Chains: 4, Draws: 4000, Seed: 361, InitRefine: -1, Init: [][]float64{{0.3, -0.2, 0.1}}, groupsOnly: true})
+		r := sample(t, isotropic(3, 2, dilateAll(3, rate)), &Options{Chains: 4, Draws: 4000, Seed: 361, InitRefine: -1, Init: [][]float64{{0.3, -0.2, 0.1}}, Moves: groupsOnly})
 		rad := series(r, func(x []float64) float64 { return math.Sqrt(x[0]*x[0] + x[1]*x[1] + x[2]*x[2]) })
 		checkMoments(t, fmt.Sprintf("radius, rate %g", rate), rad, mean, sd, nil)
-		if a := groupRate(t, r, "scale"); a < 0.999 || r.Groups[0].Fallbacks != 0 {
-			t.Errorf("rate %g: acceptance %.4f, fallbacks %d; want 1 and 0", rate, a, r.Groups[0].Fallbacks)
+		if a := groupRate(t, r, "scale"); a < 0.999 || movesOf(r, "group")[0].Fallbacks != 0 {
+			t.Errorf("rate %g: acceptance %.4f, fallbacks %d; want 1 and 0", rate, a, movesOf(r, "group")[0].Fallbacks)
 		}
 	}
 }
@@ -397,12 +397,12 @@ func TestGroupMoveRadiusChain(t *testing.T) {
 func TestGroupMoveOffsetScale(t *testing.T) {
 	t.Parallel()
 	m := &gaussGroup{mean: []float64{3}, prec: []float64{1}, groups: []Group{dilateAll(1, 1)}}
-	r := sample(t, m, &Options{Chains: 4, Draws: 10000, Seed: 371, InitRefine: -1, Init: [][]float64{{0.05}}, groupsOnly: true})
+	r := sample(t, m, &Options{Chains: 4, Draws: 10000, Seed: 371, InitRefine: -1, Init: [][]float64{{0.05}}, Moves: groupsOnly})
 	// N(3, 1) truncated below at 0: with λ = φ(3)/Φ(3), mean 3 + λ, variance 1 − λ(λ + 3).
 	phi := math.Exp(-4.5) / math.Sqrt(2*math.Pi)
 	lambda := phi / (0.5 * math.Erfc(-3/math.Sqrt2))
 	checkMoments(t, "x", column(t, r, "x0"), 3+lambda, math.Sqrt(1-lambda*(lambda+3)), map[float64]float64{0.5 * math.Erfc(1/math.Sqrt2) / (0.5 * math.Erfc(-3/math.Sqrt2)): 2})
-	t.Logf("acceptance %.3f, fallbacks %d", groupRate(t, r, "scale"), r.Groups[0].Fallbacks)
+	t.Logf("acceptance %.3f, fallbacks %d", groupRate(t, r, "scale"), movesOf(r, "group")[0].Fallbacks)
 }
 
 // TestMarginalised: a two-component mixture with z summed out (and a shift group on
@@ -446,24 +446,14 @@ func TestMarginalised(t *testing.T) {
 // one series of independent values.
 func stationaryRadius(t *testing.T, m Model, draw func(rng *rand.Rand, x []float64), n, steps int, coords []int, anchor int) [][]float64 {
 	t.Helper()
-	sites := m.Sites()
-	o, err := (&Options{}).withDefaults(Dim(sites))
-	if err != nil {
-		t.Fatal(err)
-	}
-	groups, err := modelGroups(m, sites, &o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := newChain(0, m, sites, nil, groups, nil, &o, Dim(sites), 0)
-	c.sc = m.NewScorer()
-	c.orb = c.sc.(OrbitScorer)
+	c := newTestChain(t, m, &Options{Moves: []Move{GroupMoves{}}})
+	g := stepperOf[*groupStepper](t, c)
 	rng := rand.New(rand.NewPCG(351, 1))
 	out := make([]float64, n)
 	for i := range out {
 		draw(rng, c.x)
 		for range steps {
-			c.stepGroup(0)
+			g.Step(c)
 		}
 		a := 0.0
 		if anchor >= 0 {
@@ -475,7 +465,7 @@ func stationaryRadius(t *testing.T, m Model, draw func(rng *rand.Rand, x []float
 		}
 		out[i] = math.Sqrt(ss)
 	}
-	if acc := c.gstats[0].AcceptRate(); !(acc > 0.3) {
+	if acc := c.orbit[0].stats.AcceptRate(); !(acc > 0.3) {
 		t.Errorf("acceptance %.3f", acc)
 	}
 	return [][]float64{out}
@@ -566,7 +556,7 @@ func TestGroupMoveFrozenRate(t *testing.T) {
 		var r *Result
 		for k, d := range []int{draws, draws / 2} {
 			n.Store(0)
-			res := sample(t, m, &Options{Chains: chains, Draws: d, Warmup: warmup, Seed: 351, groupsOnly: true})
+			res := sample(t, m, &Options{Chains: chains, Draws: d, Warmup: warmup, Seed: 351, Moves: groupsOnly})
 			calls[k] = n.Load()
 			if k == 0 {
 				r = res
@@ -646,30 +636,18 @@ func TestGroupInvalidates(t *testing.T) {
 	g := Group{Name: "g", Coords: []OrbitCoord{{Coord: 1, Kind: Dilate, Rate: 1, Anchor: -1}}}
 	for _, m := range []Model{isotropic(3, 1, g), gaussGroupNb{isotropic(3, 1, g)}} {
 		sites := m.Sites()
-		o, err := (&Options{}).withDefaults(Dim(sites))
-		if err != nil {
-			t.Fatal(err)
-		}
-		groups, err := modelGroups(m, sites, &o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dep, err := neighborhoods(m, len(sites))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := newChain(0, m, sites, dep, groups, nil, &o, Dim(sites), 0)
-		c.sc = m.NewScorer()
-		c.orb = c.sc.(OrbitScorer)
+		c := newTestChain(t, m, &Options{Moves: []Move{GroupMoves{}}})
+		g := stepperOf[*groupStepper](t, c)
 		copy(c.x, []float64{0.5, 1.5, -0.5})
+		c.invalidateAll()
 		for accepted, rejected := 0, 0; accepted < 5 || rejected < 5; {
 			before := append([]float64(nil), c.x...)
 			for i := range sites {
 				c.setValid(i)
 			}
-			n := c.gstats[0].Accepted
-			c.stepGroup(0)
-			if c.gstats[0].Accepted == n {
+			n := c.orbit[0].stats.Accepted
+			g.Step(c)
+			if c.orbit[0].stats.Accepted == n {
 				rejected++
 				for i, v := range before {
 					if c.x[i] != v {

@@ -141,3 +141,22 @@ func allFinite(x []float64) bool {
 	}
 	return true
 }
+
+// isFinite reports whether v is neither NaN nor infinite.
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// sortedUnique sorts small slices of site indices and drops repeats, in place.
+func sortedUnique(v []int) []int {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && v[j] < v[j-1]; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+	out := v[:0]
+	for i, s := range v {
+		if i == 0 || s != v[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -25,8 +25,8 @@ type Options struct {
 	// sweeps, re-applies start refinement (see InitRefine) at the end of every window,
 	// moves a continuous site whose steps accepted none of the window's proposals to
 	// a draw of its own proposal (a move restarts the stationary period, as a
-	// refinement move does), and stops at the first window end after at least 200 sweeps (300 with a
-	// Hamiltonian block, see HamiltonianOptions) where the means of
+	// refinement move does), and stops at the first window end after at least 200
+	// sweeps (300 with a Hamiltonian block, see HamiltonianMove) where the means of
 	// its log joint over the last two windows (both after its last refinement move)
 	// differ by at most one standard deviation of the later window, or after
 	// WarmupMax sweeps. Result.WarmupSweeps records each chain's length. An explicit
@@ -66,55 +66,13 @@ type Options struct {
 	// they are. 0 means the default 50; a negative value disables refinement (and so
 	// starts a chain exactly at its Init state).
 	InitRefine int
-	// Real configures the proposal of Real sites; the zero value is the paper's
-	// Newton–Gaussian proposal with the full Newton step.
-	Real RealProposal
-	// NoGroupMoves turns off the group moves of a model that declares groups
-	// (Grouper): the sweeps are then the paper's plain single-site NMC. The default
-	// (false) makes one group move per group and sweep, warm-up included.
-	NoGroupMoves bool
-	// NoAugment turns off the data-augmentation steps of a model that declares
-	// augmented sites (Augmenter): those sites then take their summed-out steps in
-	// the sweep. The default (false) steps them given the drawn Marginalised sites
-	// after every sweep, warm-up included.
-	NoAugment bool
-	// AugmentRounds is the number of augmentation rounds per sweep of a model with
-	// augmented sites: each draws the Marginalised sites and steps every augmented
-	// site given them. The last round ends the sweep; the others come before the
-	// lead-and-follow moves, so that the leads move between fresh values of the
-	// augmented sites. 0 means the default, 2 (measured on Dawid-Skene, see
-	// models.AnnotationPrior), or 1 when the model's Hamiltonian block is on (see
-	// Hamiltonian); it must not be negative.
-	AugmentRounds int
-	// Fitted configures the fitted independence step: after a warm-up, each chain
-	// fits a Gaussian to the warm-up draws of its fitted blocks (the Real coordinates
-	// of each group, and each Real site with at least two coordinates outside
-	// groups) and adds independence Metropolis-Hastings steps from it (see
-	// FittedStep); a block whose local steps (its sites' Newton steps and its group
-	// move) accepted at least 90% of their warm-up proposals is left to them, and
-	// a group's block whose step would accept at least 25% (estimated at the end
-	// of warm-up) steps its sites only on every 8th sweep (FittedStep.KeepSiteSteps
-	// keeps them in every sweep). The
-	// zero value is on; it takes effect only after a warm-up with
-	// enough draws (from the second half of an explicit warm-up, at least 20), so a
-	// run without warm-up is unchanged.
-	Fitted FittedStep
-	// Joint configures the lead-and-follow moves (see JointMoves): after a warm-up,
-	// each sweep adds random-walk moves of every lead site (declared by the model,
-	// see Leader, or named in Joint.Leads) in its unconstrained coordinates, with
-	// the sites fitted to it following from their own NMC proposals. The zero value
-	// is on for the model's leads; Joint.Off turns the moves off.
-	Joint JointMoves
-	// Hamiltonian configures the Hamiltonian block's move of a model that declares
-	// a block (see the Hamiltonian interface and HamiltonianOptions): one static
-	// Hamiltonian Monte Carlo move of all the block's sites per sweep, warm-up
-	// included. The zero value is on, with 32 leapfrog steps; the step size and a
-	// diagonal mass matrix are adapted in warm-up (without a warm-up the step size
-	// stays 0.1 and the mass matrix the identity). When the block is on
-	// it changes two defaults: AugmentRounds 0 means 1 (not 2), and the
-	// lead-and-follow moves are off unless Joint.Leads or Joint.Steps is set (the
-	// effective Options then have Joint.Off set).
-	Hamiltonian HamiltonianOptions
+	// Moves is the schedule of a sweep: its entries in the order every sweep makes
+	// them, each a move or a rule that chooses moves from the model's
+	// declarations (see Move). Nil means []Move{Defaults{}}, the schedule the model
+	// declares (see Defaults and DefaultMoves); Plan lists the moves a schedule
+	// makes for a model. Each move's settings are on its own type (SiteSteps.Real,
+	// FittedSteps.Every, HamiltonianMove.Leapfrogs, …).
+	Moves []Move
 	// HeldOut, when non-nil, is evaluated at every recorded draw; the pointwise
 	// log-likelihoods go to Result.HeldOut.
 	HeldOut HeldOut
@@ -122,28 +80,6 @@ type Options struct {
 	// for concurrent use) at most about every 50 ms per chain, and once per chain at
 	// its end.
 	Progress func(Progress)
-
-	// groupsOnly, a test hook, makes every sweep skip the site steps: only the group
-	// moves and the draws of Marginalised sites remain.
-	groupsOnly bool
-	// fittedOnly, a test hook, makes every sweep after warm-up skip the site steps
-	// and the group moves: only the fitted independence steps (and the draws of
-	// Marginalised sites) remain.
-	fittedOnly bool
-	// jointOnly, a test hook, makes every sweep after warm-up skip everything but
-	// the lead-and-follow moves (and the draws of Marginalised sites).
-	jointOnly bool
-	// hamiltonianOnly, a test hook, makes every sweep, warm-up included, skip the
-	// site steps, the group moves, the fitted steps and the lead-and-follow moves:
-	// only the Hamiltonian block's move (and the augmentation rounds) remain.
-	hamiltonianOnly bool
-	// hamSites are the sites of the Hamiltonian block (set by Sample; nil when the
-	// model declares none or Hamiltonian.Off is set).
-	hamSites []int
-	// jointLeads are the lead sites (set by Sample).
-	jointLeads []int
-	// augSites are the augmented sites (Augmenter; set by Sample).
-	augSites []int
 }
 
 // withDefaults validates o and returns a copy with the defaults filled in. dim is the
@@ -156,7 +92,7 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"Chains", e.Chains}, {"FirstChain", e.FirstChain}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"WarmupMax", e.WarmupMax}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}, {"AugmentRounds", e.AugmentRounds}} {
+	}{{"Chains", e.Chains}, {"FirstChain", e.FirstChain}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"WarmupMax", e.WarmupMax}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}} {
 		if f.name == "Warmup" && f.v == AutoWarmup {
 			continue
 		}
@@ -179,32 +115,9 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	if e.WarmupMax == 0 {
 		e.WarmupMax = DefaultWarmupMax
 	}
-	if e.AugmentRounds == 0 {
-		e.AugmentRounds = defaultAugmentRounds
-	}
-	fitted, err := e.Fitted.withDefaults()
-	if err != nil {
-		return e, err
-	}
-	e.Fitted = fitted
-	joint, err := e.Joint.withDefaults()
-	if err != nil {
-		return e, err
-	}
-	e.Joint = joint
-	ham, err := e.Hamiltonian.withDefaults()
-	if err != nil {
-		return e, err
-	}
-	e.Hamiltonian = ham
 	if e.InitRefine == 0 {
 		e.InitRefine = 50
 	}
-	real, err := e.Real.withDefaults()
-	if err != nil {
-		return e, err
-	}
-	e.Real = real
 	if e.Init != nil {
 		if len(e.Init) != 1 && len(e.Init) != e.Chains {
 			return e, fmt.Errorf("nmc: Options.Init has %d states, want 1 or %d (one per chain)", len(e.Init), e.Chains)
@@ -221,4 +134,12 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 		}
 	}
 	return e, nil
+}
+
+// moves returns the schedule's entries: Moves, or the default rule.
+func (o *Options) moves() []Move {
+	if o.Moves == nil {
+		return []Move{Defaults{}}
+	}
+	return o.Moves
 }

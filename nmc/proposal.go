@@ -98,11 +98,12 @@ var (
 	_ proposer = (*simplexProposer)(nil)
 )
 
-// newProposer returns the proposer of a continuous site, or nil for a discrete one.
-func newProposer(s Site, opts *Options) proposer {
+// newProposer returns the proposer of a continuous site, or nil for a discrete one;
+// real configures the proposal of a Real site.
+func newProposer(s Site, real RealProposal) proposer {
 	switch s.Support {
 	case Real:
-		return newRealProposer(s.Size, opts.Real)
+		return newRealProposer(s.Size, real)
 	case Positive:
 		return &positiveProposer{lower: s.Lower}
 	case Interval:
@@ -114,7 +115,7 @@ func newProposer(s Site, opts *Options) proposer {
 }
 
 // proposerName returns the name of the proposer used for s.
-func proposerName(s Site, opts *Options) string {
+func proposerName(s Site, real RealProposal) string {
 	if s.Support == Discrete {
 		if s.Marginalised {
 			return marginalProposer
@@ -124,5 +125,30 @@ func proposerName(s Site, opts *Options) string {
 		}
 		return "discrete-mh"
 	}
-	return newProposer(s, opts).name()
+	return newProposer(s, real).name()
+}
+
+// proposeStep is the Metropolis-Hastings step of the continuous site i from cur, its
+// current point scored by sc with p fitted at it: it draws the proposal into nxt,
+// writes it into the state, scores it with sc and fits p at it. valid reports a
+// finite score (else the state is put back); logr is the log acceptance ratio and
+// accept whether the step is accepted; a rejected proposal is put back too.
+func (c *Chain) proposeStep(sc Scorer, p proposer, i int, cur, nxt *slot, gamma float64) (logr float64, valid, accept bool) {
+	off := c.run.off[i]
+	xs := c.x[off : off+len(cur.x)]
+	p.draw(c.rng, cur, gamma, nxt.x)
+	u := c.rng.Float64()
+	copy(xs, nxt.x)
+	nxt.f = sc.Score(c.x, i, nxt.g, nxt.h)
+	if !(nxt.f > math.Inf(-1)) {
+		copy(xs, cur.x)
+		return math.Inf(-1), false, false
+	}
+	p.fit(nxt)
+	logr = nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
+	accept = math.Log(u) < logr
+	if !accept {
+		copy(xs, cur.x)
+	}
+	return logr, true, accept
 }

@@ -60,13 +60,13 @@ func discreteLogq(x, y float64) float64 {
 // score of every value, then one value drawn with probability proportional to
 // exp(score). The weights are taken relative to the largest score (whose weight is
 // 1), so one exponential per value suffices and the sum lies in [1, NumValues].
-func (c *chain) stepEnumerate(i int) {
-	off, nv := c.off[i], c.sites[i].NumValues
+func (c *Chain) stepEnumerate(i int) {
+	off, nv := c.run.off[i], c.run.sites[i].NumValues
 	old := c.x[off]
 	lp := c.logits[:nv]
 	top := math.Inf(-1)
-	if c.vs != nil {
-		c.vs.ScoreValues(c.x, i, lp)
+	if c.sc.vs != nil {
+		c.sc.vs.ScoreValues(c.x, i, lp)
 		for v, f := range lp {
 			if math.IsNaN(f) {
 				f = math.Inf(-1)
@@ -78,7 +78,7 @@ func (c *chain) stepEnumerate(i int) {
 		for v := range lp {
 			c.x[off] = float64(v)
 			c.discreteWritten(i)
-			f := c.sc.Score(c.x, i, nil, nil)
+			f := c.sc.sc.Score(c.x, i, nil, nil)
 			if math.IsNaN(f) {
 				f = math.Inf(-1)
 			}
@@ -86,7 +86,7 @@ func (c *chain) stepEnumerate(i int) {
 			top = max(top, f)
 		}
 	}
-	st := &c.stats[i]
+	st := &c.sites[i].stats
 	st.Proposals++
 	if math.IsInf(top, 0) {
 		// No value has a finite, positive weight (all −Inf, or one +Inf): keep the
@@ -110,9 +110,9 @@ func (c *chain) stepEnumerate(i int) {
 	c.x[off] = float64(v)
 	// No other score reads a Marginalised site (see Site.Marginalised), so drawing
 	// one leaves every cache valid.
-	if float64(v) != old && !c.sites[i].Marginalised {
+	if float64(v) != old && !c.run.sites[i].Marginalised {
 		c.changed(i)
-	} else if c.vs == nil && !c.sites[i].Marginalised {
+	} else if c.sc.vs == nil && !c.run.sites[i].Marginalised {
 		c.discreteWritten(i) // the values tried above, put back
 	}
 }
@@ -123,7 +123,7 @@ func (c *chain) stepEnumerate(i int) {
 // when the weights break ValuesWeigher's contract (not all finite and ≥ 0, or all
 // 0). As the site is Marginalised, no other score reads it and every cache stays
 // valid.
-func (c *chain) drawWeighted(i int, w []float64) bool {
+func (c *Chain) drawWeighted(i int, w []float64) bool {
 	top := 0.0
 	for _, f := range w {
 		if !(f >= 0 && f <= math.MaxFloat64) {
@@ -147,7 +147,7 @@ func (c *chain) drawWeighted(i int, w []float64) bool {
 // drawWeighted3 is drawWeighted for three values, unrolled: the same arithmetic in
 // the same order (the largest weight found by comparisons, which give max's result
 // for weights checked ≥ 0 and finite), so the same draw.
-func (c *chain) drawWeighted3(i int, w []float64) bool {
+func (c *Chain) drawWeighted3(i int, w []float64) bool {
 	w = w[:3:3]
 	f0, f1, f2 := w[0], w[1], w[2]
 	if !(f0 >= 0 && f0 <= math.MaxFloat64 && f1 >= 0 && f1 <= math.MaxFloat64 && f2 >= 0 && f2 <= math.MaxFloat64) {
@@ -177,21 +177,21 @@ func (c *chain) drawWeighted3(i int, w []float64) bool {
 }
 
 // stepDiscreteMH updates the unbounded discrete site i by the folded geometric walk.
-func (c *chain) stepDiscreteMH(i int) {
-	off := c.off[i]
-	cur := &c.slots[i][0]
+func (c *Chain) stepDiscreteMH(i int) {
+	off := c.run.off[i]
+	cur := &c.sites[i].slots[0]
 	x := c.x[off]
 	if !c.isValid(i) {
-		cur.f = c.sc.Score(c.x, i, nil, nil)
+		cur.f = c.sc.sc.Score(c.x, i, nil, nil)
 		c.setValid(i)
 	}
-	st := &c.stats[i]
+	st := &c.sites[i].stats
 	st.Proposals++
 	y := discreteDraw(c.rng, x)
 	u := c.rng.Float64()
 	c.x[off] = y
 	c.discreteWritten(i)
-	fy := c.sc.Score(c.x, i, nil, nil)
+	fy := c.sc.sc.Score(c.x, i, nil, nil)
 	logr := fy - cur.f + discreteLogq(y, x) - discreteLogq(x, y)
 	if fy > math.Inf(-1) && math.Log(u) < logr {
 		st.Accepted++
@@ -226,9 +226,78 @@ func pickWeighted(u float64, w []float64) int {
 
 // setDrawn sets Marginalised site i to the value v drawn from its conditional and
 // counts the draw as an accepted proposal.
-func (c *chain) setDrawn(i, v int) {
-	st := &c.stats[i]
+func (c *Chain) setDrawn(i, v int) {
+	st := &c.sites[i].stats
 	st.Proposals++
 	st.Accepted++
-	c.x[c.off[i]] = float64(v)
+	c.x[c.run.off[i]] = float64(v)
+}
+
+// conditionalLogits writes the normalised log-probabilities of the values of the
+// finite Discrete site i given the rest of the state into c.logits and reports
+// whether they are defined (some value has a finite score). x is left as it was.
+func (c *Chain) conditionalLogits(i int) ([]float64, bool) {
+	off, nv := c.run.off[i], c.run.sites[i].NumValues
+	lp := c.logits[:nv]
+	if c.sc.vs != nil {
+		c.sc.vs.ScoreValues(c.x, i, lp)
+	} else {
+		old := c.x[off]
+		for v := range lp {
+			c.x[off] = float64(v)
+			c.discreteWritten(i)
+			lp[v] = c.sc.sc.Score(c.x, i, nil, nil)
+		}
+		c.x[off] = old
+		c.discreteWritten(i)
+	}
+	top := math.Inf(-1)
+	for v, f := range lp {
+		if math.IsNaN(f) {
+			lp[v] = math.Inf(-1)
+		}
+		top = max(top, lp[v])
+	}
+	if math.IsInf(top, 0) {
+		return nil, false
+	}
+	sum := 0.0
+	for _, f := range lp {
+		sum += math.Exp(f - top)
+	}
+	norm := top + math.Log(sum)
+	for v := range lp {
+		lp[v] -= norm
+	}
+	return lp, true
+}
+
+// drawConditional draws the finite Discrete site i from its exact conditional,
+// writes it into the state and returns its log-probability.
+func (c *Chain) drawConditional(i int) (float64, bool) {
+	lp, ok := c.conditionalLogits(i)
+	if !ok {
+		return 0, false
+	}
+	u := c.rng.Float64()
+	v, acc := len(lp)-1, 0.0
+	for k, f := range lp {
+		if acc += math.Exp(f); u < acc {
+			v = k
+			break
+		}
+	}
+	c.x[c.run.off[i]] = float64(v)
+	c.discreteWritten(i)
+	return lp[v], lp[v] > math.Inf(-1)
+}
+
+// conditionalLogProb returns the log-probability of value v of the finite Discrete
+// site i under its exact conditional given the rest of the state.
+func (c *Chain) conditionalLogProb(i int, v float64) (float64, bool) {
+	lp, ok := c.conditionalLogits(i)
+	if !ok {
+		return 0, false
+	}
+	return lp[int(v)], true
 }

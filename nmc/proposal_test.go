@@ -23,7 +23,7 @@ func fitAt(m Model, p proposer, x []float64, i int) *slot {
 	return &s
 }
 
-func defaultProposer(s Site) proposer { return newProposer(s, &Options{}) }
+func defaultProposer(s Site) proposer { return newProposer(s, RealProposal{}) }
 
 // TestModelDerivatives checks the test models' gradients and Hessians against finite
 // differences, so the exact-recovery tests below rest on correct derivatives.

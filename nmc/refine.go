@@ -15,18 +15,18 @@ func refineThreshold(k int) float64 {
 // refine moves a start drawn from the prior towards the region the sampler works in.
 // A prior draw can be so far out (logistic regression with thousands of rows starts
 // at log densities of −10⁵) that the Newton fit there proposes points the MH ratio
-// never accepts. For at most opts.InitRefine sweeps, every continuous site whose
+// never accepts. For at most Options.InitRefine sweeps, every continuous site whose
 // point is atypical under its own fitted proposal (or, for a Positive site, lies in
 // a convex tail where its Gamma fit is invalid) is moved towards the proposal's
 // centre, halving the step until the site's score rises. Refinement stops at the
 // first sweep that moves nothing. It only chooses the starting point; every recorded
 // draw still comes from exact MH steps. The adaptive warm-up applies it again at the
 // end of every window (see warmup.go). It reports whether it moved anything.
-func (c *chain) refine() (movedAny bool) {
-	sweeps := c.opts.InitRefine
+func (c *Chain) refine() (movedAny bool) {
+	sweeps := c.run.opts.InitRefine
 	for sweep := 0; sweep < sweeps; sweep++ {
 		moved := false
-		for i, s := range c.sites {
+		for i, s := range c.run.sites {
 			if s.Support == Discrete {
 				continue
 			}
@@ -46,14 +46,14 @@ func (c *chain) refine() (movedAny bool) {
 // fitAtCurrent scores site i at the chain's current point (with derivatives, into
 // its first slot cur) and fits its proposal there; it returns the proposer, the two
 // slots and the site's coordinates in the state, and false when the score is not
-// finite (nothing fitted). The caller sets c.site.
-func (c *chain) fitAtCurrent(i int) (p proposer, cur, nxt *slot, xs []float64, ok bool) {
-	p = c.props[i]
-	off, k := c.off[i], c.sites[i].Size
-	cur, nxt = &c.slots[i][0], &c.slots[i][1]
+// finite (nothing fitted). The caller sets c.at.site.
+func (c *Chain) fitAtCurrent(i int) (p proposer, cur, nxt *slot, xs []float64, ok bool) {
+	p = c.sites[i].prop
+	off, k := c.run.off[i], c.run.sites[i].Size
+	cur, nxt = &c.sites[i].slots[0], &c.sites[i].slots[1]
 	xs = c.x[off : off+k]
 	copy(cur.x, xs)
-	cur.f = c.sc.Score(c.x, i, cur.g, cur.h)
+	cur.f = c.sc.sc.Score(c.x, i, cur.g, cur.h)
 	if math.IsNaN(cur.f) || math.IsInf(cur.f, 0) {
 		return p, cur, nxt, xs, false
 	}
@@ -62,9 +62,9 @@ func (c *chain) fitAtCurrent(i int) (p proposer, cur, nxt *slot, xs []float64, o
 }
 
 // refineSite tries one refinement move of site i; it reports whether the site moved.
-func (c *chain) refineSite(i int) bool {
-	c.site = i
-	defer func() { c.site = -1 }()
+func (c *Chain) refineSite(i int) bool {
+	c.at.site = i
+	defer func() { c.at.site = -1 }()
 	p, cur, nxt, xs, ok := c.fitAtCurrent(i)
 	if !ok {
 		return false
@@ -77,7 +77,7 @@ func (c *chain) refineSite(i int) bool {
 	// A Positive site on a fallback sits where its Gamma fit is invalid (a convex
 	// tail): it is moved towards the fallback's centre (the log-scale Newton point
 	// or the drifted walk's mean) whenever that raises the score.
-	tail := cur.fb && (c.sites[i].Support == Positive || c.sites[i].Support == Interval)
+	tail := cur.fb && (c.run.sites[i].Support == Positive || c.run.sites[i].Support == Interval)
 	if !(gap > refineThreshold(k)) && !tail {
 		return false
 	}
@@ -86,7 +86,7 @@ func (c *chain) refineSite(i int) bool {
 		for j := range xs {
 			xs[j] = cur.x[j] + t*(target[j]-cur.x[j])
 		}
-		f := c.sc.Score(c.x, i, nil, nil)
+		f := c.sc.sc.Score(c.x, i, nil, nil)
 		if f > cur.f {
 			return true
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,52 +35,25 @@ type Result struct {
 	// and as accepted (Fallbacks counts the draws where no value had a finite score
 	// and the site kept its value).
 	SitesPerChain [][]draws.SiteStats
-	// Groups holds per-group statistics of the group moves, totals over chains, in
-	// the order of the model's Groups(), when the model is a Grouper and
-	// Options.NoGroupMoves is off; nil otherwise. Name is the group's name, Proposer
-	// "orbit-newton", Sites the number of sites the group moves; Fallbacks counts the
-	// moves whose forward proposal was not the Newton fit (the second derivative
-	// along the orbit was not negative, or not finite).
-	Groups []draws.SiteStats
-	// GroupsPerChain holds the same statistics chain by chain: GroupsPerChain[c][g]
-	// counts group g of Groups in chain c.
-	GroupsPerChain [][]draws.SiteStats
-	// Fitted holds per-block statistics of the fitted independence step (see
-	// FittedStep), totals over chains, when there are fitted blocks (Options.Fitted
-	// on, a warm-up, and a Real block of at least two coordinates); nil otherwise. Name is
-	// "fitted(" followed by the block's sites and ")", Proposer "fitted-gaussian" or
-	// "fitted-t", Sites the number of sites in the block. Only the steps of the
-	// recorded phase (after warm-up, with the frozen proposal) are counted; a chain
-	// whose warm-up gave no fit, or whose local steps already sampled the block well
-	// (every site's and the group's warm-up acceptance at least 90%), makes none,
-	// and its entry in FittedPerChain says why in Unused (as does the total when
-	// no chain made any).
-	Fitted []draws.SiteStats
-	// FittedPerChain holds the same statistics chain by chain.
-	FittedPerChain [][]draws.SiteStats
+	// Moves holds the statistics of the schedule's moves other than the sites'
+	// own steps, totals over chains, in the schedule's order: each move's entries
+	// (Stepper.Stats: one per group of GroupMoves, per block of FittedSteps, per
+	// lead of LeadMoves, one for HamiltonianMove), named by the move. An entry whose
+	// move no chain used says why in Unused. Nil when no move keeps statistics.
+	Moves []draws.SiteStats
+	// MovesPerChain holds the same statistics chain by chain: MovesPerChain[c][k]
+	// counts entry k of Moves in chain c.
+	MovesPerChain [][]draws.SiteStats
 	// ReplacedPerChain names, chain by chain, the sites whose own steps a fitted
 	// block replaced on all but every 8th sweep after warm-up (see
-	// FittedStep.KeepSiteSteps), in state order; nil when no chain replaced any.
+	// FittedSteps.KeepSiteSteps), in state order; nil when no chain replaced any.
 	ReplacedPerChain [][]string
-	// Joint holds per-lead statistics of the lead-and-follow moves (see JointMoves),
-	// totals over chains, in the order of Options.Joint.Leads; nil without leads. Name
-	// is "lead-follow(" followed by the lead's name and ")", Proposer "lead-follow",
-	// Sites 1. Only the moves after warm-up are counted.
-	Joint []draws.SiteStats
-	// JointPerChain holds the same statistics chain by chain.
-	JointPerChain [][]draws.SiteStats
-	// Hamiltonian holds the statistics of the Hamiltonian block's moves (see
-	// Options.Hamiltonian), totals over chains, when the model declares a block and
-	// Options.Hamiltonian.Off is false; nil otherwise. It has one entry: Name
-	// "hamiltonian", Proposer "hmc", Sites the number of sites of the block. Only
-	// the moves after warm-up are counted.
-	Hamiltonian []draws.SiteStats
-	// HamiltonianPerChain holds the same statistics chain by chain.
-	HamiltonianPerChain [][]draws.SiteStats
-	// HamiltonianChains holds, chain by chain, the block's step size, mean
-	// acceptance probability and divergent trajectories after warm-up; nil
-	// without a block.
+	// HamiltonianChains holds, chain by chain, the Hamiltonian block's step size,
+	// mean acceptance probability and divergent trajectories after warm-up (see
+	// HamiltonianMove); nil without a block.
 	HamiltonianChains []HamiltonianChain
+	// Schedule is the schedule the chains ran (see Plan).
+	Schedule Schedule
 	// Stuck lists, in state order, the continuous sites whose value was the same
 	// bit for bit in every recorded draw of some chain (with at least two draws),
 	// with those chains: a continuous posterior is never constant, so the site's
@@ -106,11 +80,11 @@ type Result struct {
 	// NumHeldOut is the number of held-out points (0 without Options.HeldOut).
 	NumHeldOut int
 	// StepFractions holds, per chain, the Beta(A, B) of the step fraction used for the
-	// recorded draws (after adaptation), when Options.Real.Step is a BetaStep; nil
+	// recorded draws (after adaptation), when SiteSteps.Real.Step is a BetaStep; nil
 	// otherwise.
 	StepFractions []BetaStep
 	// CrankNicolsonGammas holds, per chain and per site (in Sites() order), the γ used
-	// for the recorded draws (after adaptation), when Options.Real.Step is a
+	// for the recorded draws (after adaptation), when SiteSteps.Real.Step is a
 	// CrankNicolson; NaN for sites that are not Real. Nil otherwise.
 	CrankNicolsonGammas [][]float64
 	// Options are the effective options, defaults filled in.
@@ -118,63 +92,81 @@ type Result struct {
 }
 
 // siteStats returns the statistics of Result.Sites and Result.SitesPerChain: each
-// chain's counts of every site, named, and their totals over the chains.
-func siteStats(sites []Site, eff *Options, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
-	augmented := make(map[int]bool, len(eff.augSites))
-	for _, i := range eff.augSites {
-		augmented[i] = true
-	}
-	name := func(i int) string {
-		if augmented[i] {
-			return proposerName(sites[i], eff) + augmentedSuffix
-		}
-		return proposerName(sites[i], eff)
-	}
-	return collectStats(len(sites), func(i int) (string, string, int) { return sites[i].Name, name(i), 1 },
-		chains, func(ch *chain) []draws.SiteStats { return ch.stats })
-}
-
-// collectStats labels the per-chain counters of n sites, groups or fitted blocks
-// (of(ch) gives a chain's) and totals them over the chains: label(i) gives the i-th
-// one's name, proposer and number of sites, which stays the same in the total (the
-// same sites in every chain, not one per chain).
-func collectStats(n int, label func(i int) (name, proposer string, sites int), chains []*chain, of func(*chain) []draws.SiteStats) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
-	total = make([]draws.SiteStats, n)
-	for i := range total {
-		total[i].Name, total[i].Proposer, total[i].Sites = label(i)
+// chain's counts of every site, named with its proposer, and their totals over the
+// chains.
+func siteStats(run *sampling, chains []*Chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
+	total = make([]draws.SiteStats, len(run.sites))
+	for i, s := range run.sites {
+		total[i] = draws.SiteStats{Name: s.Name, Proposer: run.siteProposers[i], Sites: 1}
 	}
 	perChain = make([][]draws.SiteStats, len(chains))
 	for c, ch := range chains {
-		perChain[c] = of(ch)
-		for i := range perChain[c] {
-			st := &perChain[c][i]
-			st.Name, st.Proposer, st.Sites = total[i].Name, total[i].Proposer, total[i].Sites
-			sites := total[i].Sites
-			total[i].Add(*st)
-			total[i].Sites = sites
+		perChain[c] = make([]draws.SiteStats, len(run.sites))
+		for i := range ch.sites {
+			st := ch.sites[i].stats
+			st.Name, st.Proposer, st.Sites = total[i].Name, total[i].Proposer, 1
+			perChain[c][i] = st
+			total[i].Add(st)
+			total[i].Sites = 1
 		}
 	}
 	return total, perChain
 }
 
-// groupStats returns the statistics of Result.Groups and Result.GroupsPerChain; nil
-// without groups.
-func groupStats(groups []groupPlan, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
-	if len(groups) == 0 {
+// moveStats returns the statistics of Result.Moves and Result.MovesPerChain: each
+// chain's entries of every move of the schedule (Stepper.Stats), in order, and
+// their totals over the chains. A chain that stopped before its moves started
+// counts nothing; nil when no chain started them or no move keeps statistics.
+func moveStats(run *sampling, chains []*Chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
+	var names []draws.SiteStats // the entries' names, from a chain that started
+	for _, ch := range chains {
+		if ch.moves != nil && len(ch.moves) == len(run.schedule) {
+			for _, st := range ch.moves {
+				for _, e := range st.Stats() {
+					names = append(names, draws.SiteStats{Name: e.Name, Proposer: e.Proposer, Sites: e.Sites})
+				}
+			}
+			break
+		}
+	}
+	if len(names) == 0 {
 		return nil, nil
 	}
-	return collectStats(len(groups), func(g int) (string, string, int) { return groups[g].name, orbitProposer, len(groups[g].sites) },
-		chains, func(ch *chain) []draws.SiteStats { return ch.gstats })
+	perChain = make([][]draws.SiteStats, len(chains))
+	for c, ch := range chains {
+		if ch.moves == nil || len(ch.moves) != len(run.schedule) {
+			perChain[c] = append([]draws.SiteStats(nil), names...)
+			continue
+		}
+		for _, st := range ch.moves {
+			perChain[c] = append(perChain[c], st.Stats()...)
+		}
+	}
+	total = append([]draws.SiteStats(nil), names...)
+	for k := range total {
+		for c := range perChain {
+			total[k].Add(perChain[c][k])
+		}
+		total[k].Sites = names[k].Sites
+		total[k].Unused = unusedTotal(perChain, k)
+	}
+	return total, perChain
 }
 
-// AllStats returns the statistics of every site (Sites) followed by those of every
-// group (Groups), every fitted block (Fitted), every lead-and-follow move (Joint)
-// and the Hamiltonian block (Hamiltonian), for the summary tables and the
-// acceptance plot (viz.AcceptancePlot, nbutil.SiteStatsHTML). A move that made no
-// proposals because no chain used it (a fitted block left to its sites' own
-// steps) says why in Unused, not by an acceptance rate.
-func (r *Result) AllStats() []draws.SiteStats {
-	return append(append(append(append(append([]draws.SiteStats(nil), r.Sites...), r.Groups...), r.Fitted...), r.Joint...), r.Hamiltonian...)
+// unusedTotal returns the Unused of the total of entry i of perChain: "" when
+// some chain made proposals, else the chains' reasons, distinct ones joined by
+// "; ".
+func unusedTotal(perChain [][]draws.SiteStats, i int) string {
+	var reasons []string
+	for _, st := range perChain {
+		if st[i].Proposals > 0 || st[i].Unused == "" {
+			return ""
+		}
+		if !slices.Contains(reasons, st[i].Unused) {
+			reasons = append(reasons, st[i].Unused)
+		}
+	}
+	return strings.Join(reasons, "; ")
 }
 
 // StuckSite is a continuous site that did not move in the recorded draws of some
@@ -257,9 +249,19 @@ func (r *Result) Warnings() []string {
 	return out
 }
 
+// AllStats returns the statistics of every site (Sites) followed by those of the
+// schedule's other moves (Moves), for the summary tables and the acceptance plot
+// (viz.AcceptancePlot, nbutil.SiteStatsHTML). A move that made no proposals
+// because no chain used it (a fitted block left to its sites' own steps) says why
+// in Unused, not by an acceptance rate.
+func (r *Result) AllStats() []draws.SiteStats {
+	return append(append([]draws.SiteStats(nil), r.Sites...), r.Moves...)
+}
+
 // AcceptRate returns the fraction of accepted proposals of the named site over all
-// chains, or, when no site has that name, of the named group. It returns an error if
-// neither has that name or it made no proposals.
+// chains, or, when no site has that name, of the named entry of Moves (a group, a
+// fitted block). It returns an error if none has that name or it made no
+// proposals.
 func (r *Result) AcceptRate(site string) (float64, error) {
 	for _, s := range r.AllStats() {
 		if s.Name == site {
@@ -269,7 +271,7 @@ func (r *Result) AcceptRate(site string) (float64, error) {
 			return s.AcceptRate(), nil
 		}
 	}
-	return 0, fmt.Errorf("nmc: no site or group named %q", site)
+	return 0, fmt.Errorf("nmc: no site or move named %q", site)
 }
 
 // DataFrame returns the draws as a gota DataFrame: an int column "chain" and an int

@@ -37,123 +37,83 @@ type Neighborer interface {
 // m.NewScorer and m.Init are called from the chain goroutines, one chain each, so
 // they must be safe for concurrent use (Sites is called once, before).
 func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
-	if m == nil {
-		return nil, errors.New("nmc: nil model")
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	sites := m.Sites()
-	if err := checkSites(sites); err != nil {
-		return nil, err
-	}
-	eff, err := opts.withDefaults(Dim(sites))
+	run, err := newSampling(m, opts)
 	if err != nil {
 		return nil, err
 	}
-	dependents, err := neighborhoods(m, len(sites))
-	if err != nil {
-		return nil, err
-	}
-	groups, err := modelGroups(m, sites, &eff)
-	if err != nil {
-		return nil, err
-	}
-	if eff.hamSites, err = hamiltonianSites(m, sites); err != nil {
-		return nil, err
-	}
-	if eff.Hamiltonian.Off {
-		eff.hamSites = nil
-	}
-	if len(eff.hamSites) > 0 {
-		// The block's defaults (see Options.Hamiltonian): one augmentation round, no
-		// lead-and-follow moves unless asked for.
-		if opts == nil || opts.AugmentRounds == 0 {
-			eff.AugmentRounds = 1
-		}
-		if opts == nil || (opts.Joint.Leads == nil && opts.Joint.Steps == 0) {
-			eff.Joint.Off = true
-		}
-	}
-	if eff.jointLeads, err = jointLeads(m, sites, eff.Joint); err != nil {
-		return nil, err
-	}
-	if eff.augSites, err = augmentedSites(m, sites, &eff); err != nil {
-		return nil, err
-	}
-	var blocks []blockPlan
-	if !eff.Fitted.Off && eff.Warmup != 0 { // without warm-up there is nothing to fit
-		blocks = fittedBlocks(sites, groups)
-	}
+	sites, eff := run.sites, *run.opts
 	var names []string
 	for _, s := range sites {
 		names = append(names, s.Coords()...)
 	}
+	run.genAt = len(names)
 	if d, ok := m.(Deriver); ok {
-		names = append(names, d.DerivedNames()...)
+		// Only a model that records derived quantities needs the call: Derive may
+		// cost more than the draw's copy (a graph model makes a value scorer for it).
+		if dn := d.DerivedNames(); len(dn) > 0 {
+			names = append(names, dn...)
+			run.deriver, run.genAt = d, len(names)
+		}
 	}
 	if g, ok := m.(Generator); ok {
-		names = append(names, g.GeneratedNames()...)
+		if gn := g.GeneratedNames(); len(gn) > 0 {
+			names = append(names, gn...)
+			run.gen = g
+		}
 	}
+	run.ncols = len(names)
 	draws := &draws.Draws{Names: names, Chains: make([][]float64, eff.Chains)}
 	if err := draws.Validate(); err != nil {
 		return nil, fmt.Errorf("nmc: coordinate names: %w", err)
 	}
-	nHeld := 0
 	if eff.HeldOut != nil {
-		nHeld = eff.HeldOut.Len()
-		if nHeld < 0 {
-			return nil, fmt.Errorf("nmc: Options.HeldOut.Len() = %d is negative", nHeld)
+		run.nHeld = eff.HeldOut.Len()
+		if run.nHeld < 0 {
+			return nil, fmt.Errorf("nmc: Options.HeldOut.Len() = %d is negative", run.nHeld)
 		}
 	}
 
 	start := time.Now()
 	cpu0, cpuOK := processCPU()
-	chains := make([]*chain, eff.Chains)
+	chains := make([]*Chain, eff.Chains)
 	errs := make([]error, eff.Chains)
 	var wg sync.WaitGroup
 	for c := range chains {
-		chains[c] = newChain(c, m, sites, dependents, groups, blocks, &eff, len(names), nHeld)
+		chains[c] = newChain(c, run)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[c] = chains[c].run(ctx)
+			errs[c] = chains[c].runChain(ctx)
 		}()
 	}
 	wg.Wait()
 
-	res := &Result{Draws: draws, FirstChain: eff.FirstChain, Wall: time.Since(start), Options: eff, NumHeldOut: nHeld}
+	res := &Result{Draws: draws, FirstChain: eff.FirstChain, Wall: time.Since(start), Options: eff, NumHeldOut: run.nHeld, Schedule: run.schedule}
 	if cpu1, ok := processCPU(); ok && cpuOK {
 		res.CPU = cpu1 - cpu0
 	}
-	res.Sites, res.SitesPerChain = siteStats(sites, &eff, chains)
-	res.Groups, res.GroupsPerChain = groupStats(groups, chains)
-	res.Fitted, res.FittedPerChain = fittedStats(blocks, &eff, chains)
-	res.Joint, res.JointPerChain = jointStats(sites, chains)
-	res.Hamiltonian, res.HamiltonianPerChain, res.HamiltonianChains = hamiltonianStats(eff.hamSites, chains)
+	res.Sites, res.SitesPerChain = siteStats(run, chains)
+	res.Moves, res.MovesPerChain = moveStats(run, chains)
 	res.WarmupSweeps = make([]int, eff.Chains)
 	if eff.HeldOut != nil {
 		res.HeldOut = make([][]float64, eff.Chains)
 	}
 	for c, ch := range chains {
-		draws.Chains[c] = ch.out[:ch.nrec*len(names)]
-		res.WarmupSweeps[c] = ch.warmupSweeps
-		if len(ch.replaced) > 0 {
-			if res.ReplacedPerChain == nil {
-				res.ReplacedPerChain = make([][]string, eff.Chains)
-			}
-			for _, i := range ch.replaced {
-				res.ReplacedPerChain[c] = append(res.ReplacedPerChain[c], sites[i].Name)
-			}
-		}
+		draws.Chains[c] = ch.out.rows[:ch.out.n*run.ncols]
+		res.WarmupSweeps[c] = ch.warm.sweeps
 		if res.HeldOut != nil {
-			res.HeldOut[c] = ch.held[:ch.nrec*nHeld]
+			res.HeldOut[c] = ch.out.held[:ch.out.n*run.nHeld]
 		}
-		if ch.step != nil {
-			ch.step.report(res, c)
+		for _, st := range ch.moves {
+			if r, ok := st.(reporter); ok {
+				r.report(res, c)
+			}
 		}
 	}
-	res.Stuck = stuckSites(sites, draws.Chains, len(names))
+	res.Stuck = stuckSites(sites, draws.Chains, run.ncols)
 	var failed []error
 	for _, e := range errs {
 		if e != nil && !errors.Is(e, ctx.Err()) {

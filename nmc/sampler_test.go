@@ -135,23 +135,23 @@ func TestNonConjugate(t *testing.T) {
 	lm := logisticModel(xs, ys)
 	lmean, lsd := quadMoments(func(b float64) float64 { f, _, _ := lm.fn(b); return f }, -10, 12, 1.5)
 	for _, c := range []struct {
-		name string
-		o    Options
+		name   string
+		real   RealProposal
+		warmup int
 	}{
-		{"gaussian", Options{}},
-		{"cauchy", Options{Real: RealProposal{Cauchy: true}}},
-		{"robust", Options{Real: RealProposal{Robust: true}}},
-		{"beta step adapted", Options{Real: RealProposal{Step: BetaStep{A: 2, B: 1, Adapt: true}}, Warmup: 200}},
+		{"gaussian", RealProposal{}, 0},
+		{"cauchy", RealProposal{Cauchy: true}, 0},
+		{"robust", RealProposal{Robust: true}, 0},
+		{"beta step adapted", RealProposal{Step: BetaStep{A: 2, B: 1, Adapt: true}}, 200},
 	} {
 		t.Run("logistic "+c.name, func(t *testing.T) {
-			o := c.o
-			o.Chains, o.Draws, o.Seed = 4, 1000, 21
+			o := Options{Chains: 4, Draws: 1000, Seed: 21, Warmup: c.warmup, Moves: withReal(c.real)}
 			r := sample(t, lm, &o)
 			checkMoments(t, "beta", column(t, r, "beta"), lmean, lsd, nil)
-			if want := map[bool]string{false: "newton-gaussian", true: "newton-cauchy"}[o.Real.Cauchy]; r.Sites[0].Proposer != want {
+			if want := map[bool]string{false: "newton-gaussian", true: "newton-cauchy"}[c.real.Cauchy]; r.Sites[0].Proposer != want {
 				t.Errorf("proposer %q, want %q", r.Sites[0].Proposer, want)
 			}
-			if o.Real.Step != nil {
+			if c.real.Step != nil {
 				if len(r.StepFractions) != 4 {
 					t.Fatalf("%d step fractions, want 4", len(r.StepFractions))
 				}
@@ -185,7 +185,7 @@ func TestStudentTFarTail(t *testing.T) {
 	t.Parallel()
 	qs := map[float64]float64{0.1: tQuantile(0.1), 0.5: 0, 0.9: tQuantile(0.9)}
 	for _, robust := range []bool{false, true} {
-		r := sample(t, studentTModel(2), &Options{Chains: 4, Draws: 2000, Warmup: 300, Seed: 31, Init: [][]float64{{1000}}, Real: RealProposal{Robust: robust}})
+		r := sample(t, studentTModel(2), &Options{Chains: 4, Draws: 2000, Warmup: 300, Seed: 31, Init: [][]float64{{1000}}, Moves: withReal(RealProposal{Robust: robust})})
 		x := column(t, r, "t")
 		for p, q := range qs {
 			checkMean(t, "student-t P(x ≤ q)", mapSeries(x, func(v float64) float64 {
@@ -262,7 +262,7 @@ func TestDeterminism(t *testing.T) {
 	m := &mixtureModel{pi: [3]float64{0.2, 0.3, 0.5}, mu: [3]float64{0, 0.7, 1.5}}
 	run := func(procs int) *Result {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		return sample(t, m, &Options{Chains: 4, Draws: 300, Seed: 61, Real: RealProposal{Step: BetaStep{A: 3, B: 1, Adapt: true}}, Warmup: 50})
+		return sample(t, m, &Options{Chains: 4, Draws: 300, Seed: 61, Moves: withReal(RealProposal{Step: BetaStep{A: 3, B: 1, Adapt: true}}), Warmup: 50})
 	}
 	a, b := run(1), run(2)
 	for c := range a.Draws.Chains {
@@ -437,11 +437,11 @@ func TestInitErrors(t *testing.T) {
 		{Options{Chains: 3, Init: [][]float64{{1, 2}, {1, 2}}}, "nmc: Options.Init has 2 states, want 1 or 3"},
 		{Options{Init: [][]float64{{1, math.NaN()}}}, "nmc: Options.Init[0][1] = NaN is not finite"},
 		{Options{FirstChain: -3}, "nmc: Options.FirstChain = -3 is negative"},
-		{Options{Real: RealProposal{Step: BetaStep{A: 0, B: 1}}}, "nmc: Options.Real.Step = Beta(0, 1)"},
-		{Options{Real: RealProposal{Step: &BetaStep{A: 1, B: math.Inf(1)}}}, "nmc: Options.Real.Step = Beta(1, +Inf)"},
-		{Options{Real: RealProposal{Step: (*BetaStep)(nil)}}, "nmc: Options.Real.Step is a nil *BetaStep"},
-		{Options{Real: RealProposal{Step: (*CrankNicolson)(nil)}}, "nmc: Options.Real.Step is a nil *CrankNicolson"},
-		{Options{Real: RealProposal{Step: CrankNicolson{TargetAccept: 1}}}, "nmc: Options.Real.Step: CrankNicolson.TargetAccept = 1"},
+		{Options{Moves: withReal(RealProposal{Step: BetaStep{A: 0, B: 1}})}, "nmc: SiteSteps.Real.Step = Beta(0, 1)"},
+		{Options{Moves: withReal(RealProposal{Step: &BetaStep{A: 1, B: math.Inf(1)}})}, "nmc: SiteSteps.Real.Step = Beta(1, +Inf)"},
+		{Options{Moves: withReal(RealProposal{Step: (*BetaStep)(nil)})}, "nmc: SiteSteps.Real.Step is a nil *BetaStep"},
+		{Options{Moves: withReal(RealProposal{Step: (*CrankNicolson)(nil)})}, "nmc: SiteSteps.Real.Step is a nil *CrankNicolson"},
+		{Options{Moves: withReal(RealProposal{Step: CrankNicolson{TargetAccept: 1}})}, "nmc: SiteSteps.Real.Step: CrankNicolson.TargetAccept = 1"},
 	} {
 		_, err := Sample(context.Background(), m, &c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -600,8 +600,8 @@ func TestNoAllocation(t *testing.T) {
 		o    Options
 	}{
 		{"mvn", newMVNModel(), Options{}},
-		{"mvn robust cauchy beta-step", newMVNModel(), Options{Real: RealProposal{Robust: true, Cauchy: true, Step: BetaStep{A: 2, B: 2, Adapt: true}}}},
-		{"mvn robust cauchy crank-nicolson", newMVNModel(), Options{Real: RealProposal{Robust: true, Cauchy: true, Step: CrankNicolson{Gamma: 0.4, Adapt: true}}}},
+		{"mvn robust cauchy beta-step", newMVNModel(), Options{Moves: withReal(RealProposal{Robust: true, Cauchy: true, Step: BetaStep{A: 2, B: 2, Adapt: true}})}},
+		{"mvn robust cauchy crank-nicolson", newMVNModel(), Options{Moves: withReal(RealProposal{Robust: true, Cauchy: true, Step: CrankNicolson{Gamma: 0.4, Adapt: true}})}},
 		{"student-t softabs", studentTModel(2), Options{Init: [][]float64{{50}}}},
 		{"gamma", gp, Options{}},
 		{"beta", bb, Options{}},
@@ -612,87 +612,10 @@ func TestNoAllocation(t *testing.T) {
 		{"funnel group", funnelGroup{k: 3}, Options{}},
 		{"mixture marginalised", mixture2Shift{&mixture2{ys: mixtureData(), marginal: true}}, Options{}},
 	} {
-		sites := c.m.Sites()
-		o, err := c.o.withDefaults(Dim(sites))
-		if err != nil {
-			t.Fatal(err)
-		}
-		groups, err := modelGroups(c.m, sites, &o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch := newChain(0, c.m, sites, nil, groups, nil, &o, Dim(sites), 0)
-		ch.sc = c.m.NewScorer()
-		ch.orb, _ = ch.sc.(OrbitScorer)
-		if err := ch.init(); err != nil {
-			t.Fatal(err)
-		}
-		if a := testing.AllocsPerRun(200, func() { ch.sweep(true, false, nil) }); a != 0 {
+		ch := newTestChain(t, c.m, &c.o)
+		if a := testing.AllocsPerRun(200, func() { ch.testSweep(true, 0) }); a != 0 {
 			t.Errorf("%s: %v allocations per sweep", c.name, a)
 		}
-	}
-}
-
-// TestStepFraction: γ ~ Beta(0.3, 0.3), not adapted, drawn once per step and used for
-// both directions, leaves the posterior invariant (the reference redraws γ for the
-// reverse density, which does not).
-func TestStepFraction(t *testing.T) {
-	t.Parallel()
-	r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 2000, Seed: 101, Real: RealProposal{Step: BetaStep{A: 0.3, B: 0.3}}})
-	checkMoments(t, "x[0] with beta step", column(t, r, "x[0]"), 1.5, math.Sqrt(0.5), nil)
-	if r.StepFractions[0] != (BetaStep{A: 0.3, B: 0.3}) {
-		t.Errorf("step fraction %+v changed without Adapt", r.StepFractions[0])
-	}
-}
-
-// spyProposer records the step fraction of every call of the proposer it wraps.
-type spyProposer struct {
-	proposer
-	gammas []float64
-}
-
-func (s *spyProposer) draw(rng *rand.Rand, sl *slot, gamma float64, dst []float64) {
-	s.gammas = append(s.gammas, gamma)
-	s.proposer.draw(rng, sl, gamma, dst)
-}
-
-func (s *spyProposer) logq(sl *slot, gamma float64, y []float64) float64 {
-	s.gammas = append(s.gammas, gamma)
-	return s.proposer.logq(sl, gamma, y)
-}
-
-// TestStepFractionSameBothWays: within one step the forward draw, the forward density
-// and the reverse density all use the same γ, and γ changes from step to step.
-func TestStepFractionSameBothWays(t *testing.T) {
-	t.Parallel()
-	m := newMVNModel()
-	sites := m.Sites()
-	o, err := (&Options{Real: RealProposal{Step: BetaStep{A: 2, B: 2}}}).withDefaults(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := newChain(0, m, sites, nil, nil, nil, &o, 2, 0)
-	ch.sc = m.NewScorer()
-	if err := ch.init(); err != nil {
-		t.Fatal(err)
-	}
-	spy := &spyProposer{proposer: ch.props[0]}
-	ch.props[0] = spy
-	distinct := map[float64]bool{}
-	for range 50 {
-		spy.gammas = spy.gammas[:0]
-		ch.sweep(false, false, nil)
-		if len(spy.gammas) != 3 { // draw, reverse logq, forward logq
-			t.Fatalf("%d proposer calls in one step, want 3", len(spy.gammas))
-		}
-		g := spy.gammas[0]
-		if spy.gammas[1] != g || spy.gammas[2] != g || !(g > 0 && g < 1) {
-			t.Fatalf("step fractions %v within one step", spy.gammas)
-		}
-		distinct[g] = true
-	}
-	if len(distinct) < 45 {
-		t.Errorf("%d distinct step fractions in 50 steps; want one fresh γ per step", len(distinct))
 	}
 }
 
@@ -778,73 +701,5 @@ func TestCancelWithinSweep(t *testing.T) {
 	}
 	if n := r.Draws.NumDraws(0); n != 0 {
 		t.Errorf("%d draws recorded, want 0", n)
-	}
-}
-
-// TestCrankNicolsonExact: the Newton–Crank–Nicolson proposal is the exact
-// autoregressive kernel of a Gaussian conditional, so it accepts every step at any γ,
-// moves less than the full Newton proposal for γ < 1, and keeps the posterior.
-func TestCrankNicolsonExact(t *testing.T) {
-	t.Parallel()
-	for _, g := range []float64{0.3, 1} {
-		r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 1500, Seed: 21, Real: RealProposal{Step: CrankNicolson{Gamma: g}}})
-		if a := acceptRate(t, r, "x"); a != 1 {
-			t.Errorf("γ = %g: acceptance %.4f, want exactly 1", g, a)
-		}
-		x0 := column(t, r, "x[0]")
-		checkMoments(t, "x[0]", x0, 1.5, math.Sqrt(.5), nil)
-		// lag-1 autocorrelation of the AR kernel is 1 − γ on every coordinate
-		num, den := 0.0, 0.0
-		for _, ch := range x0 {
-			for d := 1; d < len(ch); d++ {
-				num += (ch[d] - 1.5) * (ch[d-1] - 1.5)
-				den += (ch[d-1] - 1.5) * (ch[d-1] - 1.5)
-			}
-		}
-		// 6000 draws: the lag-1 estimate's sd is below 0.02 for |ρ| ≤ 0.7.
-		if rho := num / den; math.Abs(rho-(1-g)) > 0.08 {
-			t.Errorf("γ = %g: lag-1 autocorrelation %.3f, want %.3f", g, rho, 1-g)
-		}
-	}
-	if _, err := Sample(context.Background(), newMVNModel(), &Options{Real: RealProposal{Step: CrankNicolson{Gamma: 1.5}}}); err == nil {
-		t.Error("γ = 1.5 accepted")
-	}
-}
-
-// TestCrankNicolsonGammas: Result.CrankNicolsonGammas reports, per chain and site, the
-// γ used for the recorded draws: the fixed γ without Adapt, an adapted γ in (0, 1]
-// with it, NaN for sites that are not Real.
-func TestCrankNicolsonGammas(t *testing.T) {
-	t.Parallel()
-	m := kitchenSinkModel()
-	sites := m.Sites()
-	for _, adapt := range []bool{false, true} {
-		r := sample(t, m, &Options{Chains: 3, Draws: 50, Warmup: 100, Seed: 3, Real: RealProposal{Step: CrankNicolson{Gamma: 0.2, Adapt: adapt}}})
-		if r.StepFractions != nil {
-			t.Errorf("step fractions %v reported for Crank–Nicolson", r.StepFractions)
-		}
-		if len(r.CrankNicolsonGammas) != 3 {
-			t.Fatalf("adapt %v: %d chains of γ, want 3", adapt, len(r.CrankNicolsonGammas))
-		}
-		for c, gs := range r.CrankNicolsonGammas {
-			if len(gs) != len(sites) {
-				t.Fatalf("adapt %v chain %d: %d γ, want one per site (%d)", adapt, c, len(gs), len(sites))
-			}
-			for i, g := range gs {
-				switch {
-				case sites[i].Support != Real:
-					if !math.IsNaN(g) {
-						t.Errorf("adapt %v chain %d: %s site %q has γ %v, want NaN", adapt, c, sites[i].Support, sites[i].Name, g)
-					}
-				case !adapt && g != 0.2:
-					t.Errorf("chain %d site %q: γ %v changed without Adapt", c, sites[i].Name, g)
-				case adapt && (g == 0.2 || !(g > 0 && g <= 1)):
-					t.Errorf("chain %d site %q: adapted γ %v, want a new value in (0, 1]", c, sites[i].Name, g)
-				}
-			}
-		}
-	}
-	if r := sample(t, m, &Options{Chains: 1, Draws: 5}); r.CrankNicolsonGammas != nil || r.StepFractions != nil {
-		t.Errorf("full Newton step: γ %v, step fractions %v reported", r.CrankNicolsonGammas, r.StepFractions)
 	}
 }

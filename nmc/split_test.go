@@ -31,10 +31,12 @@ func sameChain(t *testing.T, what string, ra *Result, a int, rb *Result, b int) 
 			t.Errorf("%s: site %q counts %+v vs %+v", what, ra.Sites[i].Name, sa, sb)
 		}
 	}
-	if len(ra.GroupsPerChain) != 0 || len(rb.GroupsPerChain) != 0 {
-		for g := range ra.Groups {
-			if sa, sb := ra.GroupsPerChain[a][g], rb.GroupsPerChain[b][g]; sa != sb {
-				t.Errorf("%s: group %q counts %+v vs %+v", what, ra.Groups[g].Name, sa, sb)
+	if len(ra.Moves) != len(rb.Moves) {
+		t.Errorf("%s: %d moves' statistics vs %d", what, len(ra.Moves), len(rb.Moves))
+	} else if ra.MovesPerChain != nil {
+		for k := range ra.Moves {
+			if sa, sb := ra.MovesPerChain[a][k], rb.MovesPerChain[b][k]; sa != sb {
+				t.Errorf("%s: move %q counts %+v vs %+v", what, ra.Moves[k].Name, sa, sb)
 			}
 		}
 	}
@@ -76,8 +78,8 @@ func TestFirstChainBitIdentical(t *testing.T) {
 		o    Options
 	}{
 		{"newton", Options{}},
-		{"beta step adapted", Options{Real: RealProposal{Step: BetaStep{A: 2, B: 1, Adapt: true}}}},
-		{"robust cauchy crank-nicolson adapted", Options{Real: RealProposal{Cauchy: true, Robust: true, Step: CrankNicolson{Gamma: 0.3, Adapt: true}}}},
+		{"beta step adapted", Options{Moves: withReal(RealProposal{Step: BetaStep{A: 2, B: 1, Adapt: true}})}},
+		{"robust cauchy crank-nicolson adapted", Options{Moves: withReal(RealProposal{Cauchy: true, Robust: true, Step: CrankNicolson{Gamma: 0.3, Adapt: true}})}},
 		{"init per chain", Options{Init: init}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -41,7 +41,7 @@ func TestFittedBlockUnused(t *testing.T) {
 		if len(got) != 1 || got[0] != tc.want {
 			t.Errorf("warm-up %d: %s Unused %q, want one entry %q", tc.warmup, block, got, tc.want)
 		}
-		for c, pc := range r.FittedPerChain {
+		for c, pc := range movesOfPerChain(r, "fitted") {
 			if pc[0].Unused != tc.want {
 				t.Errorf("warm-up %d, chain %d: Unused %q, want %q", tc.warmup, c, pc[0].Unused, tc.want)
 			}

@@ -32,18 +32,18 @@ type StepRule interface {
 	// withDefaults validates the rule and returns it with its defaults filled in,
 	// as a value (not a pointer).
 	withDefaults() (StepRule, error)
-	// newStepper returns the state of the rule in one chain of a model with the
+	// newFractions returns the state of the rule in one chain of a model with the
 	// given sites.
-	newStepper(sites []Site) stepper
+	newFractions(sites []Site) fractions
 	// sdScale returns the factor applied to the standard deviation of the Newton
 	// component of the proposal at step fraction γ.
 	sdScale(gamma float64) float64
 }
 
-// A stepper is a StepRule's state in one chain: it gives the γ of each step of a Real
-// site and, during warm-up, adapts to the outcome of the step. Steppers do not
-// allocate after newStepper.
-type stepper interface {
+// fractions is a StepRule's state in one chain: it gives the γ of each step of a
+// Real site and, during warm-up, adapts to the outcome of the step. It does not
+// allocate after newFractions.
+type fractions interface {
 	// gamma returns the step fraction of the coming step of Real site i; it may draw
 	// from rng.
 	gamma(rng *rand.Rand, i int) float64
@@ -62,12 +62,12 @@ func (p RealProposal) withDefaults() (RealProposal, error) {
 	switch s := p.Step.(type) {
 	case *BetaStep:
 		if s == nil {
-			return p, fmt.Errorf("nmc: Options.Real.Step is a nil *BetaStep")
+			return p, fmt.Errorf("nmc: SiteSteps.Real.Step is a nil *BetaStep")
 		}
 		p.Step = *s
 	case *CrankNicolson:
 		if s == nil {
-			return p, fmt.Errorf("nmc: Options.Real.Step is a nil *CrankNicolson")
+			return p, fmt.Errorf("nmc: SiteSteps.Real.Step is a nil *CrankNicolson")
 		}
 		p.Step = *s
 	}

@@ -20,12 +20,12 @@ type BetaStep struct {
 
 func (b BetaStep) withDefaults() (StepRule, error) {
 	if !(b.A > 0) || !(b.B > 0) || math.IsInf(b.A, 0) || math.IsInf(b.B, 0) {
-		return b, fmt.Errorf("nmc: Options.Real.Step = Beta(%g, %g): both parameters must be positive and finite", b.A, b.B)
+		return b, fmt.Errorf("nmc: SiteSteps.Real.Step = Beta(%g, %g): both parameters must be positive and finite", b.A, b.B)
 	}
 	return b, nil
 }
 
-func (b BetaStep) newStepper([]Site) stepper { return &betaStepper{rule: b, a: b.A, b: b.B} }
+func (b BetaStep) newFractions([]Site) fractions { return &betaStepper{rule: b, a: b.A, b: b.B} }
 
 func (BetaStep) sdScale(float64) float64 { return 1 }
 

@@ -31,15 +31,15 @@ func (cn CrankNicolson) withDefaults() (StepRule, error) {
 		cn.TargetAccept = 0.5
 	}
 	if !(cn.Gamma > 0 && cn.Gamma <= 1) {
-		return cn, fmt.Errorf("nmc: Options.Real.Step: CrankNicolson.Gamma = %g, want a value in (0, 1]", cn.Gamma)
+		return cn, fmt.Errorf("nmc: SiteSteps.Real.Step: CrankNicolson.Gamma = %g, want a value in (0, 1]", cn.Gamma)
 	}
 	if !(cn.TargetAccept > 0 && cn.TargetAccept < 1) {
-		return cn, fmt.Errorf("nmc: Options.Real.Step: CrankNicolson.TargetAccept = %g, want a value in (0, 1)", cn.TargetAccept)
+		return cn, fmt.Errorf("nmc: SiteSteps.Real.Step: CrankNicolson.TargetAccept = %g, want a value in (0, 1)", cn.TargetAccept)
 	}
 	return cn, nil
 }
 
-func (cn CrankNicolson) newStepper(sites []Site) stepper {
+func (cn CrankNicolson) newFractions(sites []Site) fractions {
 	s := &cnStepper{rule: cn, gammas: make([]float64, len(sites)), steps: make([]int, len(sites)), real: make([]bool, len(sites))}
 	for i, site := range sites {
 		s.gammas[i] = cn.Gamma

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
-
-	"github.com/nmc-go/nmc/draws"
 )
 
 // weighedModel has one real site mu ~ N(0, 1) and Marginalised sites z[k] with three
@@ -137,8 +135,8 @@ func TestValuesWeigherDraws(t *testing.T) {
 // weights as drawWeighted (weights 0, −0, ties, tiny and huge, negative, NaN, +Inf,
 // all 0), leaving the same normalised weights and statistics.
 func TestDrawWeighted3MatchesDrawWeighted(t *testing.T) {
-	newChain := func() *chain {
-		return &chain{rng: rand.New(rand.NewPCG(5, 6)), x: []float64{-1}, off: []int{0}, stats: make([]draws.SiteStats, 1)}
+	newChain := func() *Chain {
+		return &Chain{run: &sampling{off: []int{0}}, rng: rand.New(rand.NewPCG(5, 6)), x: []float64{-1}, sites: make([]siteState, 1)}
 	}
 	a, b := newChain(), newChain()
 	pick := []float64{0, math.Copysign(0, -1), 1, 1, 0.3, 1e-300, 1e300, math.MaxFloat64, 5e-324, -1, math.NaN(), math.Inf(1)}
@@ -156,8 +154,8 @@ func TestDrawWeighted3MatchesDrawWeighted(t *testing.T) {
 		}
 		wa, wb := w, w
 		okA, okB := a.drawWeighted3(0, wa[:]), b.drawWeighted(0, wb[:])
-		if okA != okB || math.Float64bits(a.x[0]) != math.Float64bits(b.x[0]) || a.stats[0] != b.stats[0] {
-			t.Fatalf("weights %v: drawWeighted3 %v drew %v (stats %+v), drawWeighted %v drew %v (stats %+v)", w, okA, a.x[0], a.stats[0], okB, b.x[0], b.stats[0])
+		if okA != okB || math.Float64bits(a.x[0]) != math.Float64bits(b.x[0]) || a.sites[0].stats != b.sites[0].stats {
+			t.Fatalf("weights %v: drawWeighted3 %v drew %v (stats %+v), drawWeighted %v drew %v (stats %+v)", w, okA, a.x[0], a.sites[0].stats, okB, b.x[0], b.sites[0].stats)
 		}
 		for v := range wa {
 			if math.Float64bits(wa[v]) != math.Float64bits(wb[v]) {

@@ -20,8 +20,9 @@ import "math"
 //   - The warm-up ends at the first window end after at least autoMinWarmup sweeps
 //     where the trend test passes, or after Options.WarmupMax sweeps.
 //
-// At the end of the warm-up the fitted independence step (FittedStep) is fitted to
-// the stationary period without its first window, and frozen.
+// After every warm-up sweep each move that adapts (Adapter) learns from it, and at
+// the end of the warm-up freezes what it learnt: the fitted independence steps
+// (FittedSteps) are fitted to the stationary period without its first window.
 
 // AutoWarmup as Options.Warmup asks for the adaptive warm-up: each chain warms up
 // until its log joint has stopped trending (see Options.Warmup).
@@ -51,54 +52,40 @@ const (
 	trendTolerance = 1.0
 )
 
-// warmupState is the adaptive warm-up's state in one chain.
-type warmupState struct {
-	stable int       // the sweep where the current stationary period began
-	lj     []float64 // 2·autoWindow: the log joint of the stationary period's latest sweeps
-	// proposals and accepted are each site's step counts at the last window end.
-	proposals, accepted []int
-}
-
 // afterWarmupSweep does the warm-up bookkeeping after warm-up sweep number sweep
-// (from 0): it collects the draws of the fitted blocks and, for the adaptive warm-up,
-// the log joint, and at the end of a window refines, refits and tests. It reports
-// whether the adaptive warm-up is complete.
-func (c *chain) afterWarmupSweep(sweep int) bool {
-	o := c.opts
-	if o.Warmup != AutoWarmup {
-		if sweep >= o.Warmup/2 {
-			for _, b := range c.fitted {
-				b.collect(c.x)
-			}
-			c.collectJoint()
+// (from 0): the moves adapt (Adapter), and, for the adaptive warm-up, the chain
+// keeps the log joint, and at the end of a window dislodges, refines and tests.
+// It reports whether the adaptive warm-up is complete.
+func (c *Chain) afterWarmupSweep(sweep int) bool {
+	o := c.run.opts
+	w := &c.warm
+	info := c.warmupInfo(sweep + 1)
+	for _, m := range c.moves {
+		if a, ok := m.(Adapter); ok {
+			a.Adapt(c, info)
 		}
+	}
+	if o.Warmup != AutoWarmup {
 		return false
 	}
-	w := &c.warm
-	for _, b := range c.fitted {
-		b.collect(c.x)
-	}
-	if sweep >= w.stable+autoWindow {
-		c.collectJoint()
-	}
-	c.phase = "LogJoint"
-	w.lj[(sweep-w.stable)%(2*autoWindow)] = c.sc.LogJoint(c.x)
-	c.phase = "sampling"
+	c.at.phase = "LogJoint"
+	w.lj[(sweep-w.stable)%(2*autoWindow)] = c.sc.sc.LogJoint(c.x)
+	c.at.phase = "sampling"
 	n := sweep + 1
 	if n%autoWindow != 0 {
 		return false
 	}
-	c.phase = "warm-up dislodging"
+	c.at.phase = "warm-up dislodging"
 	if c.dislodge() {
-		c.phase = "sampling"
+		c.at.phase = "sampling"
 		c.restartStationary(n)
 		return false
 	}
-	c.phase = "sampling"
+	c.at.phase = "sampling"
 	if o.InitRefine > 0 {
-		c.phase = "warm-up refinement"
+		c.at.phase = "warm-up refinement"
 		moved := c.refine()
-		c.phase = "sampling"
+		c.at.phase = "sampling"
 		if moved {
 			c.restartStationary(n)
 			return false
@@ -110,21 +97,28 @@ func (c *chain) afterWarmupSweep(sweep int) bool {
 	k := (n - w.stable) / autoWindow
 	older := w.lj[(k%2)*autoWindow : (k%2+1)*autoWindow]
 	newer := w.lj[((k-1)%2)*autoWindow : ((k-1)%2+1)*autoWindow]
-	return n >= c.minWarmup() && trendless(older, newer)
+	return n >= c.run.minWarmup && trendless(older, newer)
 }
 
-// restartStationary starts the warm-up's stationary period anew after sweep n: the
-// draws collected for the fitted blocks, the probed rates of the group moves and the
-// leads' warm-up moments (lead-and-follow moves) are forgotten.
-func (c *chain) restartStationary(n int) {
+// warmupInfo describes the warm-up after n sweeps to the moves (Warmup).
+func (c *Chain) warmupInfo(n int) Warmup {
+	o := c.run.opts
+	w := Warmup{Sweep: n, Adaptive: o.Warmup == AutoWarmup, Stationary: c.warm.stable}
+	if !w.Adaptive {
+		w.Stationary = o.Warmup / 2
+	}
+	return w
+}
+
+// restartStationary starts the warm-up's stationary period anew after sweep n:
+// the moves forget what they collected for their fits (restarter).
+func (c *Chain) restartStationary(n int) {
 	c.warm.stable = n
-	for _, b := range c.fitted {
-		b.reset()
+	for _, m := range c.moves {
+		if r, ok := m.(restarter); ok {
+			r.restart()
+		}
 	}
-	for gi := range c.grates {
-		c.grates[gi].probed = c.grates[gi].probed[:0]
-	}
-	c.resetJoint()
 }
 
 // dislodge moves every continuous site whose steps accepted none of the last
@@ -139,11 +133,11 @@ func (c *chain) restartStationary(n int) {
 // the site's conditional), so a draw taken without the MH test, in warm-up, starts
 // the site again where its steps move. Like start refinement, it only chooses the
 // state the recorded draws start from.
-func (c *chain) dislodge() bool {
+func (c *Chain) dislodge() bool {
 	w := &c.warm
 	moved := false
-	for i, s := range c.sites {
-		st := c.stats[i]
+	for i, s := range c.run.sites {
+		st := c.sites[i].stats
 		prop, acc := st.Proposals-w.proposals[i], acceptedMH(st)-w.accepted[i]
 		w.proposals[i], w.accepted[i] = st.Proposals, acceptedMH(st)
 		if s.Support == Discrete || s.Marginalised || prop < autoWindow/2 || acc > 0 {
@@ -161,19 +155,19 @@ func (c *chain) dislodge() bool {
 
 // dislodgeSite moves site i to a draw of its proposal fitted at the current point,
 // when the score there is finite, and reports whether it moved.
-func (c *chain) dislodgeSite(i int) bool {
-	c.site = i
-	defer func() { c.site = -1 }()
+func (c *Chain) dislodgeSite(i int) bool {
+	c.at.site = i
+	defer func() { c.at.site = -1 }()
 	p, cur, nxt, xs, ok := c.fitAtCurrent(i)
 	if !ok {
 		return false
 	}
 	p.draw(c.rng, cur, 1, nxt.x)
-	if outsideSupport(c.sites[i], nxt.x) != "" {
+	if outsideSupport(c.run.sites[i], nxt.x) != "" {
 		return false
 	}
 	copy(xs, nxt.x)
-	if f := c.sc.Score(c.x, i, nil, nil); !isFinite(f) {
+	if f := c.sc.sc.Score(c.x, i, nil, nil); !isFinite(f) {
 		copy(xs, cur.x)
 		return false
 	}
@@ -199,61 +193,15 @@ func trendless(older, newer []float64) bool {
 	return isFinite(d) && d <= trendTolerance*sd
 }
 
-// endWarmup freezes the fitted proposals and the group moves' rates (see orbitRate)
-// at the end of a warm-up of n sweeps, and leaves out of the sweeps the site steps
-// that a fitted block replaces (see replaceSiteSteps).
-func (c *chain) endWarmup(n int) {
-	c.warmupSweeps = n
-	c.freezeRates()
-	m := fittedRing
-	if c.opts.Warmup == AutoWarmup {
-		m = n - c.warm.stable - autoWindow
-	}
-	c.fitBlocks(m)
-	c.replaceSiteSteps(m)
-	c.startJoint()
-}
-
-// fitBlocks fits every fitted block to its latest m warm-up draws, except the
-// blocks that local steps already sample well (see wellMixed).
-func (c *chain) fitBlocks(m int) {
-	for _, b := range c.fitted {
-		if c.wellMixed(b) {
-			b.active, b.unused = false, unusedMixed
-			continue
-		}
-		c.fitBlock(b, m)
-	}
-}
-
-// wellMixed reports whether every local step that moves block b — the Newton step
-// of each of its sites and, for a group's block, the group move — accepted at least
-// fittedSkipRate of its warm-up proposals. Such a block is already sampled by
-// near-exact conditional draws (a Gaussian-like site's Newton fit is its
-// conditional) plus the group move along the direction that couples its sites, and
-// an independence step would cost score evaluations for little: on a robust
-// regression with K = 40 (sites accepting 99–100%, the group 99.9%) three fitted
-// steps per sweep added 21% wall time and no bulk ESS.
-func (c *chain) wellMixed(b *fittedBlock) bool {
-	high := func(acc, prop int) bool { return prop > 0 && float64(acc) >= fittedSkipRate*float64(prop) }
-	for _, i := range b.plan.sites {
-		if st := c.stats[i]; !high(acceptedMH(st), st.Proposals) {
-			return false
+// endWarmup ends a warm-up of n sweeps: every move that adapted freezes what it
+// learnt (Adapter.EndWarmup), in the schedule's order.
+func (c *Chain) endWarmup(n int) {
+	c.warm.sweeps = n
+	info := c.warmupInfo(n)
+	for _, m := range c.moves {
+		if a, ok := m.(Adapter); ok {
+			a.EndWarmup(c, info)
 		}
 	}
-	if g := b.plan.group; g >= 0 {
-		if st := c.gstats[g]; !high(st.Accepted, st.Proposals) {
-			return false
-		}
-	}
-	return true
-}
-
-// minWarmup is the fewest sweeps of the chain's adaptive warm-up: hamMinWarmup
-// with a Hamiltonian block, else autoMinWarmup.
-func (c *chain) minWarmup() int {
-	if c.ham != nil {
-		return hamMinWarmup
-	}
-	return autoMinWarmup
+	c.at.phase = "sampling"
 }

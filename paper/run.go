@@ -98,7 +98,7 @@ type Config struct {
 	Draws int
 	// Seed seeds the generated data and the sampler.
 	Seed uint64
-	// NoGroupMoves turns the models' group moves off (nmc.Options.NoGroupMoves) and
+	// NoGroupMoves turns the models' group moves off (nmc.Defaults.NoGroupMoves) and
 	// the warm-up with them, and keeps the annotation model's classes in the sweep
 	// (models.Dataset.ExplicitClasses): the paper's plain single-site NMC, recording
 	// from the first sweep as in the paper, for comparison.
@@ -349,7 +349,8 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	if cfg.Draws > 0 {
 		nDraws = cfg.Draws
 	}
-	opts := &nmc.Options{Chains: chains, Draws: nDraws, Seed: cfg.Seed, NoGroupMoves: cfg.NoGroupMoves, Warmup: nmc.AutoWarmup}
+	opts := &nmc.Options{Chains: chains, Draws: nDraws, Seed: cfg.Seed, Warmup: nmc.AutoWarmup,
+		Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: cfg.NoGroupMoves}}}
 	if cfg.NoGroupMoves {
 		opts.Warmup = 0
 	}

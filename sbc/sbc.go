@@ -52,7 +52,7 @@ type Config struct {
 	// Workers is the number of simulations run at once (default GOMAXPROCS). It
 	// does not change the result.
 	Workers int
-	// Sampler holds the other options of nmc.Sample (proposals, NoGroupMoves,
+	// Sampler holds the other options of nmc.Sample (the schedule of moves,
 	// InitRefine, InitRetries); nil means the defaults. Its Chains, Draws, Warmup,
 	// Thin, Seed, FirstChain, Init, HeldOut and Progress are set by Run.
 	Sampler *nmc.Options

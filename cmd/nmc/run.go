@@ -29,17 +29,17 @@ type runSettings struct {
 	// single-site NMC, as in the paper.
 	noGroupMoves bool
 	// noAugment turns the model's data-augmentation steps off (-no-augment);
-	// augmentRounds is nmc.Options.AugmentRounds (-augment-rounds).
+	// augmentRounds is nmc.Defaults.AugmentRounds (-augment-rounds).
 	noAugment     bool
 	augmentRounds int
 	// leads names the lead sites of the lead-and-follow moves (-leads; nil: the
 	// model's); noJointMoves turns the moves off (-no-joint-moves).
 	leads        []string
 	noJointMoves bool
-	// follow is nmc.JointMoves.Follow (-follow).
+	// follow is nmc.LeadMoves.Follow (-follow).
 	follow float64
 	// noHamiltonian turns the model's Hamiltonian block off (-no-hmc); leapfrogs is
-	// nmc.HamiltonianOptions.Leapfrogs (-leapfrogs).
+	// nmc.HamiltonianMove.Leapfrogs (-leapfrogs).
 	noHamiltonian bool
 	leapfrogs     int
 	// heldOutTotal keeps only each draw's summed held-out log-likelihood (the joint
@@ -73,6 +73,26 @@ func (s runSettings) check() error {
 		return fmt.Errorf("-leapfrogs = %d, want 0 or more (0: the default)", s.leapfrogs)
 	}
 	return nil
+}
+
+// moves returns the schedule of the sampler flags for model m: the model's
+// default moves (nmc.DefaultMoves) with the kinds the flags leave out left out,
+// and the Hamiltonian block's leapfrogs and the lead moves' followers set.
+func (s runSettings) moves(m nmc.Model) ([]nmc.Move, error) {
+	moves, err := nmc.DefaultMoves(m, nmc.Defaults{NoGroupMoves: s.noGroupMoves, NoAugment: s.noAugment, AugmentRounds: s.augmentRounds,
+		NoHamiltonian: s.noHamiltonian, NoLeadMoves: s.noJointMoves, Leads: s.leads})
+	if err != nil {
+		return nil, err
+	}
+	for _, mv := range moves {
+		switch mv := mv.(type) {
+		case *nmc.HamiltonianMove:
+			mv.Leapfrogs = s.leapfrogs
+		case *nmc.LeadMoves:
+			mv.Follow = s.follow
+		}
+	}
+	return moves, nil
 }
 
 // maxWarmup is the most warm-up sweeps a chain runs: -warmup, or the bound of the
@@ -158,20 +178,20 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 	if s.autoWarmup {
 		warmup = nmc.AutoWarmup
 	}
+	moves, err := s.moves(b.Model)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Model, err)
+	}
 	bar := newProgress(e.stderr, desc, s.chains, s.maxWarmup()+s.draws)
 	opts := &nmc.Options{
-		Chains:        s.chains,
-		FirstChain:    s.firstChain,
-		Draws:         s.draws,
-		Warmup:        warmup,
-		Seed:          s.seed,
-		HeldOut:       b.HeldOut,
-		NoGroupMoves:  s.noGroupMoves,
-		NoAugment:     s.noAugment,
-		AugmentRounds: s.augmentRounds,
-		Joint:         nmc.JointMoves{Off: s.noJointMoves, Leads: s.leads, Follow: s.follow},
-		Hamiltonian:   nmc.HamiltonianOptions{Off: s.noHamiltonian, Leapfrogs: s.leapfrogs},
-		Progress:      bar.callback(),
+		Chains:     s.chains,
+		FirstChain: s.firstChain,
+		Draws:      s.draws,
+		Warmup:     warmup,
+		Seed:       s.seed,
+		HeldOut:    b.HeldOut,
+		Moves:      moves,
+		Progress:   bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
 		s.heldOutTotal = true // every point at every draw would not fit comfortably in memory
@@ -308,11 +328,10 @@ func (e *interruptedError) Error() string {
 }
 
 // statsRows returns the rows of the acceptance table and plot: the sites totalled
-// by family (draws.GroupSites), then every other move's statistics in the order of
-// Result.AllStats (group moves, fitted blocks, lead-and-follow moves, the
-// Hamiltonian block).
+// by family (draws.GroupSites), then the statistics of the schedule's other moves,
+// as each reports them (nmc.Result.Moves).
 func statsRows(res *nmc.Result) []draws.SiteStats {
-	return append(draws.GroupSites(res.Sites), res.AllStats()[len(res.Sites):]...)
+	return append(draws.GroupSites(res.Sites), res.Moves...)
 }
 
 // printSites writes the acceptance and fallback counts per site family, then one

@@ -108,6 +108,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	pll := fs.String("pll", "", "write the running predictive log-likelihood curves to `file` (CSV; needs held-out data)")
 	plots := fs.String("plots", "", "write PNG figures (traces, densities, acceptance, PLL) into `dir`")
 	vars := fs.String("vars", "", "print only these comma-separated quantities (a family name such as beta selects all)")
+	schedule := fs.Bool("schedule", false, "print the moves the sampler makes in every sweep of the model, one a line, and exit without sampling")
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q (sample takes flags only)", args[0])
@@ -151,6 +152,9 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if spec, _ := models.Lookup(d.Model); *pll != "" && !spec.HeldOut {
 			return usagef("-pll: model %s has no held-out data", d.Model)
 		}
+		if *schedule {
+			return printSchedule(e.stdout, d, s)
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		var selected []string
@@ -173,6 +177,29 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		printWarnings(e.stderr, "nmc sample: warning: ", r.res)
 		return reportSample(e.stdout, r, s, sampleOutputs{draws: *out, summary: *summary, pll: *pll, plots: *plots, vars: *vars})
 	}
+}
+
+// printSchedule writes the schedule of moves the sampler would run on the model of
+// d with settings s (nmc.Plan), one a line.
+func printSchedule(w io.Writer, d *models.Dataset, s runSettings) error {
+	b, _, err := d.Build()
+	if err != nil {
+		return err
+	}
+	moves, err := s.moves(b.Model)
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.Model, err)
+	}
+	warmup := s.warmup
+	if s.autoWarmup {
+		warmup = nmc.AutoWarmup
+	}
+	sched, err := nmc.Plan(b.Model, &nmc.Options{Chains: s.chains, Draws: s.draws, Warmup: warmup, Moves: moves})
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.Model, err)
+	}
+	fmt.Fprintf(w, "model %s: %s; the moves of every sweep, in order:\n%s", d.Model, describeData(d), sched)
+	return nil
 }
 
 // interrupted writes the draws completed before an interrupt to the -out file

@@ -789,3 +789,34 @@ func TestSampleWarnsUnmoved(t *testing.T) {
 		t.Errorf("row without unmoved proposals %q, want six fields", f)
 	}
 }
+
+// TestSampleSchedule: -schedule prints the moves of a sweep, one a line, and
+// samples nothing; the flags that leave moves out change them: the annotation
+// model's Hamiltonian block makes one augmentation round and no lead moves, and
+// -no-hmc gives back the extra round and the lead moves of pi.
+func TestSampleSchedule(t *testing.T) {
+	args := []string{"sample", "-model", "annotation", "-n", "40", "-k", "10", "-schedule"}
+	lines := func(out string) []string {
+		var names []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			name, _, _ := strings.Cut(l, ":")
+			names = append(names, name)
+		}
+		return names
+	}
+	out := mustRun(t, args...)
+	if got, want := lines(out), []string{"sites", "hamiltonian", "augment"}; !slices.Equal(got, want) {
+		t.Errorf("schedule %q, want %q\n%s", got, want, out)
+	}
+	if strings.Contains(out, "wall time") {
+		t.Errorf("-schedule sampled:\n%s", out)
+	}
+	out = mustRun(t, append(args, "-no-hmc")...)
+	if got, want := lines(out), []string{"sites", "augment", "lead-follow(pi)", "augment"}; !slices.Equal(got, want) {
+		t.Errorf("-no-hmc: schedule %q, want %q\n%s", got, want, out)
+	}
+	out = mustRun(t, "sample", "-model", "blr", "-n", "100", "-k", "3", "-schedule", "-warmup", "0", "-no-group-moves")
+	if got, want := lines(out), []string{"sites"}; !slices.Equal(got, want) {
+		t.Errorf("blr, no warm-up, no group moves: schedule %q, want %q\n%s", got, want, out)
+	}
+}

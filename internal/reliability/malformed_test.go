@@ -316,11 +316,11 @@ func malformedCases() []malformedCase {
 		{"Sample Init NaN", "nmc: ", sample(nmc.Options{Init: [][]float64{{0, nan}}}), []string{"Options.Init[0][1]", "NaN"}},
 		{"Sample Init outside the support", "nmc: ", sample(nmc.Options{Init: [][]float64{{0, -1}}}), []string{"chain 0", `"sigma"`, "Options.Init"}},
 		{"Sample negative first chain", "nmc: ", sample(nmc.Options{FirstChain: -2}), []string{"Options.FirstChain", "-2"}},
-		{"Sample CrankNicolson gamma 1.5", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: 1.5}}}), []string{"Options.Real.Step", "CrankNicolson.Gamma", "1.5"}},
-		{"Sample CrankNicolson gamma -0.1", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: -0.1}}}), []string{"CrankNicolson.Gamma", "-0.1"}},
-		{"Sample CrankNicolson target 1", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.CrankNicolson{TargetAccept: 1}}}), []string{"CrankNicolson.TargetAccept", "1"}},
-		{"Sample BetaStep Beta(0, 1)", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: nmc.BetaStep{A: 0, B: 1}}}), []string{"Options.Real.Step", "Beta(0, 1)"}},
-		{"Sample nil *BetaStep", "nmc: ", sample(nmc.Options{Real: nmc.RealProposal{Step: (*nmc.BetaStep)(nil)}}), []string{"Options.Real.Step", "nil *BetaStep"}},
+		{"Sample CrankNicolson gamma 1.5", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: 1.5}}}}}), []string{"SiteSteps.Real.Step", "CrankNicolson.Gamma", "1.5"}},
+		{"Sample CrankNicolson gamma -0.1", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: -0.1}}}}}), []string{"CrankNicolson.Gamma", "-0.1"}},
+		{"Sample CrankNicolson target 1", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.CrankNicolson{TargetAccept: 1}}}}}), []string{"CrankNicolson.TargetAccept", "1"}},
+		{"Sample BetaStep Beta(0, 1)", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.BetaStep{A: 0, B: 1}}}}}), []string{"SiteSteps.Real.Step", "Beta(0, 1)"}},
+		{"Sample nil *BetaStep", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: (*nmc.BetaStep)(nil)}}}}), []string{"SiteSteps.Real.Step", "nil *BetaStep"}},
 		{"Sample nil model", "nmc: ", func(*testing.T) error {
 			_, err := nmc.Sample(context.Background(), nil, nil)
 			return err

@@ -106,8 +106,18 @@ func TestSampleWithCountsSameDraws(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, joint := range []nmc.JointMoves{{Off: true}, {Follow: -1, Steps: 3}} {
-		opts := &nmc.Options{Chains: 2, Draws: 150, Warmup: 100, Seed: 9, Joint: joint}
+	// Without the lead moves, and with them, every site that reads pi following.
+	follow, err := nmc.DefaultMoves(m, nmc.Defaults{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mv := range follow {
+		if l, ok := mv.(*nmc.LeadMoves); ok {
+			l.Follow, l.Steps = -1, 3
+		}
+	}
+	for _, joint := range [][]nmc.Move{{nmc.Defaults{NoLeadMoves: true}}, follow} {
+		opts := &nmc.Options{Chains: 2, Draws: 150, Warmup: 100, Seed: 9, Moves: joint}
 		a, err := nmc.Sample(context.Background(), m, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +128,7 @@ func TestSampleWithCountsSameDraws(t *testing.T) {
 		}
 		for c := range a.Draws.Chains {
 			if !slices.Equal(a.Draws.Chains[c], want.Draws.Chains[c]) {
-				t.Errorf("joint moves %+v, chain %d: draws with the kept counts differ from those without", joint, c)
+				t.Errorf("schedule %v, chain %d: draws with the kept counts differ from those without", joint, c)
 			}
 		}
 	}

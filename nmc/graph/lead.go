@@ -7,7 +7,7 @@ import (
 )
 
 // Lead declares the sites of the latent n as leads of the sampler's lead-and-follow
-// moves (nmc.Leader, nmc.JointMoves): after warm-up each sweep adds random-walk
+// moves (nmc.Leader, nmc.LeadMoves): after warm-up each sweep adds random-walk
 // moves of each of them in its unconstrained coordinates, fitted to its warm-up
 // draws. Declare a lead whose marginal is much broader than its conditional given
 // the rest — the weights of a mixture whose rare components' parameters are fitted

@@ -387,8 +387,12 @@ func TestStressFarTailStart(t *testing.T) {
 		return []stressTarget{{"alpha", col(0), mean[0]}, {"beta", col(1), mean[1]}}
 	}
 	t.Run("logistic, Crank-Nicolson", func(t *testing.T) {
-		stressRun(t, lm, &nmc.Options{Chains: 4, Draws: 1000, Warmup: 1000, Seed: 15, Init: far,
-			Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: 0.1, Adapt: true}}}, ltargets)
+		moves, err := nmc.DefaultMoves(lm, nmc.Defaults{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		moves[0].(*nmc.SiteSteps).Real = nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: 0.1, Adapt: true}}
+		stressRun(t, lm, &nmc.Options{Chains: 4, Draws: 1000, Warmup: 1000, Seed: 15, Init: far, Moves: moves}, ltargets)
 	})
 	t.Run("logistic, Newton", func(t *testing.T) {
 		// Far out the likelihood is linear and the γ = 1 Newton step from there is

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/nmc-go/nmc/draws"
-	"github.com/nmc-go/nmc/internal/special"
 )
 
 // Lead-and-follow moves. Some posteriors have a slow direction that no single-site
@@ -51,8 +50,8 @@ import (
 // q_j is exact, the ratio is that of a random walk on L's marginal.
 //
 // Which moves: the leads are the sites the model declares (Leader) or
-// Options.Joint.Leads names. At the end of warm-up each chain fits the random walk of
-// each lead to the lead's warm-up draws. Followers are optional (JointMoves.Follow),
+// LeadMoves.Leads names. At the end of warm-up each chain fits the random walk of
+// each lead to the lead's warm-up draws. Followers are optional (LeadMoves.Follow),
 // among the sites whose score reads the lead (the model's Neighbors, or the sites
 // whose score changes when the lead moves): every finite Discrete one that is not
 // Marginalised (its proposal is exact: with the allocations of a mixture as
@@ -76,7 +75,7 @@ import (
 // (Follow = −1), 28% accepted, 1 move per sweep 100 (8.9 s), 3 moves 150 (18.6 s).
 
 // Leader is an optional interface of a Model that declares lead sites for the
-// lead-and-follow moves (see JointMoves): continuous sites, each with at most
+// lead-and-follow moves (see LeadMoves): continuous sites, each with at most
 // maxJointDim unconstrained coordinates, whose marginal is much broader than their
 // conditional given the rest (the weights of a mixture whose rare components'
 // parameters are fitted to them).
@@ -85,13 +84,19 @@ type Leader interface {
 	Leads() []string
 }
 
-// JointMoves configures the lead-and-follow moves (see Options.Joint). The zero
-// value is the default: on for the leads the model declares (Leader), ten moves per
-// lead and sweep after a warm-up; a run without warm-up makes none (the random walk
-// is fitted to warm-up draws).
-type JointMoves struct {
-	// Off turns the moves off.
-	Off bool
+// LeadMoves is the rule of the lead-and-follow moves (see above): after a warm-up,
+// Steps random-walk moves per sweep of every lead site — those the model declares
+// (Leader), or those Leads names — in its unconstrained coordinates, with the sites
+// fitted to it following from their own NMC proposals when Follow asks for them.
+// Without a warm-up (the random walk is fitted to warm-up draws) or without leads
+// it plans nothing. Every lead's statistics are an entry of Result.Moves: Name
+// "lead-follow(" followed by the lead's name and ")", Proposer "lead-follow",
+// Sites 1; only the moves after warm-up are counted, and a lead whose walk a
+// chain could not fit says so in Unused.
+//
+// The zero value is the default: the model's leads, ten moves per lead and sweep,
+// no followers.
+type LeadMoves struct {
 	// Leads, when non-nil, names the lead sites instead of the model's (Leader):
 	// continuous sites with at most 20 unconstrained coordinates.
 	Leads []string
@@ -116,37 +121,58 @@ const (
 	defaultJointSteps = 10
 	// maxJointDim is the most unconstrained coordinates of a lead.
 	maxJointDim = 20
-	// jointProposer is the moves' proposer name in Result.Joint.
+	// minLeadDraws is the fewest warm-up draws a lead's random walk is fitted to
+	// (and at least twice its dimension).
+	minLeadDraws = 20
+	// leadRidge is the relative ridge added to the variances of the walk's
+	// covariance.
+	leadRidge = 1e-9
+	// jointProposer is the moves' proposer name in their statistics.
 	jointProposer = "lead-follow"
 )
 
 // withDefaults validates j and fills in its defaults.
-func (j JointMoves) withDefaults() (JointMoves, error) {
+func (j LeadMoves) withDefaults() (LeadMoves, error) {
 	if j.Steps < 0 {
-		return j, fmt.Errorf("nmc: Options.Joint.Steps = %d is negative", j.Steps)
+		return j, fmt.Errorf("nmc: LeadMoves.Steps = %d is negative", j.Steps)
 	}
 	if j.Steps == 0 {
 		j.Steps = defaultJointSteps
 	}
 	if j.Scale < 0 || math.IsNaN(j.Scale) || math.IsInf(j.Scale, 0) {
-		return j, fmt.Errorf("nmc: Options.Joint.Scale = %g, want positive and finite (0: the default 1)", j.Scale)
+		return j, fmt.Errorf("nmc: LeadMoves.Scale = %g, want positive and finite (0: the default 1)", j.Scale)
 	}
 	if j.Scale == 0 {
 		j.Scale = 1
 	}
 	if math.IsNaN(j.Follow) || math.IsInf(j.Follow, 0) {
-		return j, fmt.Errorf("nmc: Options.Joint.Follow = %g is not finite", j.Follow)
+		return j, fmt.Errorf("nmc: LeadMoves.Follow = %g is not finite", j.Follow)
 	}
 	return j, nil
 }
 
-// jointLeads resolves the lead names (Options.Joint.Leads, else the model's) to
-// sites; none when the moves are off.
-func jointLeads(m Model, sites []Site, j JointMoves) ([]int, error) {
-	if j.Off {
-		return nil, nil
+// Plan resolves the leads and plans a lead-and-follow move of each; none without
+// a warm-up.
+func (j LeadMoves) Plan(p *Planner) ([]Planned, error) {
+	cfg, err := j.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	names, where := j.Leads, "Options.Joint.Leads"
+	leads, err := jointLeads(p.run.m, p.run.sites, cfg)
+	if err != nil || p.run.opts.Warmup == 0 { // the random walks are fitted to warm-up draws
+		return nil, err
+	}
+	out := make([]Planned, len(leads))
+	for k, i := range leads {
+		out[k] = &leadPlan{lead: i, name: "lead-follow(" + p.run.sites[i].Name + ")", cfg: cfg}
+	}
+	return out, nil
+}
+
+// jointLeads resolves the lead names (LeadMoves.Leads, else the model's) to
+// sites.
+func jointLeads(m Model, sites []Site, j LeadMoves) ([]int, error) {
+	names, where := j.Leads, "LeadMoves.Leads"
 	if names == nil {
 		if l, ok := m.(Leader); ok {
 			names, where = l.Leads(), "the model's Leads()"
@@ -177,214 +203,103 @@ func jointLeads(m Model, sites []Site, j JointMoves) ([]int, error) {
 	return leads, nil
 }
 
-// siteMoments accumulates the warm-up moments of one site's unconstrained
-// coordinates: their sums and cross products.
-type siteMoments struct {
-	d          int
-	n          int
-	sum, cross []float64 // d, d×d
-	u          []float64 // d scratch
+// leadPlan is the lead-and-follow move of one lead, planned.
+type leadPlan struct {
+	lead int
+	name string
+	cfg  LeadMoves
 }
 
-func newSiteMoments(d int) *siteMoments {
-	return &siteMoments{d: d, sum: make([]float64, d), cross: make([]float64, d*d), u: make([]float64, d)}
+func (lp *leadPlan) Name() string { return lp.name }
+
+// String says what the move does.
+func (lp *leadPlan) String() string {
+	follow := "alone"
+	switch {
+	case lp.cfg.Follow < 0:
+		follow = "every site that reads it following"
+	case lp.cfg.Follow > 0:
+		follow = fmt.Sprintf("the sites whose fit it shifts by %g nats following", lp.cfg.Follow)
+	}
+	return fmt.Sprintf("%s: after warm-up, %d random-walk moves of the lead, %s", lp.name, lp.cfg.Steps, follow)
 }
 
-func (m *siteMoments) reset() {
-	m.n = 0
-	clear(m.sum)
-	clear(m.cross)
+func (lp *leadPlan) Start(c *Chain) (Stepper, error) {
+	return &leadStepper{plan: lp, moments: newSiteMoments(freeDim(c.run.sites[lp.lead]))}, nil
 }
 
-// add adds the site's coordinates x.
-func (m *siteMoments) add(s Site, x []float64) {
-	u := m.u
-	toFree(s, x, u)
-	if !allFinite(u) {
+// leadStepper is one lead's moves in one chain.
+type leadStepper struct {
+	plan    *leadPlan
+	moments *siteMoments // the warm-up moments of the lead's unconstrained coordinates
+	move    *jointMove   // the fitted move, nil until warm-up's end (or without a fit)
+	stats   draws.SiteStats
+}
+
+// Stats returns the lead's moves after warm-up.
+func (st *leadStepper) Stats() []draws.SiteStats {
+	s := st.stats
+	s.Name, s.Proposer, s.Sites = st.plan.name, jointProposer, 1
+	if st.move == nil {
+		s.Unused = "no random walk fitted: too few warm-up draws of the lead, or no positive-definite covariance"
+	}
+	return []draws.SiteStats{s}
+}
+
+// Adapt adds the lead's value to its moments, in the warm-up's stationary part
+// without, for the adaptive warm-up, its first window.
+func (st *leadStepper) Adapt(c *Chain, w Warmup) {
+	start := w.Stationary
+	if w.Adaptive {
+		start += autoWindow
+	}
+	if w.Sweep > start {
+		i := st.plan.lead
+		off := c.run.off[i]
+		st.moments.add(c.run.sites[i], c.x[off:off+c.run.sites[i].Size])
+	}
+}
+
+// restart forgets the moments.
+func (st *leadStepper) restart() { st.moments.reset() }
+
+// EndWarmup fits the lead's random walk and chooses its followers.
+func (st *leadStepper) EndWarmup(c *Chain, _ Warmup) {
+	c.at.phase = "lead-follow fit"
+	j := newJointMove(st.plan.lead, c.run.sites)
+	if st.plan.cfg.fitJoint(c, j, st.moments) {
+		st.move = j
+	}
+	c.at.phase = "sampling"
+}
+
+// Step makes LeadMoves.Steps moves of the lead after warm-up.
+func (st *leadStepper) Step(c *Chain) {
+	if c.warm.warmup || st.move == nil {
 		return
 	}
-	d := m.d
-	for a := 0; a < d; a++ {
-		m.sum[a] += u[a]
-		for b := 0; b <= a; b++ {
-			m.cross[a*d+b] += u[a] * u[b]
-		}
+	c.at.site = st.plan.lead
+	lp := math.NaN()
+	for range st.plan.cfg.Steps {
+		lp = stepJoint(c, st.move, &st.stats, lp)
 	}
-	m.n++
+	c.at.site = -1
 }
 
-// cov writes the sample covariance into dst (d×d) and reports whether there are
-// enough draws (at least minFittedDraws and 2d).
-func (m *siteMoments) cov(dst []float64) bool {
-	if m.n < max(minFittedDraws, 2*m.d) {
-		return false
-	}
-	n := float64(m.n)
-	d := m.d
-	for a := 0; a < d; a++ {
-		for b := 0; b <= a; b++ {
-			v := (m.cross[a*d+b] - m.sum[a]*m.sum[b]/n) / (n - 1)
-			dst[a*d+b], dst[b*d+a] = v, v
-		}
-	}
-	return true
-}
-
-// freeDim returns the number of unconstrained coordinates of a continuous site.
-func freeDim(s Site) int {
-	if s.Support == Simplex {
-		return s.Size - 1
-	}
-	return s.Size
-}
-
-// toFree writes the unconstrained coordinates of site s at x into u.
-func toFree(s Site, x, u []float64) {
-	switch s.Support {
-	case Real:
-		copy(u, x)
-	case Positive:
-		for i, v := range x {
-			u[i] = math.Log(v - s.Lower)
-		}
-	case Interval:
-		for i, v := range x {
-			u[i] = math.Log(v-s.Lower) - math.Log(s.Upper-v)
-		}
-	case Simplex:
-		last := math.Log(x[len(x)-1])
-		for i := range u[:len(x)-1] {
-			u[i] = math.Log(x[i]) - last
-		}
-	}
-}
-
-// fromFree writes the coordinates of site s with unconstrained coordinates u into x
-// and returns log|det ∂x/∂u| (over the first k − 1 coordinates for a simplex).
-func fromFree(s Site, u, x []float64) float64 {
-	lj := 0.0
-	switch s.Support {
-	case Real:
-		copy(x, u)
-	case Positive:
-		for i, v := range u {
-			x[i] = s.Lower + math.Exp(v)
-			lj += v
-		}
-	case Interval:
-		w := s.Upper - s.Lower
-		for i, v := range u {
-			// σ(v) and 1 − σ(v) without cancellation.
-			lo, hi := special.Logistic(v), special.Logistic(-v)
-			x[i] = s.Lower + w*lo
-			if x[i] >= s.Upper {
-				x[i] = s.Upper - w*hi
-			}
-			lj += math.Log(w) + math.Log(lo) + math.Log(hi)
-		}
-	case Simplex:
-		k := len(x)
-		top := 0.0
-		for _, v := range u[:k-1] {
-			top = max(top, v)
-		}
-		sum := math.Exp(-top)
-		for i, v := range u[:k-1] {
-			x[i] = math.Exp(v - top)
-			sum += x[i]
-		}
-		x[k-1] = math.Exp(-top)
-		for i := range x {
-			x[i] /= sum
-			lj += math.Log(x[i])
-		}
-	}
-	return lj
-}
-
-// jointMove is one lead's move in one chain.
-type jointMove struct {
-	lead      int
-	d         int       // the lead's unconstrained dimension
-	followers []int     // in their fixed order
-	l         []float64 // d×d: Cholesky factor of the random walk's covariance
-	u, u2, z  []float64 // d scratch
-	old, fwd  []float64 // the lead's and the followers' old and proposed values
-	pos       []int     // per follower: its offset in old and fwd
-	order     []int     // the followers in the order of the current move
-	slot      slot      // scratch fit of a follower (the largest follower's size)
-}
-
-func newJointMove(lead int, sites []Site) *jointMove {
-	d := freeDim(sites[lead])
-	return &jointMove{lead: lead, d: d, l: make([]float64, d*d),
-		u: make([]float64, d), u2: make([]float64, d), z: make([]float64, d)}
-}
-
-// setFollowers sets the followers and sizes the move's buffers for them.
-func (j *jointMove) setFollowers(sites []Site, followers []int) {
-	j.followers = followers
-	n, k := sites[j.lead].Size, 0
-	j.pos = make([]int, len(followers))
-	for f, i := range followers {
-		j.pos[f] = n
-		n += sites[i].Size
-		k = max(k, sites[i].Size)
-	}
-	j.old, j.fwd = make([]float64, n), make([]float64, n)
-	j.order = make([]int, 0, len(followers))
-	j.slot = newSlot(k)
-}
-
-// collectJoint adds the current state to the warm-up moments of the lead candidates.
-func (c *chain) collectJoint() {
-	for i, m := range c.jmom {
-		if m != nil {
-			c.jmom[i].add(c.sites[i], c.x[c.off[i]:c.off[i]+c.sites[i].Size])
-		}
-	}
-}
-
-// resetJoint forgets the warm-up moments.
-func (c *chain) resetJoint() {
-	for _, m := range c.jmom {
-		if m != nil {
-			m.reset()
-		}
-	}
-}
-
-// startJoint fits the random walks of the chain's leads at the end of warm-up and
-// chooses their followers.
-func (c *chain) startJoint() {
-	if c.jmom == nil {
-		return
-	}
-	c.phase = "lead-follow fit"
-	for _, l := range c.opts.jointLeads {
-		j := newJointMove(l, c.sites)
-		if c.fitJoint(j) {
-			c.joint = append(c.joint, j)
-		}
-	}
-	c.phase = "sampling"
-}
-
-// fitJoint fits lead j's random walk to its warm-up moments and chooses its
+// fitJoint fits lead j's random walk to its warm-up moments m and chooses its
 // followers; it reports whether the move can be made.
-func (c *chain) fitJoint(j *jointMove) bool {
-	m := c.jmom[j.lead]
+func (cfg *LeadMoves) fitJoint(c *Chain, j *jointMove, m *siteMoments) bool {
 	d := j.d
 	cov := j.l
 	if !m.cov(cov) {
 		return false
 	}
-	f := 2.38 * 2.38 / float64(d) * c.opts.Joint.Scale
+	f := 2.38 * 2.38 / float64(d) * cfg.Scale
 	for a := 0; a < d; a++ {
 		for b := 0; b <= a; b++ {
 			v := cov[a*d+b]
 			if a == b {
-				v += fittedRidge*v + 1e-12
+				v += leadRidge*v + 1e-12
 			}
 			cov[a*d+b] = f * v
 			cov[b*d+a] = cov[a*d+b]
@@ -393,10 +308,10 @@ func (c *chain) fitJoint(j *jointMove) bool {
 	if !allFinite(cov) || !cholesky(cov, d) {
 		return false
 	}
-	if c.opts.Joint.Follow != 0 {
-		c.chooseFollowers(j)
+	if cfg.Follow != 0 {
+		cfg.chooseFollowers(c, j)
 	} else {
-		j.setFollowers(c.sites, nil)
+		j.setFollowers(c.run.sites, nil)
 	}
 	return true
 }
@@ -407,79 +322,80 @@ func (c *chain) fitJoint(j *jointMove) bool {
 // least Follow nats when the lead takes one of a few values one random-walk
 // standard deviation away (see the comment at the top). The state is restored and
 // every cache invalidated.
-func (c *chain) chooseFollowers(j *jointMove) {
-	ls := c.sites[j.lead]
-	loff := c.off[j.lead]
+func (cfg *LeadMoves) chooseFollowers(c *Chain, j *jointMove) {
+	sites := c.run.sites
+	ls := sites[j.lead]
+	loff := c.run.off[j.lead]
 	xl := c.x[loff : loff+ls.Size]
 	keep := append([]float64(nil), xl...)
 	u0 := make([]float64, j.d)
 	toFree(ls, keep, u0)
 	defer func() {
 		copy(xl, keep)
-		c.site = -1
+		c.at.site = -1
 		c.invalidateAll()
 	}()
 	other := func(i int) bool {
-		s := c.sites[i]
+		s := sites[i]
 		return i != j.lead && !s.Marginalised && (s.Support != Discrete || s.NumValues > 0)
 	}
 	var cand []int
-	if c.dependents != nil {
-		for _, i := range c.dependents[j.lead] {
+	if c.run.dependents != nil {
+		for _, i := range c.run.dependents[j.lead] {
 			if other(i) {
 				cand = append(cand, i)
 			}
 		}
 		slices.Sort(cand)
 	} else {
-		base := make([]float64, len(c.sites))
-		for i := range c.sites {
+		base := make([]float64, len(sites))
+		for i := range sites {
 			if other(i) {
-				c.site = i
-				base[i] = c.sc.Score(c.x, i, nil, nil)
+				c.at.site = i
+				base[i] = c.sc.sc.Score(c.x, i, nil, nil)
 			}
 		}
 		for b := range j.u {
 			j.u[b] = u0[b] + j.l[b*j.d]
 		}
 		fromFree(ls, j.u, xl)
-		for i := range c.sites {
+		for i := range sites {
 			if other(i) {
-				c.site = i
-				if f := c.sc.Score(c.x, i, nil, nil); f != base[i] {
+				c.at.site = i
+				if f := c.sc.sc.Score(c.x, i, nil, nil); f != base[i] {
 					cand = append(cand, i)
 				}
 			}
 		}
 		copy(xl, keep)
 	}
-	minShift := c.opts.Joint.Follow
+	minShift := cfg.Follow
 	if minShift < 0 {
-		j.setFollowers(c.sites, cand)
+		j.setFollowers(sites, cand)
 		return
 	}
 	// The fit of every candidate at the current lead and at lead values one
 	// random-walk step (the columns of the walk's Cholesky factor, ±) away; the
 	// shift is how far below the moved fit's own centre the old centre lies.
-	shift := make([]float64, len(c.sites))
-	centre := make([][]float64, len(c.sites))
+	shift := make([]float64, len(sites))
+	centre := make([][]float64, len(sites))
 	k0 := 0
 	for _, i := range cand {
-		k0 = max(k0, c.sites[i].Size)
+		k0 = max(k0, sites[i].Size)
 	}
 	scratch := newSlot(k0)
 	s0 := &scratch
 	for _, i := range cand {
-		if c.sites[i].Support == Discrete {
+		if sites[i].Support == Discrete {
 			continue // followers whenever they read the lead: their proposal is exact
 		}
-		k := c.sites[i].Size
+		k := sites[i].Size
 		sl := slotPrefix(s0, k)
 		if !c.fitAt(i, &sl) {
 			continue
 		}
 		centre[i] = make([]float64, k)
-		if !c.props[i].centre(&sl, centre[i]) {
+		if !c.sites[i].prop.centre(&sl, centre[i]) {
 			centre[i] = nil
 		}
 	}
@@ -493,16 +409,17 @@ func (c *chain) chooseFollowers(j *jointMove) {
 				if centre[i] == nil {
 					continue
 				}
-				k := c.sites[i].Size
+				k := sites[i].Size
 				sl := slotPrefix(s0, k)
 				if !c.fitAt(i, &sl) {
 					continue
 				}
+				p := c.sites[i].prop
 				top := make([]float64, k)
-				if !c.props[i].centre(&sl, top) {
+				if !p.centre(&sl, top) {
 					continue
 				}
-				v := c.props[i].logqFit(&sl, top) - c.props[i].logqFit(&sl, centre[i])
+				v := p.logqFit(&sl, top) - p.logqFit(&sl, centre[i])
 				if v > shift[i] {
 					shift[i] = v
 				}
@@ -511,11 +428,11 @@ func (c *chain) chooseFollowers(j *jointMove) {
 	}
 	var followers []int
 	for _, i := range cand {
-		if shift[i] >= minShift || c.sites[i].Support == Discrete {
+		if shift[i] >= minShift || sites[i].Support == Discrete {
 			followers = append(followers, i)
 		}
 	}
-	j.setFollowers(c.sites, followers)
+	j.setFollowers(sites, followers)
 }
 
 // slotPrefix returns a slot over the first k coordinates of s's buffers.
@@ -525,30 +442,29 @@ func slotPrefix(s *slot, k int) slot {
 
 // fitAt scores site i at the current state with derivatives and fits its proposal
 // into s; it reports whether the score is finite.
-func (c *chain) fitAt(i int, s *slot) bool {
-	off, k := c.off[i], c.sites[i].Size
+func (c *Chain) fitAt(i int, s *slot) bool {
+	off, k := c.run.off[i], c.run.sites[i].Size
 	copy(s.x, c.x[off:off+k])
-	was := c.site
-	c.site = i
-	s.f = c.sc.Score(c.x, i, s.g, s.h)
-	c.site = was
+	was := c.at.site
+	c.at.site = i
+	s.f = c.sc.sc.Score(c.x, i, s.g, s.h)
+	c.at.site = was
 	if !isFinite(s.f) {
 		return false
 	}
-	c.props[i].fit(s)
+	c.sites[i].prop.fit(s)
 	return true
 }
 
-// stepJoint makes one lead-and-follow move; st counts it when non-nil. lp is the log
-// density of the move (see below) at the current state, or NaN when not known; it
-// returns the log density at the state after the move (NaN when not known), for the
-// next move of the same lead.
-func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64 {
-	if st != nil {
-		st.Proposals++
-	}
-	ls := c.sites[j.lead]
-	loff := c.off[j.lead]
+// stepJoint makes one lead-and-follow move, counted in st. lp is the log density
+// of the move (see below) at the current state, or NaN when not known; it returns
+// the log density at the state after the move (NaN when not known), for the next
+// move of the same lead.
+func stepJoint(c *Chain, j *jointMove, st *draws.SiteStats, lp float64) float64 {
+	st.Proposals++
+	sites, off := c.run.sites, c.run.off
+	ls := sites[j.lead]
+	loff := off[j.lead]
 	xl := c.x[loff : loff+ls.Size]
 	d := j.d
 	for a := range j.z {
@@ -559,13 +475,13 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 	// Save the old values (the lead's, then each follower's at its offset).
 	copy(j.old, xl)
 	for f, i := range j.followers {
-		copy(j.old[j.pos[f]:], c.x[c.off[i]:c.off[i]+c.sites[i].Size])
+		copy(j.old[j.pos[f]:], c.x[off[i]:off[i]+sites[i].Size])
 	}
 	restore := func() {
 		copy(xl, j.old[:ls.Size])
 		for f, i := range j.followers {
-			copy(c.x[c.off[i]:c.off[i]+c.sites[i].Size], j.old[j.pos[f]:])
-			if c.sites[i].Support == Discrete {
+			copy(c.x[off[i]:off[i]+sites[i].Size], j.old[j.pos[f]:])
+			if sites[i].Support == Discrete {
 				c.discreteWritten(i)
 			}
 		}
@@ -574,11 +490,11 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 	// Markov-blanket score (the same differences).
 	logp := func() float64 {
 		if len(j.followers) == 0 {
-			return c.sc.Score(c.x, j.lead, nil, nil)
+			return c.sc.sc.Score(c.x, j.lead, nil, nil)
 		}
-		c.phase = "lead-follow move"
-		defer func() { c.phase = "sampling" }()
-		return c.sc.LogJoint(c.x)
+		c.at.phase = "lead-follow move"
+		defer func() { c.at.phase = "sampling" }()
+		return c.sc.sc.LogJoint(c.x)
 	}
 	lp0 := lp
 	if math.IsNaN(lp0) {
@@ -611,7 +527,7 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 	}
 	for _, f := range order {
 		i := j.followers[f]
-		if c.sites[i].Support == Discrete {
+		if sites[i].Support == Discrete {
 			lq, ok := c.drawConditional(i)
 			if !ok {
 				restore()
@@ -620,16 +536,17 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 			logr -= lq
 			continue
 		}
-		k := c.sites[i].Size
+		k := sites[i].Size
 		sl := slotPrefix(&j.slot, k)
 		if !c.fitAt(i, &sl) {
 			restore()
 			return lp0
 		}
-		dst := c.x[c.off[i] : c.off[i]+k]
-		c.props[i].draw(c.rng, &sl, 1, dst)
-		logr -= c.props[i].logq(&sl, 1, dst)
-		if !allFinite(dst) || outsideSupport(c.sites[i], dst) != "" {
+		p := c.sites[i].prop
+		dst := c.x[off[i] : off[i]+k]
+		p.draw(c.rng, &sl, 1, dst)
+		logr -= p.logq(&sl, 1, dst)
+		if !allFinite(dst) || outsideSupport(sites[i], dst) != "" {
 			restore()
 			return lp0
 		}
@@ -644,13 +561,13 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 	// each old value from its fit at the partially restored state.
 	copy(j.fwd, xl)
 	for f, i := range j.followers {
-		copy(j.fwd[j.pos[f]:], c.x[c.off[i]:c.off[i]+c.sites[i].Size])
+		copy(j.fwd[j.pos[f]:], c.x[off[i]:off[i]+sites[i].Size])
 	}
 	copy(xl, j.old[:ls.Size])
 	for r := len(order) - 1; r >= 0; r-- {
 		f := order[r]
 		i := j.followers[f]
-		if c.sites[i].Support == Discrete {
+		if sites[i].Support == Discrete {
 			v := j.old[j.pos[f]]
 			lq, ok := c.conditionalLogProb(i, v)
 			if !ok {
@@ -658,19 +575,19 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 				break
 			}
 			logr += lq
-			c.x[c.off[i]] = v
+			c.x[off[i]] = v
 			c.discreteWritten(i)
 			continue
 		}
-		k := c.sites[i].Size
+		k := sites[i].Size
 		sl := slotPrefix(&j.slot, k)
 		if !c.fitAt(i, &sl) {
 			logr = math.Inf(-1)
 			break
 		}
 		o := j.pos[f]
-		logr += c.props[i].logq(&sl, 1, j.old[o:o+k])
-		copy(c.x[c.off[i]:c.off[i]+k], j.old[o:o+k])
+		logr += c.sites[i].prop.logq(&sl, 1, j.old[o:o+k])
+		copy(c.x[off[i]:off[i]+k], j.old[o:o+k])
 	}
 	restore()
 	if !(math.Log(u) < logr) {
@@ -679,131 +596,12 @@ func (c *chain) stepJoint(j *jointMove, st *draws.SiteStats, lp float64) float64
 	// Accepted: write x′ back.
 	copy(xl, j.fwd[:ls.Size])
 	for f, i := range j.followers {
-		copy(c.x[c.off[i]:c.off[i]+c.sites[i].Size], j.fwd[j.pos[f]:])
+		copy(c.x[off[i]:off[i]+sites[i].Size], j.fwd[j.pos[f]:])
 	}
-	if st != nil {
-		st.Accepted++
-	}
+	st.Accepted++
 	c.moved(j.lead)
 	for _, i := range j.followers {
 		c.moved(i)
 	}
 	return lp1
-}
-
-// logJacobianAt returns log|det ∂x/∂u| of site s at its coordinates x.
-func logJacobianAt(s Site, x []float64) float64 {
-	lj := 0.0
-	switch s.Support {
-	case Positive:
-		for _, v := range x {
-			lj += math.Log(v - s.Lower)
-		}
-	case Interval:
-		for _, v := range x {
-			lj += math.Log(v-s.Lower) + math.Log(s.Upper-v) - math.Log(s.Upper-s.Lower)
-		}
-	case Simplex:
-		for _, v := range x {
-			lj += math.Log(v)
-		}
-	}
-	return lj
-}
-
-// jointStats returns the statistics of Result.Joint and Result.JointPerChain: one
-// entry per site that led moves in some chain, in state order; nil without any.
-func jointStats(sites []Site, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
-	var leads []int
-	for i := range sites {
-		for _, ch := range chains {
-			if ch.jstats != nil && ch.jstats[i].Proposals > 0 {
-				leads = append(leads, i)
-				break
-			}
-		}
-	}
-	if len(leads) == 0 {
-		return nil, nil
-	}
-	return collectStats(len(leads), func(l int) (string, string, int) {
-		return "lead-follow(" + sites[leads[l]].Name + ")", jointProposer, 1
-	}, chains, func(ch *chain) []draws.SiteStats {
-		out := make([]draws.SiteStats, len(leads))
-		if ch.jstats != nil {
-			for k, i := range leads {
-				out[k] = ch.jstats[i]
-			}
-		}
-		return out
-	})
-}
-
-// conditionalLogits writes the normalised log-probabilities of the values of the
-// finite Discrete site i given the rest of the state into c.logits and reports
-// whether they are defined (some value has a finite score). x is left as it was.
-func (c *chain) conditionalLogits(i int) ([]float64, bool) {
-	off, nv := c.off[i], c.sites[i].NumValues
-	lp := c.logits[:nv]
-	if c.vs != nil {
-		c.vs.ScoreValues(c.x, i, lp)
-	} else {
-		old := c.x[off]
-		for v := range lp {
-			c.x[off] = float64(v)
-			c.discreteWritten(i)
-			lp[v] = c.sc.Score(c.x, i, nil, nil)
-		}
-		c.x[off] = old
-		c.discreteWritten(i)
-	}
-	top := math.Inf(-1)
-	for v, f := range lp {
-		if math.IsNaN(f) {
-			lp[v] = math.Inf(-1)
-		}
-		top = max(top, lp[v])
-	}
-	if math.IsInf(top, 0) {
-		return nil, false
-	}
-	sum := 0.0
-	for _, f := range lp {
-		sum += math.Exp(f - top)
-	}
-	norm := top + math.Log(sum)
-	for v := range lp {
-		lp[v] -= norm
-	}
-	return lp, true
-}
-
-// drawConditional draws the finite Discrete site i from its exact conditional,
-// writes it into the state and returns its log-probability.
-func (c *chain) drawConditional(i int) (float64, bool) {
-	lp, ok := c.conditionalLogits(i)
-	if !ok {
-		return 0, false
-	}
-	u := c.rng.Float64()
-	v, acc := len(lp)-1, 0.0
-	for k, f := range lp {
-		if acc += math.Exp(f); u < acc {
-			v = k
-			break
-		}
-	}
-	c.x[c.off[i]] = float64(v)
-	c.discreteWritten(i)
-	return lp[v], lp[v] > math.Inf(-1)
-}
-
-// conditionalLogProb returns the log-probability of value v of the finite Discrete
-// site i under its exact conditional given the rest of the state.
-func (c *chain) conditionalLogProb(i int, v float64) (float64, bool) {
-	lp, ok := c.conditionalLogits(i)
-	if !ok {
-		return 0, false
-	}
-	return lp[int(v)], true
 }

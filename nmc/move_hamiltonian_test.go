@@ -2,7 +2,6 @@ package nmc
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -13,277 +12,6 @@ import (
 
 	"github.com/nmc-go/nmc/internal/special"
 )
-
-// TestHamiltonianTransforms checks the block's coordinate maps for every continuous
-// support: u → x → u is the identity, log|J| is the log determinant of ∂x/∂u (the
-// first k − 1 coordinates for a simplex) by central differences, and the gradient
-// of log p(x(u)) + log|J(u)| from a log density's gradient in x matches central
-// differences of that function of u.
-func TestHamiltonianTransforms(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(1, 2))
-	cases := []Site{
-		{Name: "real", Size: 3, Support: Real},
-		{Name: "pos", Size: 2, Support: Positive, Lower: -1.5},
-		{Name: "int", Size: 3, Support: Interval, Lower: -2, Upper: 3},
-		{Name: "simplex3", Size: 3, Support: Simplex},
-		{Name: "simplex5", Size: 5, Support: Simplex},
-	}
-	// logp is a smooth test log density in x with its gradient in x (for a simplex,
-	// all k coordinates taken as free: the homogeneous form).
-	logp := func(s Site, x, g []float64) float64 {
-		f := 0.0
-		for j, v := range x {
-			a := 0.3 + 0.2*float64(j)
-			switch s.Support {
-			case Simplex:
-				f += (a + 1) * math.Log(v)
-				if g != nil {
-					g[j] = (a + 1) / v
-				}
-			default:
-				f += -a*v*v + math.Sin(v)
-				if g != nil {
-					g[j] = -2*a*v + math.Cos(v)
-				}
-			}
-		}
-		return f
-	}
-	const h = 1e-5
-	for ci := 0; ci < len(cases)+2; ci++ {
-		// Two more runs of the first 3-simplex case with coordinates 1 and 2 as the
-		// reference (chooseRefs).
-		s, ref := Site{}, -1
-		if ci < len(cases) {
-			s = cases[ci]
-		} else {
-			ref = ci - len(cases) + 1
-			for _, c := range cases {
-				if c.Support == Simplex && c.Size == 3 {
-					s = c
-					break
-				}
-			}
-			if s.Size != 3 {
-				t.Fatal("no 3-simplex case")
-			}
-			s.Name += fmt.Sprintf(" (reference %d)", ref)
-		}
-		d, k := freeDim(s), s.Size
-		segs, _, _ := hamSegs([]int{0}, []Site{s}, []int{0})
-		if ref >= 0 {
-			segs[0].ref = []uint8{uint8(ref)}
-			if x := []float64{0.2, 0.5, 0.3}; true {
-				u := make([]float64, 2)
-				hamToFree(segs, x, u)
-				if want := math.Log(x[(ref+1)%3] / x[ref]); math.Abs(u[0]-want) > 1e-12 {
-					t.Errorf("%s: u[0] = %g, want log(x[%d]/x[%d]) = %g", s.Name, u[0], (ref+1)%3, ref, want)
-				}
-			}
-		}
-		u, x, u2 := make([]float64, d), make([]float64, k), make([]float64, d)
-		g, gu := make([]float64, k), make([]float64, d)
-		xp, xm := make([]float64, k), make([]float64, k)
-		for trial := 0; trial < 20; trial++ {
-			for j := range u {
-				u[j] = 1.5 * rng.NormFloat64()
-			}
-			lj := hamFromFree(segs, u, x, true)
-			if msg := outsideSupport(s, x); msg != "" {
-				t.Fatalf("%s: x(u) outside the support: %s", s.Name, msg)
-			}
-			hamToFree(segs, x, u2)
-			for j := range u {
-				if math.Abs(u2[j]-u[j]) > 1e-9*(1+math.Abs(u[j])) {
-					t.Errorf("%s: u → x → u gives %v, want %v", s.Name, u2, u)
-					break
-				}
-			}
-			// The Jacobian ∂x_a/∂u_b (a over the first k − 1 coordinates for a
-			// simplex) by central differences.
-			jac := mat.NewDense(d, d, nil)
-			up := slices.Clone(u)
-			for b := 0; b < d; b++ {
-				up[b] = u[b] + h
-				hamFromFree(segs, up, xp, false)
-				up[b] = u[b] - h
-				hamFromFree(segs, up, xm, false)
-				up[b] = u[b]
-				for a := 0; a < d; a++ {
-					jac.Set(a, b, (xp[a]-xm[a])/(2*h))
-				}
-			}
-			var lu mat.LU
-			lu.Factorize(jac)
-			ld, sign := lu.LogDet()
-			if sign == 0 || math.Abs(ld-lj) > 1e-6*(1+math.Abs(lj)) {
-				t.Errorf("%s: log|J| = %.10g, finite differences %.10g (sign %g)", s.Name, lj, ld, sign)
-			}
-			// The gradient in u.
-			logp(s, x, g)
-			hamGradFree(segs, u, x, g, gu)
-			target := func(v []float64) float64 {
-				l := hamFromFree(segs, v, xp, true)
-				return logp(s, xp, nil) + l
-			}
-			for b := 0; b < d; b++ {
-				up[b] = u[b] + h
-				fp := target(up)
-				up[b] = u[b] - h
-				fm := target(up)
-				up[b] = u[b]
-				fd := (fp - fm) / (2 * h)
-				if math.Abs(fd-gu[b]) > 1e-5*(1+math.Abs(fd)) {
-					t.Errorf("%s: d/du[%d] = %.10g, finite differences %.10g", s.Name, b, gu[b], fd)
-				}
-			}
-			// A simplex's gradient ignores multiples of (1, …, 1) added to g.
-			if s.Support == Simplex {
-				g2, gu2 := slices.Clone(g), make([]float64, d)
-				for j := range g2 {
-					g2[j] += 7.5
-				}
-				hamGradFree(segs, u, x, g2, gu2)
-				for b := range gu {
-					if math.Abs(gu2[b]-gu[b]) > 1e-9*(1+math.Abs(gu[b])) {
-						t.Errorf("%s: gradient changes when (1, …, 1) is added to g: %v, want %v", s.Name, gu2, gu)
-						break
-					}
-				}
-			}
-		}
-	}
-}
-
-// TestHamExp: the simplex transform's exponential is within 2 ulps of math.Exp
-// over its range (simplexLow, simplexNoShift).
-func TestHamExp(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(3, 4))
-	check := func(x float64) {
-		want := math.Exp(x)
-		if got := hamExp(x); math.Abs(got-want) > 2*ulp(want) {
-			t.Errorf("hamExp(%.17g) = %.17g, math.Exp %.17g (%.2g ulps)", x, got, want, math.Abs(got-want)/ulp(want))
-		}
-	}
-	for x := simplexLow + 1e-9; x < simplexNoShift; x += 0.0137 {
-		check(x)
-	}
-	for range 200000 {
-		check(rng.NormFloat64() * 5)
-		check((rng.Float64() - 0.5) * 1e-3)
-	}
-	for _, x := range []float64{0, -0.0, 1, -1, math.Ln2, -math.Ln2, 299.999, -699.999} {
-		check(x)
-	}
-}
-
-// ulp returns the spacing of the floating-point numbers at v > 0.
-func ulp(v float64) float64 { return math.Nextafter(v, math.Inf(1)) - v }
-
-// TestHamiltonianFusedSteps: the leapfrog's fused passes over runs (hamDrift,
-// hamKick) give bit for bit what the step's parts give one after the other over
-// the sites (the momentum's half step, the position's step, hamFromFree;
-// hamGradFree, the half step), for a layout with runs of several supports, and
-// simplex coordinates outside the unshifted range.
-func TestHamiltonianFusedSteps(t *testing.T) {
-	t.Parallel()
-	sites := []Site{
-		{Name: "a", Size: 3, Support: Simplex},
-		{Name: "b", Size: 3, Support: Simplex},
-		{Name: "c", Size: 3, Support: Simplex},
-		{Name: "pos", Size: 2, Support: Positive, Lower: -1.5},
-		{Name: "pos2", Size: 2, Support: Positive, Lower: -1.5},
-		{Name: "int", Size: 3, Support: Interval, Lower: -2, Upper: 3},
-		{Name: "s5", Size: 5, Support: Simplex},
-		{Name: "s5b", Size: 5, Support: Simplex},
-		{Name: "real", Size: 2, Support: Real},
-		{Name: "d", Size: 3, Support: Simplex},
-	}
-	off := make([]int, len(sites))
-	n := 0
-	for i, s := range sites {
-		off[i] = n
-		n += s.Size
-	}
-	// The block, in state order: a, b, c (one run), pos, pos2 (one run), int, s5, s5b
-	// (one run), real, d; sites listed out of state order make runs of one.
-	block := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
-	segs, du, dx := hamSegs(block, sites, off)
-	// The 3-simplices' reference coordinates as newHamiltonianBlock lays them out,
-	// with b's and d's moved off coordinate 0 (chooseRefs).
-	refs := make([]uint8, len(segs))
-	for n := range segs {
-		if segs[n].support == Simplex && segs[n].k == 3 {
-			segs[n].ref = refs[n : n+1 : len(refs)]
-		}
-	}
-	refs[1], refs[9] = 2, 1
-	runs := hamRunsOf(segs)
-	if len(runs) != 6 || runs[0].n != 3 || runs[1].n != 2 || runs[3].n != 2 {
-		t.Fatalf("runs %+v", runs)
-	}
-	if r := hamRunsOf(segs[:0]); len(r) != 0 {
-		t.Fatalf("no sites: runs %+v", r)
-	}
-	if r, _, _ := hamSegs([]int{1, 0, 2}, sites, off); len(hamRunsOf(r)) != 3 {
-		t.Fatalf("sites out of state order: runs %+v", hamRunsOf(r))
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	vec := func(n int, sd float64) []float64 {
-		v := make([]float64, n)
-		for j := range v {
-			v[j] = sd * rng.NormFloat64()
-		}
-		return v
-	}
-	for trial := range 50 {
-		u, gu, mom, im := vec(du, 2), vec(du, 3), vec(du, 1), vec(du, 1)
-		for j := range im {
-			im[j] = math.Abs(im[j]) + 0.1
-		}
-		if trial%5 == 0 { // simplex coordinates beyond the unshifted range
-			u[1], u[3], u[len(u)-1] = 400, -800, math.Inf(-1)
-		}
-		eps := 0.05 + 0.1*rng.Float64()
-		half := 0.5 * eps
-		logJ := trial%2 == 0
-		u1, mom1, x1 := slices.Clone(u), slices.Clone(mom), make([]float64, dx)
-		lj1 := hamDrift(runs, half, eps, gu, mom1, im, u1, x1, logJ)
-		u2, mom2, x2 := slices.Clone(u), slices.Clone(mom), make([]float64, dx)
-		for j := range mom2 {
-			mom2[j] += 0.5 * eps * gu[j]
-		}
-		for j := range u2 {
-			u2[j] += eps * im[j] * mom2[j]
-		}
-		lj2 := hamFromFree(segs, u2, x2, logJ)
-		if lj := hamFromFreeRuns(runs, u2, x2, logJ); logJ && lj1 != lj || math.Abs(lj-lj2) > 1e-12*(1+math.Abs(lj2)) {
-			t.Fatalf("trial %d: log|J| = %v by hamDrift, %v by hamFromFreeRuns, %v by hamFromFree", trial, lj1, lj, lj2)
-		}
-		if !slices.Equal(u1, u2) || !slices.Equal(mom1, mom2) || !slices.Equal(x1, x2) {
-			t.Fatalf("trial %d: hamDrift gives u %v, r %v, x %v, log|J| %v; the steps one after the other u %v, r %v, x %v, log|J| %v",
-				trial, u1, mom1, x1, lj1, u2, mom2, x2, lj2)
-		}
-		if logJ && !(lj1 > math.Inf(-1)) && trial%5 != 0 {
-			t.Fatalf("trial %d: log|J| = %v", trial, lj1)
-		}
-		g := vec(dx, 4)
-		gu1, gu2 := make([]float64, du), make([]float64, du)
-		hamKick(runs, u1, x1, g, gu1, mom1, half)
-		hamGradFree(segs, u2, x2, g, gu2)
-		for j := range mom2 {
-			mom2[j] += 0.5 * eps * gu2[j]
-		}
-		if !slices.Equal(gu1, gu2) && !(trial%5 == 0 && slices.EqualFunc(gu1, gu2, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) })) {
-			t.Fatalf("trial %d: hamKick's gradient %v, hamGradFree's %v", trial, gu1, gu2)
-		}
-		if !slices.EqualFunc(mom1, mom2, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }) {
-			t.Fatalf("trial %d: hamKick's momentum %v, the half step's %v", trial, mom1, mom2)
-		}
-	}
-}
 
 // hmcGaussian: a correlated Gaussian over 5 coordinates split into two Real sites
 // "a" (3) and "b" (2), declared as one Hamiltonian block (listed b first), with a
@@ -385,14 +113,14 @@ func (m *hmcGaussian) JointGrad(x []float64, sites []int, grad []float64, value 
 func TestHamiltonianGaussianAlone(t *testing.T) {
 	t.Parallel()
 	m := newHMCGaussian()
-	o := &Options{Chains: 4, Draws: 2000, Warmup: 400, Seed: 601, hamiltonianOnly: true, Hamiltonian: HamiltonianOptions{Leapfrogs: 8}}
+	o := &Options{Chains: 4, Draws: 2000, Warmup: 400, Seed: 601, Moves: hamiltonianOnly(HamiltonianMove{Leapfrogs: 8})}
 	r := sample(t, m, o)
-	if len(r.Hamiltonian) != 1 || r.Hamiltonian[0].Name != hamiltonianName || r.Hamiltonian[0].Proposer != hamiltonianProposer ||
-		r.Hamiltonian[0].Sites != 2 || r.Hamiltonian[0].Proposals != 4*2000 {
-		t.Fatalf("Hamiltonian %+v", r.Hamiltonian)
+	if len(movesOf(r, "hamiltonian")) != 1 || movesOf(r, "hamiltonian")[0].Name != hamiltonianName || movesOf(r, "hamiltonian")[0].Proposer != hamiltonianProposer ||
+		movesOf(r, "hamiltonian")[0].Sites != 2 || movesOf(r, "hamiltonian")[0].Proposals != 4*2000 {
+		t.Fatalf("Hamiltonian %+v", movesOf(r, "hamiltonian"))
 	}
-	if len(r.HamiltonianPerChain) != 4 || r.HamiltonianPerChain[2][0].Proposals != 2000 {
-		t.Fatalf("HamiltonianPerChain %+v", r.HamiltonianPerChain)
+	if len(movesOfPerChain(r, "hamiltonian")) != 4 || movesOfPerChain(r, "hamiltonian")[2][0].Proposals != 2000 {
+		t.Fatalf("HamiltonianPerChain %+v", movesOfPerChain(r, "hamiltonian"))
 	}
 	for c, hc := range r.HamiltonianChains {
 		t.Logf("chain %d: step size %.4f, mean acceptance %.3f, divergent %d", c, hc.StepSize, hc.MeanAccept, hc.Divergent)
@@ -564,7 +292,7 @@ func checkHMCMixed(t *testing.T, what string, r *Result) {
 // moves these moments by many MCSE.
 func TestHamiltonianMixedSupports(t *testing.T) {
 	t.Parallel()
-	o := &Options{Chains: 4, Draws: 3000, Warmup: 300, Seed: 602, hamiltonianOnly: true, Hamiltonian: HamiltonianOptions{Leapfrogs: 10}}
+	o := &Options{Chains: 4, Draws: 3000, Warmup: 300, Seed: 602, Moves: hamiltonianOnly(HamiltonianMove{Leapfrogs: 10})}
 	r := sample(t, hmcMixed{}, o)
 	for c, hc := range r.HamiltonianChains {
 		t.Logf("alone, chain %d: %+v", c, hc)
@@ -576,10 +304,10 @@ func TestHamiltonianMixedSupports(t *testing.T) {
 	// lowest in both): lam is skewed and its variance's error heavy-tailed.
 	o = &Options{Chains: 4, Draws: 2000, Warmup: AutoWarmup, Seed: 604}
 	r = sample(t, hmcMixed{}, o)
-	if r.Hamiltonian[0].Proposals != 4*2000 || r.Options.Hamiltonian.Leapfrogs != defaultLeapfrogs {
-		t.Fatalf("Hamiltonian %+v, options %+v", r.Hamiltonian, r.Options.Hamiltonian)
+	if movesOf(r, "hamiltonian")[0].Proposals != 4*2000 {
+		t.Fatalf("Hamiltonian %+v", movesOf(r, "hamiltonian"))
 	}
-	t.Logf("with the sweep: acceptance %.3f, warm-up %v", r.Hamiltonian[0].AcceptRate(), r.WarmupSweeps)
+	t.Logf("with the sweep: acceptance %.3f, warm-up %v", movesOf(r, "hamiltonian")[0].AcceptRate(), r.WarmupSweeps)
 	checkHMCMixed(t, "with the sweep", r)
 }
 
@@ -592,16 +320,16 @@ func TestHamiltonianFallbackSameDraws(t *testing.T) {
 	o := &Options{Chains: 2, Draws: 300, Warmup: 100, Seed: 604}
 	a := sample(t, hmcMixed{}, o)
 	b := sample(t, hmcMixedNoJoint{}, o)
-	if a.Hamiltonian[0].Accepted == 0 {
-		t.Fatalf("no block move accepted: %+v", a.Hamiltonian)
+	if movesOf(a, "hamiltonian")[0].Accepted == 0 {
+		t.Fatalf("no block move accepted: %+v", movesOf(a, "hamiltonian"))
 	}
 	for c := range a.Draws.Chains {
 		if !slices.Equal(a.Draws.Chains[c], b.Draws.Chains[c]) {
 			t.Fatalf("chain %d: the fallback's draws differ from JointGrad's", c)
 		}
 	}
-	if a.Hamiltonian[0] != b.Hamiltonian[0] || !slices.Equal(a.HamiltonianChains, b.HamiltonianChains) {
-		t.Errorf("statistics differ: %+v %+v vs %+v %+v", a.Hamiltonian, a.HamiltonianChains, b.Hamiltonian, b.HamiltonianChains)
+	if movesOf(a, "hamiltonian")[0] != movesOf(b, "hamiltonian")[0] || !slices.Equal(a.HamiltonianChains, b.HamiltonianChains) {
+		t.Errorf("statistics differ: %+v %+v vs %+v %+v", movesOf(a, "hamiltonian"), a.HamiltonianChains, movesOf(b, "hamiltonian"), b.HamiltonianChains)
 	}
 }
 
@@ -626,23 +354,26 @@ func TestHamiltonianDeterministic(t *testing.T) {
 	}
 }
 
-// TestHamiltonianDefaults: the block sets one augmentation round and turns the
-// lead-and-follow moves off unless asked for; Off leaves the usual defaults and
-// makes no moves.
+// TestHamiltonianDefaults: the default schedule of a model with a block makes the
+// block's move with 32 leapfrog steps and the target 0.8; Defaults.NoHamiltonian
+// leaves it out (no statistics, no HamiltonianChains). The rules the block changes
+// (one augmentation round, no lead moves) are TestDefaultMoves'.
 func TestHamiltonianDefaults(t *testing.T) {
 	t.Parallel()
 	o := &Options{Chains: 1, Draws: 10, Warmup: 10, Seed: 606}
 	r := sample(t, hmcMixed{}, o)
-	if r.Options.AugmentRounds != 1 || !r.Options.Joint.Off || r.Hamiltonian == nil || r.Options.Hamiltonian.Target != defaultHamiltonianTarget {
-		t.Errorf("block on: AugmentRounds %d, Joint %+v, Hamiltonian %+v, options %+v", r.Options.AugmentRounds, r.Options.Joint, r.Hamiltonian, r.Options.Hamiltonian)
+	var hp *hamPlan
+	for _, p := range r.Schedule {
+		if h, ok := p.(*hamPlan); ok {
+			hp = h
+		}
 	}
-	r = sample(t, hmcMixed{}, &Options{Chains: 1, Draws: 10, Warmup: 10, Seed: 606, AugmentRounds: 3, Joint: JointMoves{Steps: 2}})
-	if r.Options.AugmentRounds != 3 || r.Options.Joint.Off {
-		t.Errorf("explicit options: AugmentRounds %d, Joint %+v", r.Options.AugmentRounds, r.Options.Joint)
+	if hp == nil || hp.cfg.Leapfrogs != defaultLeapfrogs || hp.cfg.Target != defaultHamiltonianTarget || movesOf(r, "hamiltonian") == nil {
+		t.Errorf("block on: schedule %v, Hamiltonian %+v", r.Schedule, movesOf(r, "hamiltonian"))
 	}
-	r = sample(t, hmcMixed{}, &Options{Chains: 1, Draws: 10, Warmup: 10, Seed: 606, Hamiltonian: HamiltonianOptions{Off: true}})
-	if r.Options.AugmentRounds != defaultAugmentRounds || r.Options.Joint.Off || r.Hamiltonian != nil || r.HamiltonianChains != nil {
-		t.Errorf("block off: AugmentRounds %d, Joint %+v, Hamiltonian %+v", r.Options.AugmentRounds, r.Options.Joint, r.Hamiltonian)
+	r = sample(t, hmcMixed{}, &Options{Chains: 1, Draws: 10, Warmup: 10, Seed: 606, Moves: []Move{Defaults{NoHamiltonian: true}}})
+	if movesOf(r, "hamiltonian") != nil || r.HamiltonianChains != nil {
+		t.Errorf("block off: Hamiltonian %+v, chains %+v", movesOf(r, "hamiltonian"), r.HamiltonianChains)
 	}
 	if n := len(r.AllStats()); n != 4 {
 		t.Errorf("block off: AllStats has %d entries, want 4 (the sites)", n)
@@ -685,28 +416,28 @@ func TestHamiltonianErrors(t *testing.T) {
 		{[]int{0, 3}, Options{}, "lists site 3 (entry 1); the model has sites 0 … 2"},
 		{[]int{-1}, Options{}, "lists site -1"},
 		{[]int{0, 0}, Options{}, `site "mu" twice`},
-		{[]int{0, 1}, Options{Hamiltonian: HamiltonianOptions{Off: true}}, `site "k", which is Discrete`},
-		{[]int{0}, Options{Hamiltonian: HamiltonianOptions{Leapfrogs: -1}}, "Options.Hamiltonian.Leapfrogs = -1 is negative"},
-		{[]int{0}, Options{Hamiltonian: HamiltonianOptions{Target: 1}}, "Options.Hamiltonian.Target = 1, want in (0, 1)"},
-		{[]int{0}, Options{Hamiltonian: HamiltonianOptions{Target: -0.5}}, "Options.Hamiltonian.Target = -0.5"},
-		{[]int{0}, Options{Hamiltonian: HamiltonianOptions{Target: math.NaN()}}, "Options.Hamiltonian.Target = NaN"},
+		{[]int{0, 1}, Options{Moves: []Move{Defaults{NoHamiltonian: true}}}, `site "k", which is Discrete`},
+		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Leapfrogs: -1}}}, "HamiltonianMove.Leapfrogs = -1 is negative"},
+		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Target: 1}}}, "HamiltonianMove.Target = 1, want in (0, 1)"},
+		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Target: -0.5}}}, "HamiltonianMove.Target = -0.5"},
+		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Target: math.NaN()}}}, "HamiltonianMove.Target = NaN"},
 	} {
 		o := c.o
 		o.Chains, o.Draws = 1, 5
 		_, err := Sample(context.Background(), hmcBadBlock{c.block}, &o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("block %v, options %+v: error %v, want one containing %q", c.block, c.o.Hamiltonian, err, c.want)
+			t.Errorf("block %v, options %+v: error %v, want one containing %q", c.block, c.o.Moves, err, c.want)
 		}
 	}
 	// A valid block in the same model samples (the Real site alone).
 	r := sample(t, hmcBadBlock{[]int{0}}, &Options{Chains: 1, Draws: 20, Warmup: 20, Seed: 607})
-	if r.Hamiltonian[0].Proposals != 20 || r.Hamiltonian[0].Sites != 1 {
-		t.Errorf("valid block: %+v", r.Hamiltonian)
+	if movesOf(r, "hamiltonian")[0].Proposals != 20 || movesOf(r, "hamiltonian")[0].Sites != 1 {
+		t.Errorf("valid block: %+v", movesOf(r, "hamiltonian"))
 	}
 	// An empty block is no block.
 	r = sample(t, hmcBadBlock{[]int{}}, &Options{Chains: 1, Draws: 5, Seed: 607})
-	if r.Hamiltonian != nil || r.Options.AugmentRounds != defaultAugmentRounds {
-		t.Errorf("empty block: %+v, AugmentRounds %d", r.Hamiltonian, r.Options.AugmentRounds)
+	if movesOf(r, "hamiltonian") != nil || strings.Contains(r.Schedule.String(), "hamiltonian") {
+		t.Errorf("empty block: %+v, schedule %v", movesOf(r, "hamiltonian"), r.Schedule)
 	}
 }
 
@@ -749,27 +480,27 @@ func (m hmcIID) JointGrad(x []float64, _ []int, grad []float64, value bool) floa
 	return m.LogJoint(x)
 }
 
+// hmcChain is a chain with its Hamiltonian block's move.
+type hmcChain struct {
+	*Chain
+	h *hamiltonianBlock
+}
+
+// stepHamiltonian makes one block move, a warm-up one or not.
+func (c hmcChain) stepHamiltonian(warmup bool) {
+	c.warm.warmup = warmup
+	c.h.Step(c.Chain)
+}
+
 // newHMCChain returns an initialised chain of m with its block, after a warm-up
 // of 50 block moves.
-func newHMCChain(t testing.TB, m Model, o *Options) *chain {
-	sites := m.Sites()
-	eff, err := o.withDefaults(Dim(sites))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if eff.hamSites, err = hamiltonianSites(m, sites); err != nil {
-		t.Fatal(err)
-	}
-	ch := newChain(0, m, sites, nil, nil, nil, &eff, Dim(sites), 0)
-	ch.sc = m.NewScorer()
-	ch.ham.jg, _ = ch.sc.(JointGradienter)
-	if err := ch.init(); err != nil {
-		t.Fatal(err)
-	}
+func newHMCChain(t testing.TB, m Model, o *Options) hmcChain {
+	ch := hmcChain{Chain: newTestChain(t, m, o)}
+	ch.h = stepperOf[*hamiltonianBlock](t, ch.Chain)
 	for range 50 {
 		ch.stepHamiltonian(true)
 	}
-	ch.endHamiltonian()
+	ch.h.EndWarmup(ch.Chain, Warmup{})
 	return ch
 }
 
@@ -779,7 +510,7 @@ func TestHamiltonianNoAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { ch.stepHamiltonian(false) }); n != 0 {
 		t.Errorf("a block move allocates %g times", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { ch.sweep(false, false, nil) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { ch.testSweep(false, 1) }); n != 0 {
 		t.Errorf("a sweep with the block's move allocates %g times", n)
 	}
 	ch = newHMCChain(t, hmcMixedNoJoint{}, &Options{Warmup: 50})
@@ -824,7 +555,7 @@ func TestHamiltonianBrokenGradient(t *testing.T) {
 		t.Errorf("panicking JointGrad: error %v", err)
 	}
 	r := sample(t, hmcBrokenGrad{newHMCGaussian(), false}, &Options{Chains: 2, Draws: 50, Warmup: 20, Seed: 608})
-	h := r.Hamiltonian[0]
+	h := movesOf(r, "hamiltonian")[0]
 	if h.Proposals != 100 || h.Accepted != 0 || r.HamiltonianChains[0].Divergent != 50 || r.HamiltonianChains[1].MeanAccept != 0 {
 		t.Errorf("never-finite JointGrad: %+v, %+v", h, r.HamiltonianChains)
 	}

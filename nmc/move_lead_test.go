@@ -86,12 +86,12 @@ func dirichletSD(a []float64, n int) float64 {
 // lead alone (a Beta posterior on (−2, 3)).
 func TestJointMovesAlone(t *testing.T) {
 	t.Parallel()
-	o := &Options{Chains: 4, Draws: 4000, Warmup: 300, Seed: 501, jointOnly: true, Joint: JointMoves{Follow: -1, Steps: 2}}
+	o := &Options{Chains: 4, Draws: 4000, Warmup: 300, Seed: 501, Moves: leadsOnly(LeadMoves{Follow: -1, Steps: 2})}
 	r := sample(t, dirichletGamma{}, o)
-	if len(r.Joint) != 1 || r.Joint[0].Name != "lead-follow(pi)" || r.Joint[0].Proposer != jointProposer || r.Joint[0].Proposals != 4*4000*2 {
-		t.Fatalf("Joint %+v", r.Joint)
+	if len(movesOf(r, "lead")) != 1 || movesOf(r, "lead")[0].Name != "lead-follow(pi)" || movesOf(r, "lead")[0].Proposer != jointProposer || movesOf(r, "lead")[0].Proposals != 4*4000*2 {
+		t.Fatalf("Joint %+v", movesOf(r, "lead"))
 	}
-	rate := r.Joint[0].AcceptRate()
+	rate := movesOf(r, "lead")[0].AcceptRate()
 	if !(rate > 0.1 && rate < 1) {
 		t.Errorf("dirichlet-gamma: acceptance %.3f, want in (0.1, 1)", rate)
 	}
@@ -103,7 +103,7 @@ func TestJointMovesAlone(t *testing.T) {
 	}
 	checkMoments(t, "lam", column(t, r, "lam"), 2.0/3, math.Sqrt(0.8-4.0/9), nil)
 
-	o.Joint.Leads = []string{"z"}
+	o.Moves = leadsOnly(LeadMoves{Leads: []string{"z"}, Follow: -1, Steps: 2})
 	r = sample(t, funnelModel{}, o)
 	checkMoments(t, "funnel z", column(t, r, "z"), 0, 3, nil)
 	checkMean(t, "funnel P(x > 0)", mapSeries(column(t, r, "x"), func(v float64) float64 {
@@ -112,15 +112,15 @@ func TestJointMovesAlone(t *testing.T) {
 		}
 		return 0
 	}), 0.5)
-	t.Logf("funnel: lead-follow acceptance %.3f", r.Joint[0].AcceptRate())
+	t.Logf("funnel: lead-follow acceptance %.3f", movesOf(r, "lead")[0].AcceptRate())
 
 	m, pa, pb := betaBinomialModel(2, 3, 7, 20, 1, -2, 3)
-	o.Joint.Leads = []string{"p"}
+	o.Moves = leadsOnly(LeadMoves{Leads: []string{"p"}, Follow: -1, Steps: 2})
 	r = sample(t, m, o)
 	mean := pa / (pa + pb)
 	sd := math.Sqrt(pa * pb / ((pa + pb) * (pa + pb) * (pa + pb + 1)))
 	checkMoments(t, "beta p", column(t, r, "p"), -2+5*mean, 5*sd, nil)
-	t.Logf("beta: lead-follow acceptance %.3f", r.Joint[0].AcceptRate())
+	t.Logf("beta: lead-follow acceptance %.3f", movesOf(r, "lead")[0].AcceptRate())
 }
 
 // allocation: pi ~ Dirichlet(dgAlpha + counts), k | pi ~ Categorical(pi) over 3
@@ -171,7 +171,7 @@ func TestJointMovesDiscreteFollowers(t *testing.T) {
 	m := allocation{counts: [3]float64{5, 1, 0}}
 	a := []float64{dgAlpha[0] + 5, dgAlpha[1] + 1, dgAlpha[2]}
 	sum := a[0] + a[1] + a[2]
-	r := sample(t, m, &Options{Chains: 4, Draws: 4000, Warmup: 300, Seed: 505, jointOnly: true, Joint: JointMoves{Leads: []string{"pi"}, Follow: -1, Steps: 2}})
+	r := sample(t, m, &Options{Chains: 4, Draws: 4000, Warmup: 300, Seed: 505, Moves: leadsOnly(LeadMoves{Leads: []string{"pi"}, Follow: -1, Steps: 2})})
 	checkMoments(t, "allocation pi[0]", column(t, r, "pi[0]"), a[0]/sum, dirichletSD(a, 0), nil)
 	checkMean(t, "allocation P(k = 0)", mapSeries(column(t, r, "k"), func(v float64) float64 {
 		if v == 0 {
@@ -179,7 +179,7 @@ func TestJointMovesDiscreteFollowers(t *testing.T) {
 		}
 		return 0
 	}), a[0]/sum)
-	t.Logf("allocation: lead-follow acceptance %.3f", r.Joint[0].AcceptRate())
+	t.Logf("allocation: lead-follow acceptance %.3f", movesOf(r, "lead")[0].AcceptRate())
 }
 
 // TestJointMovesDefault: with the default sweeps the model's declared lead gets its
@@ -190,21 +190,21 @@ func TestJointMovesDefault(t *testing.T) {
 	t.Parallel()
 	o := &Options{Chains: 4, Draws: 2000, Warmup: AutoWarmup, Seed: 502}
 	r := sample(t, dirichletGamma{}, o)
-	if len(r.Joint) != 1 || r.Joint[0].Proposals != 4*2000*defaultJointSteps {
-		t.Fatalf("Joint %+v", r.Joint)
+	if len(movesOf(r, "lead")) != 1 || movesOf(r, "lead")[0].Proposals != 4*2000*defaultJointSteps {
+		t.Fatalf("Joint %+v", movesOf(r, "lead"))
 	}
 	checkMoments(t, "default pi[0]", column(t, r, "pi[0]"), 2.0/9, dirichletSD(dgAlpha[:], 0), nil)
 	checkMoments(t, "default lam", column(t, r, "lam"), 2.0/3, math.Sqrt(0.8-4.0/9), nil)
 
 	// Followers chosen by the shift of their fit (lam's Gamma fit moves with pi_0).
-	o.Joint.Follow = 0.05
+	o.Moves = []Move{SiteSteps{}, FittedSteps{}, LeadMoves{Follow: 0.05}}
 	r = sample(t, dirichletGamma{}, o)
 	checkMoments(t, "follow lam", column(t, r, "lam"), 2.0/3, math.Sqrt(0.8-4.0/9), nil)
 
-	off := sample(t, dirichletGamma{}, &Options{Chains: 2, Draws: 200, Warmup: AutoWarmup, Seed: 503, Joint: JointMoves{Off: true}})
+	off := sample(t, dirichletGamma{}, &Options{Chains: 2, Draws: 200, Warmup: AutoWarmup, Seed: 503, Moves: []Move{Defaults{NoLeadMoves: true}}})
 	none := sample(t, dirichletGamma{noLead: true}, &Options{Chains: 2, Draws: 200, Warmup: AutoWarmup, Seed: 503})
-	if off.Joint != nil || none.Joint != nil {
-		t.Fatalf("Joint with Off %+v, without leads %+v", off.Joint, none.Joint)
+	if movesOf(off, "lead") != nil || movesOf(none, "lead") != nil {
+		t.Fatalf("Joint with Off %+v, without leads %+v", movesOf(off, "lead"), movesOf(none, "lead"))
 	}
 	for c := range off.Draws.Chains {
 		for k, v := range off.Draws.Chains[c] {
@@ -213,8 +213,8 @@ func TestJointMovesDefault(t *testing.T) {
 			}
 		}
 	}
-	if r := sample(t, dirichletGamma{}, &Options{Chains: 2, Draws: 100, Seed: 504}); r.Joint != nil {
-		t.Errorf("no warm-up: Joint %+v", r.Joint)
+	if r := sample(t, dirichletGamma{}, &Options{Chains: 2, Draws: 100, Seed: 504}); movesOf(r, "lead") != nil {
+		t.Errorf("no warm-up: Joint %+v", movesOf(r, "lead"))
 	}
 }
 
@@ -223,18 +223,18 @@ func TestJointMovesBadOptions(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		m    Model
-		j    JointMoves
+		j    LeadMoves
 		want string
 	}{
-		{dirichletGamma{}, JointMoves{Leads: []string{"nope"}}, `Options.Joint.Leads names "nope", which is not a site`},
-		{dirichletGamma{}, JointMoves{Leads: []string{"pi", "pi"}}, `names "pi" twice`},
-		{&mixtureModel{}, JointMoves{Leads: []string{"k"}}, `"k", a Discrete site`},
-		{dirichletGamma{}, JointMoves{Steps: -1}, "Options.Joint.Steps = -1"},
-		{dirichletGamma{}, JointMoves{Scale: math.NaN()}, "Options.Joint.Scale = NaN"},
-		{dirichletGamma{}, JointMoves{Follow: math.Inf(1)}, "Options.Joint.Follow = +Inf"},
-		{badLeader{}, JointMoves{}, `the model's Leads() names "x"`},
+		{dirichletGamma{}, LeadMoves{Leads: []string{"nope"}}, `LeadMoves.Leads names "nope", which is not a site`},
+		{dirichletGamma{}, LeadMoves{Leads: []string{"pi", "pi"}}, `names "pi" twice`},
+		{&mixtureModel{}, LeadMoves{Leads: []string{"k"}}, `"k", a Discrete site`},
+		{dirichletGamma{}, LeadMoves{Steps: -1}, "LeadMoves.Steps = -1"},
+		{dirichletGamma{}, LeadMoves{Scale: math.NaN()}, "LeadMoves.Scale = NaN"},
+		{dirichletGamma{}, LeadMoves{Follow: math.Inf(1)}, "LeadMoves.Follow = +Inf"},
+		{badLeader{}, LeadMoves{}, `the model's Leads() names "x"`},
 	} {
-		_, err := Sample(context.Background(), c.m, &Options{Joint: c.j, Warmup: 10})
+		_, err := Sample(context.Background(), c.m, &Options{Moves: []Move{SiteSteps{}, c.j}, Warmup: 10})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one containing %q", c.j, err, c.want)
 		}

@@ -1,147 +1,13 @@
 package nmc
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
-
-	"github.com/nmc-go/nmc/draws"
 )
 
-// The fitted independence step. During warm-up each chain collects the values of
-// every fitted block (below); at the end of warm-up it fits a Gaussian N(m, S) to the
-// block (see fitBlock: S from the block's curvature at a few warm-up draws, m their
-// mean corrected by a Newton step) and freezes it as the proposal q = N(m, c·S),
-// c = FittedStep.Inflate (or the multivariate t with that location and scale
-// matrix). Every FittedStep.Every-th sweep after warm-up then adds FittedStep.Steps
-// Metropolis-Hastings independence steps per block:
-//
-//	log α = f(x′) − f(x) + log q(x) − log q(x′),
-//
-// where f is the log density of the block's coordinates given the rest of the state
-// (the Markov-blanket score of a site, or the orbit score of a group). The proposal
-// does not depend on the current point and is fixed for the recorded draws, so the
-// step is an exact Metropolis-Hastings kernel for π, and a fixed schedule of exact
-// kernels is exact. The global fit complements NMC's local steps: the Newton steps
-// follow the non-Gaussian parts, the independence step makes large jumps along
-// directions a local step crosses slowly (the β block of a logistic regression,
-// whose conditional Newton proposal accepts ~13%).
-//
-// Blocks: the Real coordinates of every group (when group moves are on and the group
-// has at least two of them, not all in the block of an earlier group) form one block, scored with the group's orbit score: the
-// joint fit over, e.g., (α, β) of a regression follows their correlation, which
-// single-site blocks cannot. Every Real site with at least two coordinates, none of
-// them in a group block, forms a block of its own, scored with its Markov-blanket
-// score. Scalar Real sites get no step of their own: NMC's one-dimensional Newton
-// step already fits their conditional, which a marginal fit cannot beat. Blocks with
-// more than maxFittedDim coordinates are left out (the dense covariance would cost
-// more than the step gains), and so, chain by chain, are the blocks whose local
-// steps accepted at least 90% of their warm-up proposals (see wellMixed).
-
-// FittedStep configures the fitted independence step (see Options.Fitted). The zero
-// value is the default: on, three steps every sweep, Gaussian proposal with
-// covariance inflated by 1.1.
-type FittedStep struct {
-	// Off turns the step off.
-	Off bool
-	// Every makes the steps on every Every-th sweep after warm-up (default 1, every
-	// sweep). Must not be negative.
-	Every int
-	// Steps is the number of independence steps per block in a row on such a sweep
-	// (default 3). A step costs two evaluations of the block's score (one when the
-	// previous step is carried over), far less than a Newton step of a large site;
-	// on a logistic regression with K = 40 three steps per sweep instead of one
-	// raised the minimum bulk ESS of 4 × 1000 draws from 711–1237 to 985–2181 over
-	// three seeds, for about 25% more wall time. Must not be negative.
-	Steps int
-	// Inflate is the factor c of the proposal's covariance c·S, S the fitted
-	// covariance (default 1.1): a proposal a little wider than the target keeps the
-	// importance ratio bounded in the tails, but in d dimensions the acceptance falls
-	// about like c^(−d/2) (on a logistic regression with K = 40, from 53% at c = 1 to
-	// 41% at 1.3 and 7% at 2, with the posterior's own covariance). Must be positive
-	// and finite (0 means the default).
-	Inflate float64
-	// KeepSiteSteps keeps the Newton steps of a block's sites in every sweep. By
-	// default a chain whose group block's independence step would accept at least
-	// 25% of its proposals (estimated at the end of warm-up from the warm-up draws,
-	// see fittedAcceptance) steps the block's sites only on every 8th sweep after
-	// warm-up (see replaceSiteSteps): on a logistic regression with 10,000 train
-	// rows and K = 40 (seed 1) that cut the CPU time of nmc sample from 19.8 s to
-	// 12.9 s and raised the minimum bulk ESS per CPU second from 139 to 204.
-	KeepSiteSteps bool
-	// DF, when positive, replaces the Gaussian by the multivariate Student t with DF
-	// degrees of freedom and the same location and scale matrix c·S (heavier tails).
-	// 0 means Gaussian. Must not be negative.
-	DF float64
-}
-
-// Why a fitted block made no steps (draws.SiteStats.Unused).
-const (
-	unusedMixed   = "left to its sites' own steps, which accepted at least 90% of their warm-up proposals"
-	unusedNoFit   = "no fit: too few warm-up draws, or no positive-definite scale"
-	unusedStopped = "the chain stopped before its warm-up ended"
-)
-
-const (
-	defaultFittedInflate = 1.1
-	defaultFittedSteps   = 3
-	// maxFittedDim is the largest block given a fitted step.
-	maxFittedDim = 200
-	// fittedRing is the most warm-up draws per block kept for the fit (the latest).
-	fittedRing = 1000
-	// minFittedDraws is the fewest warm-up draws a fit is made from (and at least
-	// twice the block's dimension).
-	minFittedDraws = 20
-	// fittedRidge is the relative ridge added to the variances of a sample
-	// covariance.
-	fittedRidge = 1e-9
-	// fittedCurvaturePoints is the number of warm-up draws whose curvature the
-	// proposal's scale is fitted to.
-	fittedCurvaturePoints = 20
-	// fittedDiffStep is the relative step of the central differences of the cross
-	// curvature between two sites.
-	fittedDiffStep = 1e-5
-	// fittedProposerGaussian and fittedProposerT are the proposers' names in
-	// Result.Fitted.
-	fittedProposerGaussian = "fitted-gaussian"
-	fittedProposerT        = "fitted-t"
-)
-
-// withDefaults validates f and returns it with its defaults filled in.
-func (f FittedStep) withDefaults() (FittedStep, error) {
-	if f.Every < 0 {
-		return f, fmt.Errorf("nmc: Options.Fitted.Every = %d is negative", f.Every)
-	}
-	if f.Steps < 0 {
-		return f, fmt.Errorf("nmc: Options.Fitted.Steps = %d is negative", f.Steps)
-	}
-	if f.Steps == 0 {
-		f.Steps = defaultFittedSteps
-	}
-	if f.Inflate < 0 || math.IsNaN(f.Inflate) || math.IsInf(f.Inflate, 0) {
-		return f, fmt.Errorf("nmc: Options.Fitted.Inflate = %g, want positive and finite (0: the default %g)", f.Inflate, defaultFittedInflate)
-	}
-	if f.DF < 0 || math.IsNaN(f.DF) || math.IsInf(f.DF, 0) {
-		return f, fmt.Errorf("nmc: Options.Fitted.DF = %g, want 0 (Gaussian) or positive and finite", f.DF)
-	}
-	if f.Every == 0 {
-		f.Every = 1
-	}
-	if f.Inflate == 0 {
-		f.Inflate = defaultFittedInflate
-	}
-	return f, nil
-}
-
-// proposerName is the name of the fitted step's proposal in SiteStats.
-func (f FittedStep) proposerName() string {
-	if f.DF > 0 {
-		return fittedProposerT
-	}
-	return fittedProposerGaussian
-}
+// The fitted blocks (FittedSteps): which coordinates form them, the ring of
+// warm-up draws a chain keeps of each, and the Gaussian (or t) fitted to them.
 
 // blockPlan is a set of Real coordinates given a fitted independence step.
 type blockPlan struct {
@@ -153,13 +19,21 @@ type blockPlan struct {
 	whole  bool  // the coordinates are exactly those of sites, in state order
 }
 
-// fittedBlocks returns the blocks of the fitted step (see the comment above).
-func fittedBlocks(sites []Site, groups []groupPlan) []blockPlan {
+// orbitBlock is a group whose orbit the schedule moves along (orbitMover): its
+// index in the model's Groups() and its coordinates.
+type orbitBlock struct {
+	index  int
+	coords []OrbitCoord
+}
+
+// fittedBlocks returns the blocks of the fitted steps (see FittedSteps) of a model
+// with the given sites whose schedule moves along the orbits of groups.
+func fittedBlocks(sites []Site, groups []orbitBlock) []blockPlan {
 	ci := newCoordIndex(sites)
 	inGroup := make([]bool, len(ci.site))
 	off := Offsets(sites)
 	var blocks []blockPlan
-	for gi, g := range groups {
+	for _, g := range groups {
 		var coords, ss []int
 		var names []string
 		for _, oc := range g.coords {
@@ -195,7 +69,7 @@ func fittedBlocks(sites []Site, groups []groupPlan) []blockPlan {
 			}
 		}
 		whole = whole && k == len(coords)
-		blocks = append(blocks, blockPlan{name: "fitted(" + strings.Join(names, ", ") + ")", coords: coords, sites: ss, group: gi, site: -1, whole: whole})
+		blocks = append(blocks, blockPlan{name: "fitted(" + strings.Join(names, ", ") + ")", coords: coords, sites: ss, group: g.index, site: -1, whole: whole})
 	}
 	for i, s := range sites {
 		if s.Support != Real || s.Size < 2 || s.Size > maxFittedDim {
@@ -286,7 +160,7 @@ func (b *fittedBlock) row(r int) []float64 {
 	return b.ring[s*b.d : (s+1)*b.d]
 }
 
-// fitBlock fits block b's proposal to its latest m collected draws (all when m
+// fit fits block b's proposal to its latest m collected draws (all when m
 // exceeds their number) and reports whether the block has a proposal afterwards.
 //
 // The scale S is the inverse of the block's mean curvature −∇²log p over
@@ -305,9 +179,9 @@ func (b *fittedBlock) row(r int) []float64 {
 // When the curvature is not available (a block that does not consist of whole
 // sites) or its mean is not positive definite (a non-concave region), S is the
 // sample covariance and the location the draws' mean. S is multiplied by c =
-// Options.Fitted.Inflate. With fewer than minFittedDraws draws (2·d for the sample
+// FittedSteps.Inflate. With fewer than minFittedDraws draws (2·d for the sample
 // covariance), or no positive-definite scale, the block has no proposal.
-func (c *chain) fitBlock(b *fittedBlock, m int) bool {
+func (b *fittedBlock) fit(c *Chain, m int, inflate float64) bool {
 	m = min(m, b.n)
 	b.active, b.unused = false, unusedNoFit
 	d := b.d
@@ -323,9 +197,8 @@ func (c *chain) fitBlock(b *fittedBlock, m int) bool {
 	for k := range b.mean {
 		b.mean[k] /= float64(m)
 	}
-	inflate := c.opts.Fitted.Inflate
 	s := b.l
-	if c.curvatureCov(b, m, s) {
+	if b.curvatureCov(c, m, s) {
 		for i := 0; i < d; i++ {
 			v := b.xbar[i]
 			for j := 0; j < d; j++ {
@@ -394,7 +267,7 @@ func (c *chain) fitBlock(b *fittedBlock, m int) bool {
 // two sites i and j is ∂(∇ᵢ f_i)/∂x_j, from central differences of site i's
 // gradient over the coordinates of the smaller site j (the Markov-blanket score's
 // gradient in xᵢ is the log joint's).
-func (c *chain) curvatureCov(b *fittedBlock, m int, cov []float64) bool {
+func (b *fittedBlock) curvatureCov(c *Chain, m int, cov []float64) bool {
 	p := b.plan
 	if !p.whole {
 		return false
@@ -409,7 +282,7 @@ func (c *chain) curvatureCov(b *fittedBlock, m int, cov []float64) bool {
 		for k, j := range p.coords {
 			c.x[j] = b.keep[k]
 		}
-		c.site = -1
+		c.at.site = -1
 		c.invalidateAll()
 	}()
 	npts := min(fittedCurvaturePoints, m)
@@ -423,10 +296,10 @@ func (c *chain) curvatureCov(b *fittedBlock, m int, cov []float64) bool {
 		}
 		ki := 0
 		for _, i := range p.sites {
-			ni := c.sites[i].Size
-			c.site = i
+			ni := c.run.sites[i].Size
+			c.at.site = i
 			g, h := b.g[:ni], b.h[:ni*ni]
-			if f := c.sc.Score(c.x, i, g, h); !isFinite(f) || !allFinite(h) {
+			if f := c.sc.sc.Score(c.x, i, g, h); !isFinite(f) || !allFinite(h) {
 				return false
 			}
 			for r := 0; r < ni; r++ {
@@ -437,11 +310,11 @@ func (c *chain) curvatureCov(b *fittedBlock, m int, cov []float64) bool {
 			}
 			kj := 0
 			for _, j := range p.sites {
-				nj := c.sites[j].Size
+				nj := c.run.sites[j].Size
 				// The cross block (i, j), from i's gradient, when j is the smaller
 				// site (ties: the later one); the block (j, i) is its transpose.
 				if j != i && (nj < ni || (nj == ni && j > i)) {
-					if !c.crossCurvature(b, i, j, ki, kj, npts) {
+					if !b.crossCurvature(c, i, j, ki, kj, npts) {
 						return false
 					}
 				}
@@ -474,19 +347,19 @@ func (c *chain) curvatureCov(b *fittedBlock, m int, cov []float64) bool {
 
 // crossCurvature subtracts ∂(∇ᵢ f_i)/∂x_j / npts from the cross blocks (i, j) and
 // (j, i) of b.prec, by central differences, site i at block offset ki, site j at kj.
-func (c *chain) crossCurvature(b *fittedBlock, i, j, ki, kj, npts int) bool {
+func (b *fittedBlock) crossCurvature(c *Chain, i, j, ki, kj, npts int) bool {
 	d := b.d
-	ni, nj := c.sites[i].Size, c.sites[j].Size
-	oj := c.off[j]
+	ni, nj := c.run.sites[i].Size, c.run.sites[j].Size
+	oj := c.run.off[j]
 	gp, gm, h := b.gp[:ni], b.gm[:ni], b.h[:ni*ni]
-	c.site = i
+	c.at.site = i
 	for q := 0; q < nj; q++ {
 		v := c.x[oj+q]
 		eps := fittedDiffStep * (1 + math.Abs(v))
 		c.x[oj+q] = v + eps
-		fp := c.sc.Score(c.x, i, gp, h)
+		fp := c.sc.sc.Score(c.x, i, gp, h)
 		c.x[oj+q] = v - eps
-		fm := c.sc.Score(c.x, i, gm, h)
+		fm := c.sc.sc.Score(c.x, i, gm, h)
 		c.x[oj+q] = v
 		if !isFinite(fp) || !isFinite(fm) {
 			return false
@@ -538,119 +411,4 @@ func (b *fittedBlock) draw(rng *rand.Rand, dst []float64) bool {
 		dst[i] = b.mean[i] + scale*s
 	}
 	return allFinite(dst)
-}
-
-// stepFitted makes Options.Fitted.Steps independence Metropolis-Hastings steps of
-// fitted block bi in a row; st counts them when non-nil. The block's score at the
-// current point is computed once (or taken from the group step that just scored the
-// same state, see orbitScore) and carried from step to step.
-func (c *chain) stepFitted(bi int, st *draws.SiteStats) {
-	b := c.fitted[bi]
-	if !b.active {
-		return
-	}
-	p := b.plan
-	f0 := math.NaN()
-	moved := false
-	for n := 0; n < c.opts.Fitted.Steps; n++ {
-		if st != nil {
-			st.Proposals++
-		}
-		if !b.draw(c.rng, b.y) {
-			c.rng.Float64() // keep the chain's random numbers in step
-			continue
-		}
-		u := c.rng.Float64()
-		if math.IsNaN(f0) {
-			if f0 = c.currentBlockScore(p); !isFinite(f0) {
-				break
-			}
-		}
-		for k, j := range p.coords {
-			b.old[k] = c.x[j]
-			c.x[j] = b.y[k]
-		}
-		f1 := c.blockScore(p)
-		if f1 > math.Inf(-1) && !math.IsNaN(f1) && math.Log(u) < f1-f0+b.logq(b.old)-b.logq(b.y) {
-			f0, moved = f1, true
-			if st != nil {
-				st.Accepted++
-			}
-			continue
-		}
-		for k, j := range p.coords {
-			c.x[j] = b.old[k]
-		}
-		c.keep()
-	}
-	if moved {
-		for _, i := range p.sites {
-			c.moved(i)
-		}
-	}
-	if p.group >= 0 && isFinite(f0) {
-		c.gscore[p.group] = orbitScore{f: f0, at: c.edits}
-	}
-}
-
-// currentBlockScore is blockScore at the chain's current state, known without an
-// evaluation when the block's group was just scored there.
-func (c *chain) currentBlockScore(p *blockPlan) float64 {
-	if p.group >= 0 {
-		if f, ok := c.knownOrbitScore(p.group); ok {
-			return f
-		}
-	}
-	return c.blockScore(p)
-}
-
-// blockScore returns the log density of block p's coordinates at the current state,
-// up to terms that do not depend on them.
-func (c *chain) blockScore(p *blockPlan) float64 {
-	if p.group >= 0 {
-		c.group = p.group
-		f := c.orb.ScoreOrbit(c.x, p.group, nil)
-		c.group = -1
-		return f
-	}
-	c.site = p.site
-	f := c.sc.Score(c.x, p.site, nil, nil)
-	c.site = -1
-	return f
-}
-
-// fittedStats returns the statistics of Result.Fitted and Result.FittedPerChain; nil
-// without fitted blocks.
-func fittedStats(blocks []blockPlan, eff *Options, chains []*chain) (total []draws.SiteStats, perChain [][]draws.SiteStats) {
-	if len(blocks) == 0 {
-		return nil, nil
-	}
-	name := eff.Fitted.proposerName()
-	total, perChain = collectStats(len(blocks), func(b int) (string, string, int) { return blocks[b].name, name, len(blocks[b].sites) },
-		chains, func(ch *chain) []draws.SiteStats {
-			for bi, b := range ch.fitted {
-				ch.fstats[bi].Unused = b.unused
-			}
-			return ch.fstats
-		})
-	for bi := range total {
-		total[bi].Unused = unusedTotal(perChain, bi)
-	}
-	return total, perChain
-}
-
-// unusedTotal returns the Unused of the total of entry i of perChain: "" when
-// some chain made proposals, else the chains' reasons, distinct ones joined by
-// "; ".
-func unusedTotal(perChain [][]draws.SiteStats, i int) string {
-	var reasons []string
-	for _, st := range perChain {
-		if st[i].Proposals > 0 || st[i].Unused == "" {
-			return ""
-		}
-		if !slices.Contains(reasons, st[i].Unused) {
-			reasons = append(reasons, st[i].Unused)
-		}
-	}
-	return strings.Join(reasons, "; ")
 }
