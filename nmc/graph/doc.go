@@ -195,7 +195,7 @@
 //
 // Single-site steps cross a GP's hyperparameters slowly when the data pin the
 // latent values (each conditional is then narrow): declare rho and alpha leads
-// (Lead) and run with nmc.Options.Joint.Follow = −1, so that f follows their
+// (Lead) and give the lead moves nmc.LeadMoves{Follow: −1} in the schedule, so that f follows their
 // random-walk moves from its Newton proposal (TestGPRuns measures both).
 //
 // # Conventions

@@ -49,7 +49,7 @@ func gpPoisBuild(x []float64, k []int, lead bool) *graph.Builder {
 }
 
 // gpPoisLeadModel is gpPoisModel with rho and alpha declared leads
-// (Builder.Lead): with Options.Joint.Follow = −1 the sampler adds random-walk
+// (Builder.Lead): with LeadMoves.Follow = −1 the sampler adds random-walk
 // moves of each along its marginal, f following from its Newton proposal at the
 // new value; f pins rho and alpha given f, which single-site steps alone cross
 // slowly.
@@ -174,7 +174,7 @@ func runGPOpts(t *testing.T, name string, m nmc.Model, o *nmc.Options) {
 	for _, s := range r.Sites {
 		t.Logf("%s site %s: %s accepted %d/%d, fallbacks %d", name, s.Name, s.Proposer, s.Accepted, s.Proposals, s.Fallbacks)
 	}
-	for _, s := range append(append(r.Fitted, r.Joint...), r.Groups...) {
+	for _, s := range r.Moves {
 		t.Logf("%s %s: accepted %d/%d", name, s.Name, s.Accepted, s.Proposals)
 	}
 	t.Logf("%s: warm-up sweeps %v; min bulk ESS %.0f (%s), max R-hat %.4f (%s); wall %.2f s, CPU %.2f s", name, r.WarmupSweeps, minESS, minName, maxRhat, rhatName, wall, cpu)
@@ -184,7 +184,7 @@ func runGPOpts(t *testing.T, name string, m nmc.Model, o *nmc.Options) {
 // and logs ESS, R-hat and times (set NMC_GP_RUNS=1, or pois or reg for one of
 // them; the numbers of the report): gp_pois_regr on posteriordb's data in the
 // centred and non-centred forms, each plain and with rho and alpha leads
-// (Options.Joint.Follow = −1, 1 and 3 moves per sweep), and GP regressions on
+// (LeadMoves.Follow = −1, 1 and 3 moves per sweep), and GP regressions on
 // 30 and 133 simulated points, plain and with rho and alpha leads.
 func TestGPRuns(t *testing.T) {
 	which := os.Getenv("NMC_GP_RUNS")
@@ -206,7 +206,7 @@ func TestGPRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, steps := range []int{1, 3} {
-				runGPOpts(t, fmt.Sprintf("%s, leads rho and alpha, %d moves", form.name, steps), ml, &nmc.Options{Seed: 1, Joint: nmc.JointMoves{Follow: -1, Steps: steps}})
+				runGPOpts(t, fmt.Sprintf("%s, leads rho and alpha, %d moves", form.name, steps), ml, &nmc.Options{Seed: 1, Moves: gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: steps})})
 			}
 		}
 	}
@@ -230,7 +230,7 @@ func TestGPRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runGPOpts(t, fmt.Sprintf("gp regression n = %d, leads rho and alpha, 3 moves", n), ml, &nmc.Options{Seed: 1, Joint: nmc.JointMoves{Steps: 3}})
+		runGPOpts(t, fmt.Sprintf("gp regression n = %d, leads rho and alpha, 3 moves", n), ml, &nmc.Options{Seed: 1, Moves: gpLeadSchedule(nmc.LeadMoves{Steps: 3})})
 	}
 }
 
@@ -319,7 +319,7 @@ func TestGPPoissonCalibrated(t *testing.T) {
 	vars := []string{"rho", "alpha", "f[0]", "f[5]", "f[10]"}
 	sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisLeadModel(gpPoisX, ints(k)) }, len(gpPoisX), vars)
 	res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, MaxRank: 49, Seed: 12,
-		Sampler: &nmc.Options{Joint: nmc.JointMoves{Follow: -1, Steps: 1}}})
+		Sampler: &nmc.Options{Moves: gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: 1})}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestGPPoissonNonCentredCalibrated(t *testing.T) {
 	t.Parallel()
 	sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisNCBuild(gpPoisX, ints(k), true) }, len(gpPoisX), []string{"rho", "alpha"})
 	res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, MaxRank: 49, Seed: 13, Warmup: 300,
-		Sampler: &nmc.Options{Joint: nmc.JointMoves{Follow: -1, Steps: 1}}})
+		Sampler: &nmc.Options{Moves: gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: 1})}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,4 +352,10 @@ func ints(v []float64) []int {
 		k[i] = int(x)
 	}
 	return k
+}
+
+// gpLeadSchedule is the default schedule of a GP model with leads (it declares no
+// groups, blocks or summed-out sites), with the lead moves' settings l.
+func gpLeadSchedule(l nmc.LeadMoves) []nmc.Move {
+	return []nmc.Move{nmc.SiteSteps{}, nmc.FittedSteps{}, l}
 }
