@@ -29,6 +29,7 @@ type Model struct {
 	fams      []*family
 	factors   []*factor
 	derived   []namedNode
+	hmms      []hmmDecl // hidden Markov models whose states Generate draws
 	// valueScorers holds value scorers (valueScorer) for the calls made at every
 	// draw — Derive, Replicate, Init — reused across calls, draws and chains.
 	valueScorers sync.Pool

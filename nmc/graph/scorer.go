@@ -82,6 +82,9 @@ type scorer struct {
 	// A value scorer's scratch for Init and Replicate: one element's parameter
 	// values and one drawn element.
 	params, drawn []float64
+
+	// ext: the scratch of the nodeOps that keep their own (LogDensity, HMMMarginal).
+	ext opScratch
 }
 
 const (
