@@ -307,6 +307,7 @@ func (b *Builder) Build() (built *Model, err error) {
 	if err := m.compile(b.groups, b.margs); err != nil {
 		return nil, err
 	}
+	m.compileHMMSteer()
 	if err := m.compileLeads(b.leads); err != nil {
 		return nil, err
 	}

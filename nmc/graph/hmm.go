@@ -3,6 +3,7 @@ package graph
 import (
 	"math"
 
+	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
 )
 
@@ -397,3 +398,44 @@ func HMMMarginal(logOmega, gamma, rho *Node) *Node {
 
 // hmmArgNames names HMMMarginal's arguments as Stan's hmm_marginal does.
 var hmmArgNames = [...]string{"log_omega", "Gamma", "rho"}
+
+// compileHMMSteer sets m.hmmSteer: the simplex sites whose scores read an
+// HMMMarginal, a marginal likelihood in which the hidden states are summed out, get
+// their Hessians steered for the Dirichlet proposer as those of the sites that read
+// a summed-out latent (Builder.Marginalise) do.
+func (m *Model) compileHMMSteer() {
+	m.hmmSteer = make([]bool, len(m.sites))
+	seen := map[*Node]bool{}
+	var hasHMM func(n *Node) bool
+	hasHMM = func(n *Node) bool {
+		if v, ok := seen[n]; ok {
+			return v
+		}
+		seen[n] = false
+		found := false
+		if _, ok := n.impl.(*hmmOp); ok {
+			found = true
+		}
+		for _, a := range n.args {
+			found = hasHMM(a) || found
+		}
+		seen[n] = found
+		return found
+	}
+	var deps []int
+	for _, fc := range m.factors {
+		for _, p := range fc.d.params {
+			if !hasHMM(p) {
+				continue
+			}
+			for e := 0; e < p.length; e++ {
+				deps = collectDeps(p, e, deps[:0])
+				for _, s := range deps {
+					if m.sites[s].Support == nmc.Simplex {
+						m.hmmSteer[s] = true
+					}
+				}
+			}
+		}
+	}
+}

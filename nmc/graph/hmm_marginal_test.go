@@ -256,16 +256,80 @@ func hmmDerivModels(t *testing.T) map[string]*Model {
 }
 
 // TestHMMMarginalDerivatives checks the scores of every site of the HMM models
-// against finite differences of the log joint (checkModelDerivs).
+// against finite differences of the log joint (checkModelDerivs), with the simplex
+// sites' Hessians as computed (not steered), and then that the steered Hessians
+// equal them along the simplex: P H̃ P = P H P, P the projection onto Σ = 0.
 func TestHMMMarginalDerivatives(t *testing.T) {
 	t.Parallel()
 	for name, m := range hmmDerivModels(t) {
+		steer := m.hmmSteer
+		m.hmmSteer = make([]bool, len(steer))
 		st := checkModelDerivs(t, name, m, rand.New(rand.NewPCG(17, uint64(len(name)))), 6, 200)
 		if st.points < 3 {
 			t.Errorf("%s: only %d acceptable points", name, st.points)
 		}
 		t.Logf("%s: %d points, %d sites, %d directions", name, st.points, st.sites, st.directions)
+
+		rng := rand.New(rand.NewPCG(2, 2))
+		x := make([]float64, m.dim)
+		steered := 0
+		for pt := 0; pt < 5; pt++ {
+			if err := m.Init(rng, x); err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range m.Sites() {
+				if s.Support != nmc.Simplex {
+					continue
+				}
+				if !steer[i] {
+					t.Errorf("%s: simplex site %s is not steered", name, s.Name)
+				}
+				k := s.Size
+				g, h, g2, h2 := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
+				m.hmmSteer = make([]bool, len(steer))
+				m.NewScorer().Score(x, i, g, h)
+				m.hmmSteer = steer
+				m.NewScorer().Score(x, i, g2, h2)
+				differ := false
+				for p := range h {
+					differ = differ || h[p] != h2[p]
+				}
+				if differ {
+					steered++
+				}
+				ph, ph2 := projectSym(h, k), projectSym(h2, k)
+				for p := range ph {
+					if !close(ph[p], ph2[p], 1e-9) || g[p%k] != g2[p%k] {
+						t.Errorf("%s site %s: along the simplex, steered Hessian %v, computed %v", name, s.Name, ph2, ph)
+						break
+					}
+				}
+			}
+		}
+		m.hmmSteer = steer
+		if name != "normal" && steered == 0 {
+			t.Errorf("%s: no Hessian was steered", name)
+		}
 	}
+}
+
+// projectSym returns P h P for the k×k matrix h, P = I − 11ᵀ/k.
+func projectSym(h []float64, k int) []float64 {
+	ph := make([]float64, k*k)
+	row, col, all := make([]float64, k), make([]float64, k), 0.0
+	for p := 0; p < k; p++ {
+		for q := 0; q < k; q++ {
+			row[p] += h[p*k+q] / float64(k)
+			col[q] += h[p*k+q] / float64(k)
+			all += h[p*k+q] / float64(k*k)
+		}
+	}
+	for p := 0; p < k; p++ {
+		for q := 0; q < k; q++ {
+			ph[p*k+q] = h[p*k+q] - row[p] - col[q] + all
+		}
+	}
+	return ph
 }
 
 // TestLogDensityValues: LogDensity's elements against the family's log density
