@@ -12,6 +12,7 @@ import (
 // of states components), Gamma (states × states) and rho (1 × states).
 type hmmOp struct {
 	steps, states int
+	cols          *hmmColumns // log_omega's plan by distinct datum, or nil
 }
 
 func (hmmOp) name() string { return "HMMMarginal" }
@@ -35,10 +36,17 @@ func (o *hmmOp) eval(s *scorer, n *Node, _ int, out []jet) {
 // recursion with its derivatives in the active site's k coordinates is a block of
 // w = 1 + k + k² floats: the value, the gradient, the Hessian (row-major).
 type hmmScratch struct {
-	k        int       // the derivative dimension the blocks are sized for
-	gam      []jet     // K×K: Γ, row i = P(next state | state i)
-	rho      []jet     // K: the initial distribution
-	om       []jet     // K: log ω_t, the emissions of one step
+	k      int       // the derivative dimension the blocks are sized for
+	gam    []jet     // K×K: Γ, row i = P(next state | state i)
+	rho    []jet     // K: the initial distribution
+	om     []jet     // K: log ω_t, the emissions of one step
+	omStep []float64 // K: ω_t = exp(log ω_t − m_t)
+	// The emissions by distinct datum (hmmColumns): per datum u and state j, log ω
+	// (tab[u·K+j]) and ω = exp(log ω − mu[u]) (omv), mu[u] = max_j log ω; tabLive:
+	// whether a column depends on the active site.
+	tab      []jet
+	omv, mu  []float64
+	tabLive  bool
 	prev     []float64 // K blocks: the filtered probabilities α̂ of the last step
 	cur      []float64 // K blocks: this step's
 	c, total []float64 // one block each: this step's normaliser; the log likelihood
@@ -53,7 +61,7 @@ func (x *opScratch) hmmFor(n *Node, K, k int) *hmmScratch {
 		if x.hmm == nil {
 			x.hmm = map[*Node]*hmmScratch{}
 		}
-		h = &hmmScratch{k: -1, gam: make([]jet, K*K), rho: make([]jet, K), om: make([]jet, K), probs: make([]float64, K)}
+		h = &hmmScratch{k: -1, gam: make([]jet, K*K), rho: make([]jet, K), om: make([]jet, K), omStep: make([]float64, K), probs: make([]float64, K)}
 		x.hmm[n] = h
 	}
 	if h.k < k {
@@ -101,16 +109,26 @@ func (o *hmmOp) forward(s *scorer, n *Node, filt []float64) jet {
 	}
 	w := 1 + k + k*k
 	prev, cur := x.prev[:K*w], x.cur[:K*w]
+	if o.cols != nil {
+		if v, ok := x.emissionTable(s, o.cols, K); !ok {
+			return jet{v: v}
+		}
+	}
+	rhoLive := false
+	for j := range x.rho {
+		rhoLive = rhoLive || x.rho[j].kind != jConst
+	}
+	if rhoLive && !gamLive && filt == nil {
+		if v, ok := o.backwardRho(s, x, lw); ok {
+			return v
+		}
+	}
 	live := false // whether the blocks carry derivatives
-	logLik := 0.0
+	// log p(y) = Σ_t m_t + log Π_t c_t, the product kept as acc·2^expo.
+	sumM, acc, expo := 0.0, 1.0, 0
 	for t := 0; t < N; t++ {
 		// S_j = Σ_i α̂_{t−1}(i) Γ_ij, or ρ_j at t = 0.
 		if t == 0 {
-			live = false
-			rhoLive := false
-			for j := range x.rho {
-				rhoLive = rhoLive || x.rho[j].kind != jConst
-			}
 			if rhoLive {
 				live = x.goLive(cur, K, w)
 			}
@@ -125,34 +143,42 @@ func (o *hmmOp) forward(s *scorer, n *Node, filt []float64) jet {
 			if gamLive && !live {
 				live = x.goLive(prev, K, w)
 			}
-			x.transition(prev, cur, K, k, live, gamLive)
+			if k == 1 && live {
+				x.transition1(prev, cur, K, gamLive)
+			} else {
+				x.transition(prev, cur, K, k, live, gamLive)
+			}
 		}
 
 		// a_j = ω_t(j)·S_j.
-		s.eval(lw, t, x.om)
-		m, omLive := math.Inf(-1), false
-		for j := range x.om {
-			v := x.om[j].v
-			if math.IsNaN(v) || math.IsInf(v, 1) {
-				return jet{v: math.NaN()}
-			}
-			m = max(m, v)
-			omLive = omLive || (x.om[j].kind != jConst && !math.IsInf(v, -1))
-		}
-		if math.IsInf(m, -1) {
-			return jet{v: math.Inf(-1)}
+		om, omv, m, omLive, bad, ok := o.emissions(s, x, lw, t)
+		if !ok {
+			return jet{v: bad}
 		}
 		if omLive && !live {
 			live = x.goLive(cur, K, w)
 		}
-		x.emit(cur, m, K, k, live)
+		if k == 1 && live {
+			x.emit1(cur, om, omv, K)
+		} else {
+			x.emit(cur, om, omv, K, k, live)
+		}
 
 		// c_t = Σ_j a_j, α̂_t(j) = a_j / c_t.
-		cv, ok := x.normalise(cur, K, k, live)
+		var cv float64
+		if k == 1 && live {
+			cv, ok = x.normalise1(cur, K)
+		} else {
+			cv, ok = x.normalise(cur, K, k, live)
+		}
 		if !ok {
 			return jet{v: cv}
 		}
-		logLik += math.Log(cv) + m
+		sumM += m
+		if acc *= cv; !(acc >= 0x1p-500 && acc <= 0x1p500) {
+			f, e := math.Frexp(acc)
+			acc, expo = f, expo+e
+		}
 		if filt != nil {
 			for j := 0; j < K; j++ {
 				filt[t*K+j] = cur[j*w]
@@ -160,6 +186,9 @@ func (o *hmmOp) forward(s *scorer, n *Node, filt []float64) jet {
 		}
 		prev, cur = cur, prev
 	}
+	// log Π_t c_t = log acc + expo·log 2, with expo·hmmLn2Hi exact.
+	e := float64(expo)
+	logLik := sumM + (math.Log(acc) + e*hmmLn2Lo + e*hmmLn2Hi)
 	if !live {
 		return jet{v: logLik}
 	}
@@ -168,6 +197,42 @@ func (o *hmmOp) forward(s *scorer, n *Node, filt []float64) jet {
 	copy(h, x.total[1+k:w])
 	return jet{v: logLik, kind: jDense, g: g, h: h}
 }
+
+// emissions returns the emissions of step t: log ω_t(j) as jets, ω_t(j) = exp(log
+// ω_t(j) − m), m = max_j log ω_t(j), and whether a log ω_t(j) depends on the active
+// site; or ok = false and the log likelihood (NaN for a log ω that is NaN or +Inf,
+// −Inf when every state's is −Inf).
+func (o *hmmOp) emissions(s *scorer, x *hmmScratch, lw *Node, t int) (om []jet, omv []float64, m float64, live bool, bad float64, ok bool) {
+	K := o.states
+	if o.cols != nil {
+		u := int(o.cols.which[t])
+		om, omv, m, live = x.tab[u*K:(u+1)*K], x.omv[u*K:(u+1)*K], x.mu[u], x.tabLive
+	} else {
+		s.eval(lw, t, x.om)
+		om, omv, m = x.om, x.omStep, math.Inf(-1)
+		for j := range om {
+			v := om[j].v
+			if math.IsNaN(v) || math.IsInf(v, 1) {
+				return nil, nil, 0, false, math.NaN(), false
+			}
+			m = max(m, v)
+			live = live || (om[j].kind != jConst && !math.IsInf(v, -1))
+		}
+		for j := range om {
+			omv[j] = math.Exp(om[j].v - m)
+		}
+	}
+	if math.IsInf(m, -1) {
+		return nil, nil, 0, false, m, false
+	}
+	return om, omv, m, live, 0, true
+}
+
+// log 2 in two parts (as package math's Log): e·hmmLn2Hi is exact for |e| < 2^20.
+const (
+	hmmLn2Hi = 6.93147180369123816490e-01
+	hmmLn2Lo = 1.90821492927058770002e-10
+)
 
 // goLive clears the derivatives of the K blocks of w floats and of the total, from
 // which the recursion carries derivatives, and returns true.
@@ -214,8 +279,10 @@ func (x *hmmScratch) transition(prev, cur []float64, K, k int, live, gamLive boo
 		for i := 0; i < K; i++ {
 			gij := &x.gam[i*K+j]
 			if c := gij.v; c != 0 {
-				for p, v := range prev[i*w : (i+1)*w] {
-					cj[p] += c * v
+				src := prev[i*w : (i+1)*w]
+				dst := cj[:len(src)]
+				for p, v := range src {
+					dst[p] += c * v
 				}
 			}
 			if gamLive && gij.kind != jConst {
@@ -229,21 +296,22 @@ func (x *hmmScratch) transition(prev, cur []float64, K, k int, live, gamLive boo
 	}
 }
 
-// emit multiplies each block S_j of cur by ω_j = exp(log ω_t(j) − m):
-// ∇a = ω(∇S + S ∇log ω), ∇²a = ω(∇²S + S(∇²log ω + ∇log ω ∇log ωᵀ) + ∇S ∇log ωᵀ +
-// ∇log ω ∇Sᵀ). A state whose log ω is −Inf gets a zero block.
-func (x *hmmScratch) emit(cur []float64, m float64, K, k int, live bool) {
+// emit multiplies each block S_j of cur by ω_j = omv[j] = exp(log ω_t(j) − m), the
+// log ω_t(j) being the jets om: ∇a = ω(∇S + S ∇log ω), ∇²a = ω(∇²S + S(∇²log ω +
+// ∇log ω ∇log ωᵀ) + ∇S ∇log ωᵀ + ∇log ω ∇Sᵀ). A state whose log ω is −Inf gets a
+// zero block.
+func (x *hmmScratch) emit(cur []float64, om []jet, omv []float64, K, k int, live bool) {
 	w := 1 + k + k*k
 	if !live {
 		for j := 0; j < K; j++ {
-			cur[j*w] *= math.Exp(x.om[j].v - m)
+			cur[j*w] *= omv[j]
 		}
 		return
 	}
 	for j := 0; j < K; j++ {
 		cj := cur[j*w : (j+1)*w]
-		lo := &x.om[j]
-		if math.IsInf(lo.v, -1) {
+		lo := &om[j]
+		if omv[j] == 0 {
 			clear(cj)
 			continue
 		}
@@ -254,9 +322,8 @@ func (x *hmmScratch) emit(cur []float64, m float64, K, k int, live bool) {
 			addSymOuter(sh, k, 1, sg, lo)
 			addGradOf(sg, sv, lo)
 		}
-		om := math.Exp(lo.v - m)
-		for p := range cj {
-			cj[p] *= om
+		for p, o := range cj {
+			cj[p] = o * omv[j]
 		}
 	}
 }
@@ -284,8 +351,10 @@ func (x *hmmScratch) normalise(cur []float64, K, k int, live bool) (float64, boo
 	c := x.c[:w]
 	clear(c)
 	for j := 0; j < K; j++ {
-		for p, v := range cur[j*w : (j+1)*w] {
-			c[p] += v
+		src := cur[j*w : (j+1)*w]
+		dst := c[:len(src)]
+		for p, v := range src {
+			dst[p] += v
 		}
 	}
 	cv := c[0]
@@ -310,8 +379,10 @@ func (x *hmmScratch) normalise(cur []float64, K, k int, live bool) (float64, boo
 			ag[p] = (ag[p] - av*cg[p]) * inv
 		}
 		for p := 0; p < k; p++ {
-			for q := 0; q < k; q++ {
-				ah[p*k+q] = (ah[p*k+q] - av*ch[p*k+q] - ag[p]*cg[q] - cg[p]*ag[q]) * inv
+			hp, cp := ah[p*k:p*k+k], ch[p*k:p*k+k]
+			agp, cgp := ag[p], cg[p]
+			for q := range hp {
+				hp[q] = (hp[q] - av*cp[q] - agp*cg[q] - cgp*ag[q]) * inv
 			}
 		}
 		cj[0] = av
@@ -393,6 +464,7 @@ func HMMMarginal(logOmega, gamma, rho *Node) *Node {
 		}
 	}
 	op.steps, op.states = logOmega.length, K
+	op.cols = planColumns(logOmega)
 	return custom(op, 1, 1, logOmega, gamma, rho)
 }
 

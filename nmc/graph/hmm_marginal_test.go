@@ -221,6 +221,26 @@ func hmmDerivModels(t *testing.T) map[string]*Model {
 		b.HiddenMarkov("z", p.logOmega, p.gamma, p.rho)
 		add("poisson K="+string(rune('0'+K)), b)
 	}
+	// Emissions not in the planned form (an expression, not a LogDensity), and
+	// emissions that read the initial distribution.
+	for _, readsRho := range []bool{false, true} {
+		y := randomCounts(rng, 6)
+		b := New()
+		lam := b.Latent("lam", Gamma(C(2), C(0.5)))
+		gamma := b.Latent("Gamma", Dirichlet(Vec(1, 2)), 2)
+		rho := b.Latent("rho", Dirichlet(Vec(2, 1)))
+		rate := Add(lam, C(3))
+		if readsRho {
+			rate = Add(rate, Index(Components(rho), []int{0}))
+		}
+		col0 := Sub(Mul(Data(y), Log(lam)), lam) // log p(y | lam) + log y!
+		b.HiddenMarkov("z", Stack(col0, LogDensity(Poisson(rate), y)), gamma, rho)
+		if readsRho {
+			add("expression, reads rho", b)
+		} else {
+			add("expression", b)
+		}
+	}
 	// Normal emissions: state means a Vector site (several coordinates live in each
 	// step, through Index), a common scale, plus a regression on a covariate read
 	// through a data matrix (row jets); Gamma from a softmax of a Real plate, rho
