@@ -14,6 +14,7 @@ import (
 // hmmParts are the nodes of a test hidden Markov model.
 type hmmParts struct {
 	logOmega, gamma, rho *Node
+	lam, delta           *Node // the lowest rate and the gaps (nil for K = 1)
 }
 
 // poissonHMMParts declares a K-state HMM of the counts y with Poisson emissions of
@@ -39,7 +40,7 @@ func poissonHMMParts(b *Builder, y []float64, K int) hmmParts {
 		}
 		cols[j] = LogDensity(Poisson(rate), y)
 	}
-	return hmmParts{Stack(cols...), gamma, rho}
+	return hmmParts{Stack(cols...), gamma, rho, lam, delta}
 }
 
 // hmmParams reads the rates, Γ and ρ of poissonHMMParts's model at x.
