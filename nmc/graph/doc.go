@@ -160,6 +160,27 @@
 //
 //	b.Hamiltonian(pi, theta)
 //
+// # Hidden Markov models
+//
+// HiddenMarkov adds the log marginal likelihood of a hidden Markov model, its
+// states summed out by the forward algorithm (Stan's hmm_marginal; HMMMarginal is
+// the same term as an expression for Factor), and records the states name[t],
+// drawn jointly from p(z | θ, y) by forward filtering, backward sampling at every
+// recorded draw (the Model is an nmc.Generator). Its arguments are nodes: the
+// emission log-likelihoods log_omega (N steps × K states), usually one LogDensity
+// column per state; the transition matrix Gamma (K rows of K, a plate of Dirichlet
+// latents); the initial distribution rho (a Dirichlet latent or a constant):
+//
+//	logOmega := graph.Stack(graph.LogDensity(graph.Poisson(lambda1), y), graph.LogDensity(graph.Poisson(lambda2), y))
+//	b.HiddenMarkov("z", logOmega, gamma, rho)
+//
+// The forward recursion runs on the active site's jets, each filtered probability
+// a block of its value, gradient and Hessian, so every site gets exact derivatives
+// at O(N·K²) block operations per score; emissions of the form above are read by
+// distinct datum, and a score of rho alone takes one backward pass of values.
+// Simplex sites read by the marginal get steered Hessians, as those read by a
+// summed-out latent.
+//
 // # Conventions
 //
 // Indices are 0-based everywhere: in Index, By, observed categories and site names.
