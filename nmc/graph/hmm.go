@@ -52,6 +52,12 @@ type hmmScratch struct {
 	c, total []float64 // one block each: this step's normaliser; the log likelihood
 	filt     []float64 // N×K: every step's filtered probabilities (sample only)
 	probs    []float64 // K: backward sampling's weights (sample only)
+	// rowOnly's: the forward (then backward) variables and their tangents in a
+	// row's entries, the derivatives in them, and per step ω_t, s_t, ã_{t−1}(r)
+	// and its tangents.
+	ra, rb, rad, rbd   []float64
+	rG, rH             []float64
+	rOm, rS, rAr, rArd []float64
 }
 
 // hmmFor returns the scratch of node n for K states, with blocks for k coordinates.
@@ -120,6 +126,11 @@ func (o *hmmOp) forward(s *scorer, n *Node, filt []float64) jet {
 	}
 	if rhoLive && !gamLive && filt == nil {
 		if v, ok := o.backwardRho(s, x, lw); ok {
+			return v
+		}
+	}
+	if r := x.liveRow(K); r >= 0 && !rhoLive && k >= 2 && filt == nil {
+		if v, ok := o.rowOnly(s, x, lw, r); ok {
 			return v
 		}
 	}

@@ -72,9 +72,14 @@ func BenchmarkHMMGenerate(b *testing.B) {
 	}
 }
 
-// BenchmarkHMMBuild times Build of the HMM of 2,000 steps and 5 states.
+// BenchmarkHMMBuild times the declaration and Build of the HMM (and one prior
+// draw).
 func BenchmarkHMMBuild(b *testing.B) {
-	for range b.N {
-		hmmBenchModel(b, 2000, 5)
+	for _, sz := range hmmBenchSizes {
+		b.Run(fmt.Sprintf("N=%d/K=%d", sz.n, sz.k), func(b *testing.B) {
+			for range b.N {
+				hmmBenchModel(b, sz.n, sz.k)
+			}
+		})
 	}
 }

@@ -259,8 +259,10 @@ func hmmDerivModels(t *testing.T) map[string]*Model {
 		mu := b.Vector("mu", K, Normal(C(0), C(2)))
 		beta := b.Vector("beta", 2, Normal(C(0), C(1)))
 		sigma := b.Latent("sigma", Gamma(C(4), C(4)))
-		eta := b.Latent("eta", Normal(C(0), C(1)), K, K)
-		e := Exp(eta)
+		// Row 0 from a plate of scalar sites, rows 1 and 2 from Vector sites (each
+		// moves one row: dense jets in one row's entries).
+		etas := []*Node{b.Latent("eta0", Normal(C(0), C(1)), K), b.Vector("eta1", K, Normal(C(0), C(1))), b.Vector("eta2", K, Normal(C(0), C(1)))}
+		e := Exp(Concat(etas...))
 		rowsum := make([]*Node, K)
 		for i := 0; i < K; i++ {
 			rowsum[i] = Sum(Index(e, []int{i * K, i*K + 1, i*K + 2}))
