@@ -487,7 +487,7 @@ var hmmArgNames = [...]string{"log_omega", "Gamma", "rho"}
 // their Hessians steered for the Dirichlet proposer as those of the sites that read
 // a summed-out latent (Builder.Marginalise) do.
 func (m *Model) compileHMMSteer() {
-	m.hmmSteer = make([]bool, len(m.sites))
+	m.hmmSteer = nil
 	seen := map[*Node]bool{}
 	var hasHMM func(n *Node) bool
 	hasHMM = func(n *Node) bool {
@@ -515,6 +515,9 @@ func (m *Model) compileHMMSteer() {
 				deps = collectDeps(p, e, deps[:0])
 				for _, s := range deps {
 					if m.sites[s].Support == nmc.Simplex {
+						if m.hmmSteer == nil {
+							m.hmmSteer = make([]bool, len(m.sites))
+						}
 						m.hmmSteer[s] = true
 					}
 				}

@@ -286,7 +286,7 @@ func TestHMMMarginalDerivatives(t *testing.T) {
 	t.Parallel()
 	for name, m := range hmmDerivModels(t) {
 		steer := m.hmmSteer
-		m.hmmSteer = make([]bool, len(steer))
+		m.hmmSteer = make([]bool, len(m.Sites()))
 		st := checkModelDerivs(t, name, m, rand.New(rand.NewPCG(17, uint64(len(name)))), 6, 200)
 		if st.points < 3 {
 			t.Errorf("%s: only %d acceptable points", name, st.points)
@@ -309,7 +309,7 @@ func TestHMMMarginalDerivatives(t *testing.T) {
 				}
 				k := s.Size
 				g, h, g2, h2 := make([]float64, k), make([]float64, k*k), make([]float64, k), make([]float64, k*k)
-				m.hmmSteer = make([]bool, len(steer))
+				m.hmmSteer = make([]bool, len(m.Sites()))
 				m.NewScorer().Score(x, i, g, h)
 				m.hmmSteer = steer
 				m.NewScorer().Score(x, i, g2, h2)

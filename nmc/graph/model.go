@@ -31,7 +31,7 @@ type Model struct {
 	factors   []*factor
 	derived   []namedNode
 	hmms      []hmmDecl // hidden Markov models whose states Generate draws
-	hmmSteer  []bool    // per site: a simplex read by an HMMMarginal (steerSimplex)
+	hmmSteer  []bool    // per site: a simplex read by an HMMMarginal (steerSimplex); nil: none
 	// valueScorers holds value scorers (valueScorer) for the calls made at every
 	// draw — Derive, Replicate, Init — reused across calls, draws and chains.
 	valueScorers sync.Pool
