@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -11,28 +12,26 @@ import (
 	"github.com/nmc-go/nmc/sbc"
 )
 
-// The hyperparameters of PoissonHMM's prior: the lowest rate and each gap between
-// consecutive rates are Gamma(PoissonHMMRateShape, rate PoissonHMMRateRate) (mean
-// 4), the transition rows and the initial distribution Dirichlet(1, …, 1).
+// The hyperparameters of PoissonHMM's prior: each rate is Gamma(PoissonHMMRateShape,
+// rate PoissonHMMRateRate) (mean 4) on the ordered set, the transition rows and the
+// initial distribution Dirichlet(1, …, 1).
 const (
 	PoissonHMMRateShape = 2.0
 	PoissonHMMRateRate  = 0.5
 )
 
 // PoissonHMM builds a hidden Markov model of counts with k states, written with the
-// public graph API (issue 27's two-state HMM with Poisson emissions and ordered
-// rates):
+// public graph API as Stan's
 //
-//	lambda0 ~ Gamma(2, rate 0.5); delta[j] ~ Gamma(2, rate 0.5), j < k−1;
-//	rates λ_j = lambda0 + delta[0] + … + delta[j−1] (ordered, recorded as lambda[j]);
-//	Gamma[i] ~ Dirichlet(1, …, 1), row i = P(z_{t+1} | z_t = i); rho ~ Dirichlet(1, …, 1);
-//	z_0 ~ rho, z_t ~ Gamma[z_{t−1}], y_t ~ Poisson(λ_{z_t}).
+//	positive_ordered[k] lambda; array[k] simplex[k] Gamma; simplex[k] rho;
+//	lambda ~ gamma(2, 0.5); Gamma[i] ~ dirichlet(1); rho ~ dirichlet(1);
+//	target += hmm_marginal(log_omega, Gamma', rho);  // log_omega[j, t] = poisson_lpmf(y[t] | lambda[j])
 //
-// The states are summed out by the forward algorithm (graph.HiddenMarkov), and drawn
-// by forward filtering, backward sampling at every recorded draw as z[t]. The
-// ordered rates are lambda0 and positive gaps, a prior of their own (not Stan's
-// positive_ordered with independent priors). y must hold at least one count, each
-// ≥ 0, and k must be at least 2.
+// (Stan's Gamma rows are P(z_{t+1} | z_t = i) as here). The states are summed out
+// by the forward algorithm (graph.HiddenMarkov) and drawn by forward filtering,
+// backward sampling at every recorded draw as z[t]. The draws hold the sites
+// lambda__raw[j] (lambda[0] and the gaps), Gamma[i,j] and rho[j], then lambda[j]
+// and z[t]. y must hold at least one count, each ≥ 0, and k must be at least 2.
 func PoissonHMM(y []int, k int) (*Built, error) {
 	if len(y) == 0 {
 		return nil, fmt.Errorf("models: poisson_hmm: no counts")
@@ -54,21 +53,14 @@ func PoissonHMM(y []int, k int) (*Built, error) {
 		ones[j] = 1
 	}
 	b := graph.New()
-	prior := graph.Gamma(graph.C(PoissonHMMRateShape), graph.C(PoissonHMMRateRate))
-	rate := b.Latent("lambda0", prior)
-	delta := b.Latent("delta", prior, k-1)
+	lambda := b.PositiveOrdered("lambda", k, graph.Gamma(graph.C(PoissonHMMRateShape), graph.C(PoissonHMMRateRate)))
 	gamma := b.Latent("Gamma", graph.Dirichlet(graph.Vec(ones...)), k)
 	rho := b.Latent("rho", graph.Dirichlet(graph.Vec(ones...)))
-	rates := make([]*graph.Node, k)
+	data := graph.Data(counts)
 	cols := make([]*graph.Node, k)
 	for j := range cols {
-		if j > 0 {
-			rate = graph.Add(rate, graph.Index(delta, []int{j - 1}))
-		}
-		rates[j] = rate
-		cols[j] = graph.LogDensity(graph.Poisson(rate), counts)
+		cols[j] = graph.LogDensity(graph.Poisson(graph.Index(lambda, []int{j})), data)
 	}
-	b.Deterministic("lambda", graph.Concat(rates...))
 	b.HiddenMarkov("z", graph.Stack(cols...), gamma, rho)
 	return build("poisson_hmm", b)
 }
@@ -84,10 +76,10 @@ type PoissonHMMParams struct {
 func DrawPoissonHMMParams(rng *rand.Rand, k int) PoissonHMMParams {
 	g := distuv.Gamma{Alpha: PoissonHMMRateShape, Beta: PoissonHMMRateRate, Src: rng}
 	p := PoissonHMMParams{Rates: make([]float64, k), Gamma: make([][]float64, k)}
-	p.Rates[0] = g.Rand()
-	for j := 1; j < k; j++ {
-		p.Rates[j] = p.Rates[j-1] + g.Rand()
+	for j := range p.Rates {
+		p.Rates[j] = g.Rand()
 	}
+	slices.Sort(p.Rates) // independent gammas on the ordered set: their order statistics
 	flat := func() []float64 {
 		v := make([]float64, k)
 		s := 0.0
@@ -133,8 +125,8 @@ func GeneratePoissonHMM(rng *rand.Rand, n int, p PoissonHMMParams) (y, z []int) 
 
 // PoissonHMMSimulator returns the simulation-based calibration simulator of a
 // k-state PoissonHMM of n counts: parameters from the prior, states and counts from
-// the model. The truth holds lambda0, every delta[j], Gamma[i,j] and rho[j], and
-// the states z[t] (the generated quantities).
+// the model. The truth holds every lambda[j], Gamma[i,j] and rho[j], and the
+// states z[t] (the generated quantities).
 func PoissonHMMSimulator(n, k int) sbc.Simulator {
 	return func(rng *rand.Rand) (nmc.Model, map[string]float64, error) {
 		p := DrawPoissonHMMParams(rng, k)
@@ -143,9 +135,9 @@ func PoissonHMMSimulator(n, k int) sbc.Simulator {
 		if err != nil {
 			return nil, nil, err
 		}
-		truth := map[string]float64{"lambda0": p.Rates[0]}
-		for j := 1; j < k; j++ {
-			truth[fmt.Sprintf("delta[%d]", j-1)] = p.Rates[j] - p.Rates[j-1]
+		truth := map[string]float64{}
+		for j, v := range p.Rates {
+			truth[fmt.Sprintf("lambda[%d]", j)] = v
 		}
 		for i := range p.Gamma {
 			for j, v := range p.Gamma[i] {

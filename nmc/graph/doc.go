@@ -171,13 +171,20 @@
 // column per state; the transition matrix Gamma (K rows of K, a plate of Dirichlet
 // latents); the initial distribution rho (a Dirichlet latent or a constant):
 //
-//	logOmega := graph.Stack(graph.LogDensity(graph.Poisson(lambda1), y), graph.LogDensity(graph.Poisson(lambda2), y))
+//	lambda := b.PositiveOrdered("lambda", 2, graph.Gamma(graph.C(2), graph.C(0.5)))
+//	gamma := b.Latent("Gamma", graph.Dirichlet(graph.Vec(1, 1)), 2)
+//	rho := b.Latent("rho", graph.Dirichlet(graph.Vec(1, 1)))
+//	logOmega := graph.Stack(
+//		graph.LogDensity(graph.Poisson(graph.Index(lambda, []int{0})), graph.Data(y)),
+//		graph.LogDensity(graph.Poisson(graph.Index(lambda, []int{1})), graph.Data(y)))
 //	b.HiddenMarkov("z", logOmega, gamma, rho)
 //
 // The forward recursion runs on the active site's jets, each filtered probability
 // a block of its value, gradient and Hessian, so every site gets exact derivatives
-// at O(N·K²) block operations per score; emissions of the form above are read by
-// distinct datum, and a score of rho alone takes one backward pass of values.
+// at O(N·K²) block operations per score; emissions of the form above (the same
+// data in every column, parameters shared by all steps) are read from a table by
+// distinct datum, a transition row's score is taken forward over reverse (O(K³) per
+// step) and one of rho alone by one backward pass of values.
 // Simplex sites read by the marginal get steered Hessians, as those read by a
 // summed-out latent.
 //

@@ -419,8 +419,8 @@ func badNormaliser(c float64) float64 {
 // the sum over the K^N paths z of the hidden states. logOmega has one element per
 // time step t = 0 … N−1 of K components: component j is log ω_t(j) = log p(y_t |
 // z_t = j), the emission log-likelihood of the data at t under state j (LogDensity
-// writes them: Stack(LogDensity(Poisson(lambda1), y), LogDensity(Poisson(lambda2),
-// y))). Stan's log_omega is the transpose, K × N. gamma has K elements of K
+// writes them: Stack(LogDensity(Poisson(lambda1), Data(y)), LogDensity(Poisson(lambda2),
+// Data(y))), read by distinct datum when the parameters have one element). Stan's log_omega is the transpose, K × N. gamma has K elements of K
 // components: row i is the distribution of the next state given state i (a plate of
 // K Dirichlet latents, a constant Rows, or nodes); rho is one element of K
 // components, the distribution of the first state (a Dirichlet latent or a constant
@@ -434,8 +434,9 @@ func badNormaliser(c float64) float64 {
 // records the hidden states at every draw.
 //
 // Build reports a nil argument, gamma not K×K, logOmega's width or rho's shape not
-// K, and a constant gamma or rho (Rows, Vec) with a row that is not a probability
-// vector, naming the argument.
+// K, a constant gamma or rho (Rows, Vec) with a row that is not a probability
+// vector, and, for columns LogDensity(d, Data(y)), a datum outside d's support,
+// naming the argument (and the column and step).
 func HMMMarginal(logOmega, gamma, rho *Node) *Node {
 	op := &hmmOp{}
 	for i, a := range []*Node{logOmega, gamma, rho} {
@@ -475,7 +476,11 @@ func HMMMarginal(logOmega, gamma, rho *Node) *Node {
 		}
 	}
 	op.steps, op.states = logOmega.length, K
-	op.cols = planColumns(logOmega)
+	if op.cols = planColumns(logOmega); op.cols != nil {
+		if err := op.cols.checkData(); err != nil {
+			return customErr(op, "%v", err)
+		}
+	}
 	return custom(op, 1, 1, logOmega, gamma, rho)
 }
 
@@ -523,5 +528,45 @@ func (m *Model) compileHMMSteer() {
 				}
 			}
 		}
+	}
+}
+
+// steerHMM steers the Hessian of simplex site i, whose score reads an
+// HMMMarginal, for the Dirichlet proposer: as steerSimplex does (exact along the
+// simplex) where a Dirichlet can match it; where none can — the fit α_n = 1 −
+// x_n²(h_nn − max_{j≠n} h_nj) of the steered Hessian has some α_n < 1, as at an
+// initial distribution informed by one observation, whose conditional Σ_j ρ_j b_j
+// peaks on the boundary — it reports the expected-count Hessian diag(−g_n/x_n)
+// instead, whose fit is α_n = 1 + x_n g_n: for a Dirichlet(α) prior, α plus the
+// expected counts of the hidden states (the EM update's Dirichlet), a proposal that
+// stays away from the boundary. The gradient is unchanged; the Metropolis-Hastings
+// ratio keeps the chain exact whichever Hessian fits the proposal.
+func (s *scorer) steerHMM(x []float64, i int) {
+	s.steerSimplex(x, i)
+	k, h, g := s.k, s.hess, s.grad
+	xi := x[s.base : s.base+k]
+	fits := true
+	for n := 0; n < k; n++ {
+		top := math.Inf(-1)
+		for j := 0; j < k; j++ {
+			if j != n {
+				top = max(top, h[n*k+j])
+			}
+		}
+		if !(1-xi[n]*xi[n]*(h[n*k+n]-top) >= 1) {
+			fits = false
+		}
+	}
+	if fits {
+		return
+	}
+	for n := 0; n < k; n++ {
+		if !(xi[n] > 0 && 1+xi[n]*g[n] > 0) || math.IsInf(g[n], 0) {
+			return // no expected-count form either: leave the Hessian as it is
+		}
+	}
+	clear(h[:k*k])
+	for n := 0; n < k; n++ {
+		h[n*k+n] = -g[n] / xi[n]
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/nmc-go/nmc/internal/simplexfit"
 	"github.com/nmc-go/nmc/nmc"
 )
 
@@ -38,7 +39,7 @@ func poissonHMMParts(b *Builder, y []float64, K int) hmmParts {
 		if j > 0 {
 			rate = Add(rate, Index(delta, []int{j - 1}))
 		}
-		cols[j] = LogDensity(Poisson(rate), y)
+		cols[j] = LogDensity(Poisson(rate), Data(y))
 	}
 	return hmmParts{Stack(cols...), gamma, rho, lam, delta}
 }
@@ -235,7 +236,7 @@ func hmmDerivModels(t *testing.T) map[string]*Model {
 			rate = Add(rate, Index(Components(rho), []int{0}))
 		}
 		col0 := Sub(Mul(Data(y), Log(lam)), lam) // log p(y | lam) + log y!
-		b.HiddenMarkov("z", Stack(col0, LogDensity(Poisson(rate), y)), gamma, rho)
+		b.HiddenMarkov("z", Stack(col0, LogDensity(Poisson(rate), Data(y))), gamma, rho)
 		if readsRho {
 			add("expression, reads rho", b)
 		} else {
@@ -270,7 +271,7 @@ func hmmDerivModels(t *testing.T) map[string]*Model {
 		gam := Reshape(Div(e, Index(Concat(rowsum...), []int{0, 0, 0, 1, 1, 1, 2, 2, 2})), K, K)
 		cols := make([]*Node, K)
 		for j := 0; j < K; j++ {
-			cols[j] = LogDensity(Normal(Add(Index(mu, []int{j}), MatVec(X, beta)), sigma), yv)
+			cols[j] = LogDensity(Normal(Add(Index(mu, []int{j}), MatVec(X, beta)), sigma), Data(yv))
 		}
 		b.HiddenMarkov("z", Stack(cols...), gam, Vec(0.2, 0.5, 0.3))
 		add("normal", b)
@@ -295,7 +296,7 @@ func TestHMMMarginalDerivatives(t *testing.T) {
 
 		rng := rand.New(rand.NewPCG(2, 2))
 		x := make([]float64, m.dim)
-		steered := 0
+		steered, expected := 0, 0
 		for pt := 0; pt < 5; pt++ {
 			if err := m.Init(rng, x); err != nil {
 				t.Fatal(err)
@@ -313,27 +314,65 @@ func TestHMMMarginalDerivatives(t *testing.T) {
 				m.NewScorer().Score(x, i, g, h)
 				m.hmmSteer = steer
 				m.NewScorer().Score(x, i, g2, h2)
-				differ := false
-				for p := range h {
-					differ = differ || h[p] != h2[p]
-				}
-				if differ {
-					steered++
-				}
-				ph, ph2 := projectSym(h, k), projectSym(h2, k)
-				for p := range ph {
-					if !close(ph[p], ph2[p], 1e-9) || g[p%k] != g2[p%k] {
-						t.Errorf("%s site %s: along the simplex, steered Hessian %v, computed %v", name, s.Name, ph2, ph)
-						break
+				for p := range g {
+					if g[p] != g2[p] {
+						t.Fatalf("%s site %s: steered gradient %v, computed %v", name, s.Name, g2, g)
 					}
 				}
+				xi := x[m.offsets[i] : m.offsets[i]+k]
+				exact := append([]float64(nil), h...)
+				simplexfit.SteerHessian(exact, g, xi, k, make([]float64, simplexfit.ScratchLen(k)))
+				if dirichletFits(exact, xi, k) {
+					// Steered exactly: equal along the simplex.
+					ph, ph2 := projectSym(h, k), projectSym(h2, k)
+					for p := range ph {
+						if !close(ph[p], ph2[p], 1e-9) {
+							t.Errorf("%s site %s: along the simplex, steered Hessian %v, computed %v", name, s.Name, ph2, ph)
+							break
+						}
+					}
+					steered++
+					continue
+				}
+				// No Dirichlet matches: the expected-count Hessian diag(−g/x).
+				for p := 0; p < k; p++ {
+					for q := 0; q < k; q++ {
+						want := 0.0
+						if p == q {
+							want = -g[p] / xi[p]
+						}
+						if h2[p*k+q] != want {
+							t.Errorf("%s site %s at %v: Hessian %v, want the expected-count form diag(−g/x), g = %v", name, s.Name, xi, h2, g)
+							p, q = k, k
+						}
+					}
+				}
+				expected++
 			}
 		}
 		m.hmmSteer = steer
 		if name != "normal" && steered == 0 {
 			t.Errorf("%s: no Hessian was steered", name)
 		}
+		t.Logf("%s: %d simplex Hessians steered exactly, %d in the expected-count form", name, steered, expected)
 	}
+}
+
+// dirichletFits reports whether the Dirichlet proposer's fit α_n = 1 − x_n²(h_nn −
+// max_{j≠n} h_nj) from the Hessian h at x has every α_n ≥ 1.
+func dirichletFits(h, x []float64, k int) bool {
+	for n := 0; n < k; n++ {
+		top := math.Inf(-1)
+		for j := 0; j < k; j++ {
+			if j != n {
+				top = math.Max(top, h[n*k+j])
+			}
+		}
+		if !(1-x[n]*x[n]*(h[n*k+n]-top) >= 1) {
+			return false
+		}
+	}
+	return true
 }
 
 // projectSym returns P h P for the k×k matrix h, P = I − 11ᵀ/k.
@@ -355,74 +394,6 @@ func projectSym(h []float64, k int) []float64 {
 	return ph
 }
 
-// TestLogDensityValues: LogDensity's elements against the family's log density
-// computed by hand, for a scalar family with broadcast parameters and a vector one.
-func TestLogDensityValues(t *testing.T) {
-	t.Parallel()
-	b := New()
-	mu := b.Latent("mu", Normal(C(0), C(1)), 3)
-	s := b.Latent("s", Gamma(C(2), C(2)))
-	p := b.Latent("p", Dirichlet(Vec(1, 1, 1)))
-	y := []float64{0.5, -1, 2}
-	b.Deterministic("normal", LogDensity(Normal(mu, s), y))
-	b.Deterministic("cat", LogDensity(Categorical(p), []float64{2, 0}))
-	m, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := []float64{0.1, -0.2, 0.3, 1.5, 0.2, 0.3, 0.5}
-	got := make([]float64, 5)
-	m.Derive(x, got)
-	want := make([]float64, 0, 5)
-	for i, v := range y {
-		z := (v - x[i]) / 1.5
-		want = append(want, -0.5*z*z-math.Log(1.5)-0.5*math.Log(2*math.Pi))
-	}
-	want = append(want, math.Log(0.5), math.Log(0.2))
-	for i := range want {
-		if !close(got[i], want[i], 1e-14) {
-			t.Errorf("%s = %.17g, want %.17g", m.DerivedNames()[i], got[i], want[i])
-		}
-	}
-}
-
-// TestLogDensityDerivatives: LogDensity's jets, structured and dense, through
-// Factor, against finite differences.
-func TestLogDensityDerivatives(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(9, 9))
-	X := mat.NewDense(5, 3, nil)
-	y := make([]float64, 5)
-	for i := range y {
-		y[i] = rng.NormFloat64()
-		for j := 0; j < 3; j++ {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	b := New()
-	beta := b.Vector("beta", 3, Normal(C(0), C(1)))
-	s := b.Latent("s", Gamma(C(3), C(3)))
-	nu := b.Latent("nu", Gamma(C(4), C(1)))
-	// mu and sigma both read beta: mixed row and dense jets in one call.
-	eta := MatVec(X, beta)
-	b.Factor("t", LogDensity(StudentT(nu, eta, Mul(s, Exp(Mul(C(0.1), eta)))), y))
-	b.Factor("g", LogDensity(Gamma(Add(s, C(1)), nu), []float64{0.5, 2}))
-	// Both parameters functions of one coordinate (structured), and of two (dense).
-	v := b.Vector("v", 2, Normal(C(0), C(1)))
-	v0, v1 := Index(v, []int{0}), Index(v, []int{1})
-	b.Factor("unit", LogDensity(Normal(v0, Exp(Mul(C(0.3), v0))), []float64{0.5, -1}))
-	b.Factor("dense", LogDensity(Normal(Mul(v0, v1), Exp(Mul(C(0.3), v1))), []float64{0.5, -1}))
-	// A row jet (gc ≠ 1) and a unit jet of the same site.
-	b.Factor("row-unit", LogDensity(Normal(Mul(C(2), eta), Exp(Mul(C(0.2), Index(beta, []int{1, 1, 1, 1, 1})))), y))
-	m, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := checkModelDerivs(t, "logdensity", m, rand.New(rand.NewPCG(1, 1)), 5, 100); st.points < 3 {
-		t.Errorf("only %d acceptable points", st.points)
-	}
-}
-
 // TestHMMBuildErrors: Build names the argument of a wrong shape and the problem.
 func TestHMMBuildErrors(t *testing.T) {
 	t.Parallel()
@@ -434,50 +405,43 @@ func TestHMMBuildErrors(t *testing.T) {
 	}{
 		{"log_omega width", func(b *Builder, lam *Node) {
 			g := b.Latent("G", Dirichlet(Vec(1, 1)), 2)
-			lo := Stack(LogDensity(Poisson(lam), y), LogDensity(Poisson(lam), y), LogDensity(Poisson(lam), y))
+			lo := Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(lam), Data(y)))
 			b.HiddenMarkov("z", lo, g, Vec(0.5, 0.5))
 		}, "HMMMarginal: log_omega has width 3, want K = 2"},
 		{"Gamma not square", func(b *Builder, lam *Node) {
 			g := b.Latent("G", Dirichlet(Vec(1, 1)), 3)
-			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), y), LogDensity(Poisson(lam), y)), g, Vec(0.5, 0.5))
+			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(lam), Data(y))), g, Vec(0.5, 0.5))
 		}, "HMMMarginal: Gamma has 3 elements of width 2, want K×K"},
 		{"rho width", func(b *Builder, lam *Node) {
 			g := b.Latent("G", Dirichlet(Vec(1, 1)), 2)
-			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), y), LogDensity(Poisson(lam), y)), g, Vec(0.2, 0.3, 0.5))
+			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(lam), Data(y))), g, Vec(0.2, 0.3, 0.5))
 		}, "HMMMarginal: rho has 1 elements of width 3, want 1 element of K = 2 components"},
 		{"rho elements", func(b *Builder, lam *Node) {
 			g := b.Latent("G", Dirichlet(Vec(1, 1)), 2)
-			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), y), LogDensity(Poisson(lam), y)), g, g)
+			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(lam), Data(y))), g, g)
 		}, "HMMMarginal: rho has 2 elements of width 2"},
 		{"Gamma row", func(b *Builder, lam *Node) {
-			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), y), LogDensity(Poisson(lam), y)), Rows([][]float64{{0.5, 0.5}, {0.7, 0.4}}), Vec(0.5, 0.5))
+			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(lam), Data(y))), Rows([][]float64{{0.5, 0.5}, {0.7, 0.4}}), Vec(0.5, 0.5))
 		}, "HMMMarginal: Gamma row 1 = [0.7 0.4] is not a probability vector"},
 		{"rho negative", func(b *Builder, lam *Node) {
-			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), y), LogDensity(Poisson(lam), y)), Rows([][]float64{{0.5, 0.5}, {0.5, 0.5}}), Vec(1.5, -0.5))
+			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(lam), Data(y))), Rows([][]float64{{0.5, 0.5}, {0.5, 0.5}}), Vec(1.5, -0.5))
 		}, "HMMMarginal: rho row 0 = [1.5 -0.5] is not a probability vector (element -0.5 < 0)"},
 		{"nil Gamma", func(b *Builder, lam *Node) {
-			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), y), LogDensity(Poisson(lam), y)), nil, Vec(0.5, 0.5))
+			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(lam), Data(y))), nil, Vec(0.5, 0.5))
 		}, "HMMMarginal: Gamma is a nil node"},
 		{"name", func(b *Builder, lam *Node) {
 			g := b.Latent("z", Dirichlet(Vec(1, 1)), 2)
-			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), y), LogDensity(Poisson(lam), y)), g, Vec(0.5, 0.5))
+			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(lam), Data(y))), g, Vec(0.5, 0.5))
 		}, `duplicate variable name "z"`},
-		{"LogDensity support", func(b *Builder, lam *Node) {
+		{"datum outside the support", func(b *Builder, lam *Node) {
 			g := b.Latent("G", Dirichlet(Vec(1, 1)), 2)
-			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), []float64{1, 2.5, 0}), LogDensity(Poisson(lam), y)), g, Vec(0.5, 0.5))
-		}, "LogDensity: element 1: value [2.5] is outside the support of Poisson"},
-		{"LogDensity constant parameter", func(b *Builder, lam *Node) {
-			b.Factor("f", LogDensity(Poisson(C(-1)), y))
-		}, "LogDensity: element 0: dist: Poisson parameter rate = -1"},
-		{"LogDensity NaN", func(b *Builder, lam *Node) {
-			b.Factor("f", LogDensity(Poisson(lam), []float64{1, math.NaN()}))
-		}, "LogDensity: Poisson: value 1 (element 1) is NaN"},
-		{"LogDensity lengths", func(b *Builder, lam *Node) {
-			b.Factor("f", LogDensity(Normal(Data([]float64{1, 2}), lam), y))
-		}, "LogDensity: Normal: 3 values, want 2 (2 elements of width 1)"},
-		{"LogDensity nil", func(b *Builder, lam *Node) {
-			b.Factor("f", LogDensity(nil, y))
-		}, "LogDensity: nil distribution"},
+			bad := []float64{1, 2.5, 0}
+			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), Data(bad)), LogDensity(Poisson(lam), Data(bad))), g, Vec(0.5, 0.5))
+		}, "HMMMarginal: log_omega column 0: datum 2.5 (step 1) is outside the support of Poisson"},
+		{"constant parameter", func(b *Builder, lam *Node) {
+			g := b.Latent("G", Dirichlet(Vec(1, 1)), 2)
+			b.HiddenMarkov("z", Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(C(-1)), Data(y))), g, Vec(0.5, 0.5))
+		}, "HMMMarginal: log_omega column 1: dist: Poisson parameter rate = -1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -502,7 +466,7 @@ func TestHMMInvalidAtRuntime(t *testing.T) {
 	lam := b.Latent("lam", Normal(C(3), C(1))) // may be negative
 	y := []float64{1, 2, 0}
 	gam := Reshape(Stack(Logistic(u), Logistic(u), C(0.5), C(0.5)), 2, 2) // row 0 sums to 2σ(u)
-	b.Factor("hmm", HMMMarginal(Stack(LogDensity(Poisson(lam), y), LogDensity(Poisson(C(2)), y)), gam, Vec(0.5, 0.5)))
+	b.Factor("hmm", HMMMarginal(Stack(LogDensity(Poisson(lam), Data(y)), LogDensity(Poisson(C(2)), Data(y))), gam, Vec(0.5, 0.5)))
 	m, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -516,6 +480,22 @@ func TestHMMInvalidAtRuntime(t *testing.T) {
 	}
 	if lj := sc.LogJoint([]float64{0, -1}); !math.IsInf(lj, -1) {
 		t.Errorf("rate −1: log joint %v, want −Inf", lj)
+	}
+
+	// The same with a rate per step (log_omega read step by step).
+	b = New()
+	lam = b.Latent("lam", Normal(C(3), C(1)))
+	rate := Add(lam, Data([]float64{0, 0.5, 0}))
+	b.Factor("hmm", HMMMarginal(Stack(LogDensity(Poisson(rate), Data(y)), LogDensity(Poisson(C(2)), Data(y))), Rows([][]float64{{0.5, 0.5}, {0.5, 0.5}}), Vec(0.5, 0.5)))
+	if m, err = b.Build(); err != nil {
+		t.Fatal(err)
+	}
+	sc = m.NewScorer()
+	if lj := sc.LogJoint([]float64{3}); math.IsInf(lj, 0) || math.IsNaN(lj) {
+		t.Errorf("rate 3 per step: log joint %v, want finite", lj)
+	}
+	if lj := sc.LogJoint([]float64{-0.2}); !math.IsInf(lj, -1) {
+		t.Errorf("rate −0.2 at steps 0 and 2: log joint %v, want −Inf", lj)
 	}
 }
 

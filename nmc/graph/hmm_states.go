@@ -23,15 +23,8 @@ type hmmDecl struct {
 // Model is an nmc.Generator). The other columns of the draws are those of the same
 // model declared with Factor.
 //
-// A two-state HMM of counts with Poisson emissions:
-//
-//	lambda1 := b.Latent("lambda1", graph.Gamma(graph.C(2), graph.C(0.5)))
-//	delta := b.Latent("delta", graph.Gamma(graph.C(2), graph.C(0.5)))
-//	lambda2 := graph.Add(lambda1, delta) // ordered rates
-//	gamma := b.Latent("Gamma", graph.Dirichlet(graph.Vec(1, 1)), 2)
-//	rho := b.Latent("rho", graph.Dirichlet(graph.Vec(1, 1)))
-//	logOmega := graph.Stack(graph.LogDensity(graph.Poisson(lambda1), y), graph.LogDensity(graph.Poisson(lambda2), y))
-//	b.HiddenMarkov("z", logOmega, gamma, rho)
+// ExampleBuilder_HiddenMarkov declares a two-state HMM of counts with Poisson
+// emissions and ordered rates.
 //
 // Errors are those of Factor and HMMMarginal, returned by Build.
 func (b *Builder) HiddenMarkov(name string, logOmega, gamma, rho *Node) {

@@ -1,9 +1,9 @@
 package graph
 
 // Dense accumulators of jets' derivatives, for operations that combine many jets of
-// different bases into dense gradients and Hessians of their own (LogDensity's chain
-// rule, the hidden Markov model's forward recursion). g has k entries and h k×k,
-// row-major; each call adds to them.
+// different bases into dense gradients and Hessians of their own (the hidden Markov
+// model's forward recursion). g has k entries and h k×k, row-major; each call adds
+// to them.
 
 // addGradOf adds c·∇j to g.
 func addGradOf(g []float64, c float64, j *jet) {

@@ -228,8 +228,10 @@ func (s *scorer) score(x []float64, i int, grad, hess []float64, withMarg bool) 
 		margs, picks = nil, nil
 	}
 	f := s.sumBlanket(s.m.blanket[i], pack, s.m.groups[i], lin, margs, picks, deriv, continuous)
-	if deriv && (len(margs) > 0 || (s.m.hmmSteer != nil && s.m.hmmSteer[i])) && s.m.sites[i].Support == nmc.Simplex {
+	if deriv && len(margs) > 0 && s.m.sites[i].Support == nmc.Simplex {
 		s.steerSimplex(x, i)
+	} else if deriv && s.m.hmmSteer != nil && s.m.hmmSteer[i] {
+		s.steerHMM(x, i)
 	}
 	return f
 }
