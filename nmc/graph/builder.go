@@ -120,6 +120,7 @@ type Builder struct {
 	leads   []*family // lead sites (Lead)
 	augs    []*family // augmented latents (Augment)
 	hams    []*family // the Hamiltonian block's latents (Hamiltonian)
+	hmms    []hmmDecl // hidden Markov models whose states are recorded (HiddenMarkov)
 	names   map[string]bool
 	indexed map[string]int // per base of an indexed name, its number of indices (names.go)
 	err     error
@@ -308,6 +309,7 @@ func (b *Builder) Build() (built *Model, err error) {
 	if err := m.compile(b.groups, b.margs); err != nil {
 		return nil, err
 	}
+	m.compileHMMSteer()
 	if err := m.compileLeads(b.leads); err != nil {
 		return nil, err
 	}
@@ -326,7 +328,7 @@ func (b *Builder) Build() (built *Model, err error) {
 // newModel returns an uncompiled model of b's families, factors and derived
 // quantities.
 func (b *Builder) newModel() *Model {
-	return &Model{fams: b.fams, factors: b.factors, derived: b.derived, noLinear: b.noLinear}
+	return &Model{fams: b.fams, factors: b.factors, derived: b.derived, hmms: b.hmms, noLinear: b.noLinear}
 }
 
 // elemIndexName formats plate indices of element e of a family.

@@ -49,6 +49,12 @@ func (o densityOp) eval(s *scorer, n *Node, e int, out []jet) {
 			out[0] = s.ops.chainJet(lp, args, d1, d2)
 		}
 	}
+	if math.IsInf(out[0].v, -1) && fam.CheckParams(vals[n.args[0].width:], k) != nil {
+		// Invalid parameters (a negative rate) make the state impossible, also
+		// where −Inf would read as one term's being impossible (a mixture's
+		// component, a hidden Markov model's state).
+		out[0] = jet{v: math.NaN()}
+	}
 	if out[0].kind != jDense {
 		// Nothing taken from the arena since arTop is still in use (the value
 		// scorers of Derive and Init never reset it).
@@ -63,8 +69,8 @@ func (o densityOp) eval(s *scorer, n *Node, e int, out []jet) {
 // for scalar families). Its derivatives in x and in the parameters are the family's
 // exact ones (package dist). It is Stan's normal_lpdf(x | mu, sigma) and its
 // kin: the terms of a mixture (LogMix, LogSumExp) or of any likelihood written with
-// Factor. Outside the support, or at invalid parameters, the value is −Inf or NaN
-// (an impossible state in a Factor).
+// Factor. Outside the support the value is −Inf; at invalid parameters it is NaN
+// (an impossible state in a Factor, and in LogMix, LogSumExp and HMMMarginal).
 func LogDensity(d *Dist, x *Node) *Node {
 	if d == nil {
 		return customErr(densityOp{}, "nil distribution")

@@ -198,6 +198,34 @@
 // (Lead) and give the lead moves nmc.LeadMoves{Follow: −1} in the schedule, so that f follows their
 // random-walk moves from its Newton proposal (TestGPRuns measures both).
 //
+// # Hidden Markov models
+//
+// HiddenMarkov adds the log marginal likelihood of a hidden Markov model, its
+// states summed out by the forward algorithm (Stan's hmm_marginal; HMMMarginal is
+// the same term as an expression for Factor), and records the states name[t],
+// drawn jointly from p(z | θ, y) by forward filtering, backward sampling at every
+// recorded draw (the Model is an nmc.Generator). Its arguments are nodes: the
+// emission log-likelihoods log_omega (N steps × K states), usually one LogDensity
+// column per state; the transition matrix Gamma (K rows of K, a plate of Dirichlet
+// latents); the initial distribution rho (a Dirichlet latent or a constant):
+//
+//	lambda := b.PositiveOrdered("lambda", 2, graph.Gamma(graph.C(2), graph.C(0.5)))
+//	gamma := b.Latent("Gamma", graph.Dirichlet(graph.Vec(1, 1)), 2)
+//	rho := b.Latent("rho", graph.Dirichlet(graph.Vec(1, 1)))
+//	logOmega := graph.Stack(
+//		graph.LogDensity(graph.Poisson(graph.Index(lambda, []int{0})), graph.Data(y)),
+//		graph.LogDensity(graph.Poisson(graph.Index(lambda, []int{1})), graph.Data(y)))
+//	b.HiddenMarkov("z", logOmega, gamma, rho)
+//
+// The forward recursion runs on the active site's jets, each filtered probability
+// a block of its value, gradient and Hessian, so every site gets exact derivatives
+// at O(N·K²) block operations per score; emissions of the form above (the same
+// data in every column, parameters shared by all steps) are read from a table by
+// distinct datum, a transition row's score is taken forward over reverse (O(K³) per
+// step) and one of rho alone by one backward pass of values.
+// Simplex sites read by the marginal get steered Hessians, as those read by a
+// summed-out latent.
+//
 // # Conventions
 //
 // Indices are 0-based everywhere: in Index, By, observed categories and site names.

@@ -159,6 +159,14 @@ func orbitModels(t *testing.T) map[string]*Model {
 		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
 		add("chunked logistic", b)
 	}
+	{
+		// A hidden Markov model whose ordered rates are dilated together.
+		b := New()
+		p := poissonHMMParts(b, []float64{0, 1, 7, 6, 1, 3, 2, 8}, 3)
+		b.HiddenMarkov("z", p.logOmega, p.gamma, p.rho)
+		b.Group("rates", Dilate(p.lam, 1), Dilate(p.delta, 1))
+		add("hmm", b)
+	}
 	return out
 }
 

@@ -13,8 +13,9 @@ import (
 )
 
 // Model is a compiled graph model. It implements nmc.Model (and nmc.Deriver when
-// the builder recorded deterministic quantities), and reports each site's
-// neighbours so that the sampler can reuse derivatives.
+// the builder recorded deterministic quantities, nmc.Generator when it declared
+// hidden Markov models), and reports each site's neighbours so that the sampler
+// can reuse derivatives.
 type Model struct {
 	leads []string // names of the lead sites (Lead)
 	// augSites are the sites declared with Augment and augmented is the model that
@@ -29,6 +30,8 @@ type Model struct {
 	fams      []*family
 	factors   []*factor
 	derived   []namedNode
+	hmms      []hmmDecl // hidden Markov models whose states Generate draws
+	hmmSteer  []bool    // per site: a simplex read by an HMMMarginal (steerSimplex); nil: none
 	// valueScorers holds value scorers (valueScorer) for the calls made at every
 	// draw — Derive, Replicate, Init — reused across calls, draws and chains.
 	valueScorers sync.Pool

@@ -84,6 +84,8 @@ type scorer struct {
 	params, drawn []float64
 
 	gp gpScratch // multivariate normals and Cholesky products (mvn_score.go)
+	// ext: the scratch of the nodeOps that keep their own (LogDensity, HMMMarginal).
+	ext opScratch
 }
 
 const (
@@ -229,6 +231,8 @@ func (s *scorer) score(x []float64, i int, grad, hess []float64, withMarg bool) 
 	f := s.sumBlanket(s.m.blanket[i], pack, s.m.groups[i], lin, margs, picks, deriv, continuous)
 	if deriv && len(margs) > 0 && s.m.sites[i].Support == nmc.Simplex {
 		s.steerSimplex(x, i)
+	} else if deriv && s.m.hmmSteer != nil && s.m.hmmSteer[i] {
+		s.steerHMM(x, i)
 	}
 	return f
 }
