@@ -10,11 +10,21 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// values appends the component values of element e of n to dst (no derivatives).
+// values appends the component values of element e of n to dst (no derivatives),
+// in a call of its own.
 func (s *scorer) values(n *Node, e int, dst []float64) []float64 {
-	s.epoch++
+	s.newCall()
 	saved := s.active
 	s.active = -1
+	dst = s.appendValues(n, e, dst)
+	s.active = saved
+	s.newContext()
+	return dst
+}
+
+// appendValues appends the component values of element e of n to dst, in the
+// current context (s.active must be −1).
+func (s *scorer) appendValues(n *Node, e int, dst []float64) []float64 {
 	top := s.top
 	out := s.push(n.width)
 	s.eval(n, e, out)
@@ -22,7 +32,6 @@ func (s *scorer) values(n *Node, e int, dst []float64) []float64 {
 		dst = append(dst, j.v)
 	}
 	s.top = top
-	s.active = saved
 	return dst
 }
 
@@ -33,8 +42,12 @@ func elem(n *Node, e int) int {
 	return e
 }
 
-// eval writes the jets of element e of n into out (length n.width).
-func (s *scorer) eval(n *Node, e int, out []jet) {
+// evalNode writes the jets of element e of n into out (length n.width), reading
+// its arguments through eval.
+func (s *scorer) evalNode(n *Node, e int, out []jet) {
+	if n.op > opLatent {
+		s.evals++
+	}
 	switch n.op {
 	case opConst:
 		w := n.width

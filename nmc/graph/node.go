@@ -63,6 +63,11 @@ type Node struct {
 	atNode []*Node // opAt: per dimension, an integer-valued node (nil if data)
 	id     int     // assigned at Build
 	impl   nodeOp  // opCustom: the operation
+	// plan is the memoPlan of the model compiled last from the node (memo.go), mid
+	// the node's number in it and memo 1 + its memoised slot (0: not memoised).
+	plan *memoPlan
+	mid  int32
+	memo int32
 }
 
 // Len returns the number of elements.
