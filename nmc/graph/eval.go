@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/nmc-go/nmc/internal/parallel"
-	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -118,37 +117,11 @@ func (s *scorer) evalNode(n *Node, e int, out []jet) {
 		ja := s.push(a.width)
 		s.eval(a, e, ja)
 		for c := range out {
-			v := ja[c].v
-			var f, d1, d2 float64
-			switch n.op {
-			case opNeg:
+			if n.op == opNeg {
 				out[c] = s.ops.scale(-1, &ja[c])
 				continue
-			case opExp:
-				f = math.Exp(v)
-				d1, d2 = f, f
-			case opLog:
-				f, d1, d2 = math.Log(v), 1/v, -1/(v*v)
-			case opLog1p:
-				f, d1, d2 = math.Log1p(v), 1/(1+v), -1/((1+v)*(1+v))
-			case opSqrt:
-				f = math.Sqrt(v)
-				d1 = 0.5 / f
-				d2 = -0.25 / (f * v)
-			case opPow:
-				p := n.power
-				f = math.Pow(v, p)
-				d1 = p * math.Pow(v, p-1)
-				d2 = p * (p - 1) * math.Pow(v, p-2)
-			case opLogistic:
-				f = special.Logistic(v)
-				d1 = f * (1 - f)
-				d2 = d1 * (1 - 2*f)
-			case opSoftplus:
-				f = special.Log1pExp(v)
-				d1 = special.Logistic(v)
-				d2 = d1 * (1 - d1)
 			}
+			f, d1, d2 := unaryDerivs(n.op, n.power, ja[c].v, ja[c].kind != jConst)
 			out[c] = s.ops.apply(&ja[c], f, d1, d2)
 		}
 		s.top = top

@@ -372,6 +372,36 @@ type memoTab struct {
 	jets  []jet
 }
 
+// memoSmall is the most elements of a memoised node whose table a new scorer
+// makes at once, in one array with the other small nodes' in the plan's
+// (topological) order, so that a long recursion's tables are read in sequence; a
+// larger node's table is made when first read.
+const memoSmall = 64
+
+// newMemoTabs returns a scorer's tables of plan's memoised nodes.
+func newMemoTabs(p *memoPlan) []memoTab {
+	if p == nil {
+		return nil
+	}
+	tabs := make([]memoTab, len(p.memo))
+	ne, nj := 0, 0
+	for _, n := range p.memo {
+		if n.length <= memoSmall {
+			ne += n.length
+			nj += n.length * n.width
+		}
+	}
+	stamps, jets := make([]uint64, ne), make([]jet, nj)
+	for i, n := range p.memo {
+		if n.length <= memoSmall {
+			l, w := n.length, n.length*n.width
+			tabs[i] = memoTab{stamp: stamps[:l:l], jets: jets[:w:w]}
+			stamps, jets = stamps[l:], jets[w:]
+		}
+	}
+	return tabs
+}
+
 // newCall starts a scorer call: a new call for the MatVec caches (epoch) and a new
 // evaluation context.
 func (s *scorer) newCall() {

@@ -47,10 +47,16 @@ var opNames = [...]string{
 // the other operand's elements, and an operand of width 1 over the other's
 // components.
 type Node struct {
+	// The fields eval reads for every node come first, in one cache line: a
+	// model's nodes are scattered over the heap, and a large graph (10⁵ nodes) does
+	// not fit in the caches.
 	op     opKind
+	memo   int32     // 1 + the node's memoised slot in plan (0: not memoised)
+	plan   *memoPlan // the memoPlan of the model compiled last from the node (memo.go)
 	args   []*Node
 	length int
 	width  int
+	mid    int32 // the node's number in plan
 	err    error
 
 	vals   []float64 // opConst: length*width values, element-major
@@ -63,11 +69,6 @@ type Node struct {
 	atNode []*Node // opAt: per dimension, an integer-valued node (nil if data)
 	id     int     // assigned at Build
 	impl   nodeOp  // opCustom: the operation
-	// plan is the memoPlan of the model compiled last from the node (memo.go), mid
-	// the node's number in it and memo 1 + its memoised slot (0: not memoised).
-	plan *memoPlan
-	mid  int32
-	memo int32
 }
 
 // Len returns the number of elements.

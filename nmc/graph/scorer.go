@@ -113,7 +113,7 @@ func (m *Model) newScorer() *scorer {
 	na := max(m.maxArgs, 1)
 	return &scorer{
 		plan:     m.plan,
-		memo:     make([]memoTab, m.numMemo()),
+		memo:     newMemoTabs(m.plan),
 		gen:      1,
 		nworkers: runtime.GOMAXPROCS(0),
 		mv:       make([]mvCache, m.numMatVec),
@@ -129,7 +129,7 @@ func (m *Model) newScorer() *scorer {
 
 func (m *Model) valueScorer(x []float64) *scorer {
 	return &scorer{m: m, x: x, active: -1, stack: make([]jet, 64), mv: make([]mvCache, m.numMatVec),
-		plan: m.plan, memo: make([]memoTab, m.numMemo()), gen: 1}
+		plan: m.plan, memo: newMemoTabs(m.plan), gen: 1}
 }
 
 // pooledValueScorer returns a value scorer at state x for a call made at every draw
@@ -453,8 +453,13 @@ func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
 		s.eval(fc.fam.node, e, s.argj[:vw])
 	}
 	na = vw
+	scalar := s.scalarMode()
 	for _, p := range d.params {
-		s.eval(p, elem(p, e), s.argj[na:na+p.width])
+		if scalar && p.width == 1 {
+			s.argj[na] = unitJet(s.evalScalar(p, elem(p, e)))
+		} else {
+			s.eval(p, elem(p, e), s.argj[na:na+p.width])
+		}
 		na += p.width
 	}
 	args := s.argj[:na]
