@@ -33,7 +33,12 @@ func armaSeries(rng *rand.Rand, T int, mu, phi, theta, sigma float64) []float64 
 // nu_t = mu + phi·y_{t−1} + theta·err_{t−1}, y_t ~ N(nu_t, sigma) (Stan's
 // err ~ normal(0, sigma)). With concat the predictions are joined by Concat into
 // one observation, else each y_t is an observation of its own.
-func armaModel(y []float64, concat bool) (*Model, error) {
+func armaModel(y []float64, concat bool) (*Model, error) { return armaModelWith(y, concat, false) }
+
+// armaModelWith is armaModel, with ham its four parameters declared the Hamiltonian
+// block (moved together by Hamiltonian Monte Carlo once per sweep besides their
+// single-site steps).
+func armaModelWith(y []float64, concat, ham bool) (*Model, error) {
 	T := len(y)
 	b := New()
 	mu := b.Latent("mu", Normal(C(0), C(10)))
@@ -53,6 +58,9 @@ func armaModel(y []float64, concat bool) (*Model, error) {
 		for t := range nu {
 			b.Observe(fmt.Sprintf("y%d", t), Normal(nu[t], sigma), y[t:t+1])
 		}
+	}
+	if ham {
+		b.Hamiltonian(mu, phi, theta, sigma)
 	}
 	return b.Build()
 }
@@ -170,6 +178,12 @@ func garchSeries(rng *rand.Rand, T int, mu, alpha0, alpha1, beta1, sigma1 float6
 // sigma_1 = sigma1 (data), y_t ~ N(mu, sigma_t). With concat the scales are joined by
 // Concat into one observation.
 func garchModel(y []float64, sigma1 float64, concat bool) (*Model, error) {
+	return garchModelWith(y, sigma1, concat, false)
+}
+
+// garchModelWith is garchModel, with ham its four parameters declared the
+// Hamiltonian block.
+func garchModelWith(y []float64, sigma1 float64, concat, ham bool) (*Model, error) {
 	T := len(y)
 	b := New()
 	mu := b.Latent("mu", Flat())
@@ -192,6 +206,9 @@ func garchModel(y []float64, sigma1 float64, concat bool) (*Model, error) {
 		for t := range sigma {
 			b.Observe(fmt.Sprintf("y%d", t), Normal(mu, sigma[t]), y[t:t+1])
 		}
+	}
+	if ham {
+		b.Hamiltonian(mu, alpha0, alpha1, u)
 	}
 	return b.Build()
 }
