@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/nmc-go/nmc/nmc"
@@ -204,5 +205,31 @@ func TestMemoMatchesTree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIndexByContinuousLatent checks that Build refuses an At index node that reads
+// a continuous latent, however deep, naming the observation and the latent, and
+// accepts one that reads a discrete latent.
+func TestIndexByContinuousLatent(t *testing.T) {
+	for _, continuous := range []bool{true, false} {
+		b := New()
+		theta := b.Latent("theta", Normal(C(0), C(1)), 3)
+		var idx *Node
+		if continuous {
+			u := b.Latent("u", Normal(C(0), C(1)))
+			idx = Add(Mul(u, C(0)), C(1)) // an integer in value, but not by construction
+		} else {
+			idx = b.Latent("z", Categorical(Vec(0.2, 0.3, 0.5)), 2)
+		}
+		b.Observe("y", Normal(At(theta, ByNode(idx)), C(1)), []float64{0.5, 1.5})
+		_, err := b.Build()
+		if continuous {
+			if err == nil || !strings.Contains(err.Error(), `observed "y": At index 0 reads the continuous latent "u"`) {
+				t.Errorf("continuous index: error %v", err)
+			}
+		} else if err != nil {
+			t.Errorf("discrete index: %v", err)
+		}
 	}
 }

@@ -343,6 +343,17 @@ func (m *Model) checkIndexNodes() error {
 			}
 		}
 	}
+	// Walk the declarations, for the name of the one reading it, only when some
+	// node-indexed At reads a continuous latent.
+	bad := false
+	for _, n := range p.nodes {
+		for _, in := range n.atNode {
+			bad = bad || (in != nil && cont[in.mid] != nil)
+		}
+	}
+	if !bad {
+		return nil
+	}
 	seen := make([]bool, len(p.nodes))
 	var walk func(n *Node, where string) error
 	walk = func(n *Node, where string) error {
@@ -753,27 +764,10 @@ func (m *Model) sitesOf(f *family) []nmc.Site {
 // scalar sites an id, its slot in each scorer's X·v cache (the element-by-element
 // path caches only Vector sites; linear factors cache both).
 func (m *Model) numberMatVecs() {
-	seen := map[*Node]bool{}
-	var walk func(n *Node)
-	walk = func(n *Node) {
-		if n == nil || seen[n] {
-			return
-		}
-		seen[n] = true
+	for _, n := range m.plan.nodes {
 		if a := n.args; n.op == opMatVec && a[0].op == opLatent && (a[0].fam.vector || a[0].fam.width == 1) {
 			n.id = m.numMatVec
 			m.numMatVec++
 		}
-		for _, a := range n.args {
-			walk(a)
-		}
-	}
-	for _, fc := range m.factors {
-		for _, p := range fc.d.params {
-			walk(p)
-		}
-	}
-	for _, d := range m.derived {
-		walk(d.n)
 	}
 }
