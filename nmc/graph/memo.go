@@ -35,6 +35,12 @@ import (
 type memoPlan struct {
 	nodes []*Node // every node read by a factor or a derived quantity, arguments first
 	memo  []*Node // the memoised nodes (Node.memo − 1), in the order of nodes
+	// cn holds the nodes in compact form for evalScalar (scalar.go), by Node.mid,
+	// with the values its records point into.
+	cn     []cnode
+	consts []float64
+	index  []int32
+	fams   []*family
 	// latent: per node (Node.mid), whether it reads a latent.
 	latent []bool
 	// depSets: per memoised node and element, the sites the element depends on
@@ -134,6 +140,7 @@ func newMemoPlan(factors []*factor, derived []namedNode, memoise bool) *memoPlan
 			n.memo = int32(len(p.memo))
 		}
 	}
+	p.compact()
 	return p
 }
 

@@ -54,40 +54,125 @@ func fromJet(j *jet) (v, g, h float64, dep bool) {
 	return j.v, j.g[0], j.h[0], true
 }
 
+// cnode is a node in the compact form evalScalar reads: the plan's nodes in
+// topological order, 24 bytes each, instead of the Node structs scattered over the
+// heap (a recursion of 10⁵ nodes does not fit in the caches as Nodes).
+type cnode struct {
+	op     opKind
+	direct bool  // evalScalar computes it (else the general path, and reads its jet)
+	memo   int32 // as Node.memo
+	length int32
+	a, b   int32 // the arguments' numbers (Node.mid), −1 for none
+	// aux: opConst, the first value in memoPlan.consts; opPow, its exponent there;
+	// opIndex, the first index in memoPlan.index; opLatent, the family in
+	// memoPlan.fams.
+	aux int32
+}
+
+// compact fills p.cn and the tables its records point into.
+func (p *memoPlan) compact() {
+	p.cn = make([]cnode, len(p.nodes))
+	for i, n := range p.nodes {
+		c := cnode{op: n.op, memo: n.memo, length: int32(n.length), a: -1, b: -1, aux: -1}
+		if len(n.args) > 0 {
+			c.a = n.args[0].mid
+		}
+		if len(n.args) > 1 {
+			c.b = n.args[1].mid
+		}
+		w1 := n.width == 1
+		switch n.op {
+		case opConst:
+			c.direct = w1
+			c.aux = int32(len(p.consts))
+			p.consts = append(p.consts, n.vals...)
+		case opLatent:
+			c.direct = w1 && n.fam.width == 1
+			c.aux = int32(len(p.fams))
+			p.fams = append(p.fams, n.fam)
+		case opAdd, opSub, opMul, opDiv:
+			c.direct = n.args[0].width == 1 && n.args[1].width == 1
+		case opNeg, opExp, opLog, opLog1p, opSqrt, opPow, opLogistic, opSoftplus:
+			c.direct = w1
+			if n.op == opPow {
+				c.aux = int32(len(p.consts))
+				p.consts = append(p.consts, n.power)
+			}
+		case opIndex:
+			c.direct = w1
+			c.aux = int32(len(p.index))
+			for _, i := range n.idx {
+				p.index = append(p.index, int32(i))
+			}
+		case opCustom:
+			_, fw := n.impl.(forwarder)
+			c.direct = w1 && fw
+		}
+		p.cn[i] = c
+	}
+}
+
 // evalScalar returns the value of element e of n (of width 1) and its first and
 // second derivatives in the active coordinate, dep false for a constant (s must be
 // in scalarMode).
 func (s *scorer) evalScalar(n *Node, e int) (v, g, h float64, dep bool) {
-	if n.memo == 0 || n.plan != s.plan {
-		return s.evalScalarNode(n, e)
+	if n.plan != s.plan {
+		// Not this model's node (a model compiled later from it owns it).
+		top := s.top
+		out := s.push(1)
+		s.eval(n, e, out)
+		s.top = top
+		return fromJet(&out[0])
 	}
-	t := &s.memo[n.memo-1]
+	return s.scalarID(n.mid, e)
+}
+
+// scalarID is evalScalar of the plan's node id.
+func (s *scorer) scalarID(id int32, e int) (v, g, h float64, dep bool) {
+	c := &s.plan.cn[id]
+	if c.memo == 0 {
+		return s.scalarNode(id, c, e)
+	}
+	t := &s.memo[c.memo-1]
 	if t.stamp == nil {
-		t.stamp = make([]uint64, n.length)
-		t.jets = make([]jet, n.length)
+		t.stamp = make([]uint64, c.length)
+		t.jets = make([]jet, c.length)
 	}
 	if t.stamp[e] == s.gen {
 		if memoVerify && !s.verifying {
-			s.verifyMemo(n, e, t.jets[e:e+1])
+			s.verifyMemo(s.plan.nodes[id], e, t.jets[e:e+1])
 		}
 		return fromJet(&t.jets[e])
 	}
-	v, g, h, dep = s.evalScalarNode(n, e)
+	v, g, h, dep = s.scalarNode(id, c, e)
 	t.jets[e] = unitJet(v, g, h, dep)
 	t.stamp[e] = s.gen
 	return v, g, h, dep
 }
 
-// evalScalarNode is evalScalar without the table of n.
-func (s *scorer) evalScalarNode(n *Node, e int) (v, g, h float64, dep bool) {
-	switch n.op {
+// elemOf is elem for the plan's node id.
+func (s *scorer) elemOf(id int32, e int) int {
+	if s.plan.cn[id].length == 1 {
+		return 0
+	}
+	return e
+}
+
+// scalarNode is scalarID without the table of the node.
+func (s *scorer) scalarNode(id int32, c *cnode, e int) (v, g, h float64, dep bool) {
+	if !c.direct {
+		// Any other operation: its jet from the general path.
+		top := s.top
+		out := s.push(1)
+		s.evalNode(s.plan.nodes[id], e, out)
+		s.top = top
+		return fromJet(&out[0])
+	}
+	switch c.op {
 	case opConst:
-		return n.vals[e], 0, 0, false
+		return s.plan.consts[int(c.aux)+e], 0, 0, false
 	case opLatent:
-		f := n.fam
-		if f.width != 1 {
-			break
-		}
+		f := s.plan.fams[c.aux]
 		x := s.x[f.offset+e]
 		site := f.site(e)
 		switch {
@@ -100,14 +185,10 @@ func (s *scorer) evalScalarNode(n *Node, e int) (v, g, h float64, dep bool) {
 		}
 		return x, 0, 0, false
 	case opAdd, opSub, opMul, opDiv:
-		a, b := n.args[0], n.args[1]
-		if a.width != 1 || b.width != 1 {
-			break
-		}
 		s.evals++
-		av, ag, ah, ad := s.evalScalar(a, elem(a, e))
-		bv, bg, bh, bd := s.evalScalar(b, elem(b, e))
-		switch n.op {
+		av, ag, ah, ad := s.scalarID(c.a, s.elemOf(c.a, e))
+		bv, bg, bh, bd := s.scalarID(c.b, s.elemOf(c.b, e))
+		switch c.op {
 		case opAdd:
 			return scalarLin(1, av, ag, ah, ad, 1, bv, bg, bh, bd)
 		case opSub:
@@ -118,40 +199,30 @@ func (s *scorer) evalScalarNode(n *Node, e int) (v, g, h float64, dep bool) {
 		rv, rg, rh, rd := scalarApply(bv, bg, bh, bd, 1/bv, -1/(bv*bv), 2/(bv*bv*bv))
 		return scalarMul(av, ag, ah, ad, rv, rg, rh, rd)
 	case opNeg, opExp, opLog, opLog1p, opSqrt, opPow, opLogistic, opSoftplus:
-		a := n.args[0]
-		if a.width != 1 {
-			break
-		}
 		s.evals++
-		av, ag, ah, ad := s.evalScalar(a, e)
-		if n.op == opNeg {
+		av, ag, ah, ad := s.scalarID(c.a, e)
+		if c.op == opNeg {
 			return -1 * av, -1 * ag, -1 * ah, ad
 		}
+		var p float64
+		if c.op == opPow {
+			p = s.plan.consts[c.aux]
+		}
 		if !ad {
-			f, _, _ := unaryDerivs(n.op, n.power, av, false)
+			f, _, _ := unaryDerivs(c.op, p, av, false)
 			return f, 0, 0, false
 		}
-		f, d1, d2 := unaryDerivs(n.op, n.power, av, true)
+		f, d1, d2 := unaryDerivs(c.op, p, av, true)
 		return scalarApply(av, ag, ah, ad, f, d1, d2)
 	case opIndex:
-		if n.width != 1 {
-			break
-		}
 		s.evals++
-		return s.evalScalar(n.args[0], n.idx[e])
-	case opCustom:
-		if fw, ok := n.impl.(forwarder); ok && n.width == 1 {
-			s.evals++
-			a, ae := fw.forward(n, e)
-			return s.evalScalar(a, ae)
-		}
+		return s.scalarID(c.a, int(s.plan.index[int(c.aux)+e]))
 	}
-	// Any other operation: its jet from the general path.
-	top := s.top
-	out := s.push(1)
-	s.evalNode(n, e, out)
-	s.top = top
-	return fromJet(&out[0])
+	// opCustom, a forwarder.
+	s.evals++
+	n := s.plan.nodes[id]
+	a, ae := n.impl.(forwarder).forward(n, e)
+	return s.evalScalar(a, ae)
 }
 
 // scalarLin is jetOps.lin of constant and unit jets: ca·a + cb·b.
