@@ -233,3 +233,35 @@ func TestIndexByContinuousLatent(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltTwice checks that a model whose nodes a later Build took over (the same
+// builder built twice) scores as the later one, bit for bit, without its tables.
+func TestBuiltTwice(t *testing.T) {
+	b := New()
+	memoModels()[0].build(b)
+	first, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, nmc.Dim(first.Sites()))
+	if err := first.Init(rand.New(rand.NewPCG(3, 3)), x); err != nil {
+		t.Fatal(err)
+	}
+	s1, s2 := first.newScorer(), second.newScorer()
+	for i, s := range first.Sites() {
+		g1, h1 := make([]float64, s.Size), make([]float64, s.Size*s.Size)
+		g2, h2 := make([]float64, s.Size), make([]float64, s.Size*s.Size)
+		e1, e2 := s1.evals, s2.evals
+		f1, f2 := s1.Score(x, i, g1, h1), s2.Score(x, i, g2, h2)
+		if f1 != f2 || g1[0] != g2[0] || h1[0] != h2[0] {
+			t.Errorf("site %d: first model (%v, %v, %v), second (%v, %v, %v)", i, f1, g1, h1, f2, g2, h2)
+		}
+		if n1, n2 := s1.evals-e1, s2.evals-e2; i < 3 && n1 <= n2 {
+			t.Errorf("site %d: the first model evaluated %d node elements, the second %d: want more without tables", i, n1, n2)
+		}
+	}
+}
