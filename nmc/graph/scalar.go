@@ -116,7 +116,7 @@ func (p *memoPlan) compact() {
 // second derivatives in the active coordinate, dep false for a constant (s must be
 // in scalarMode).
 func (s *scorer) evalScalar(n *Node, e int) (v, g, h float64, dep bool) {
-	if n.plan != s.plan {
+	if n.plan == nil || n.plan != s.plan {
 		// Not this model's node (a model compiled later from it owns it).
 		top := s.top
 		out := s.push(1)

@@ -129,7 +129,7 @@ func (m *Model) newScorer() *scorer {
 
 func (m *Model) valueScorer(x []float64) *scorer {
 	return &scorer{m: m, x: x, active: -1, stack: make([]jet, 64), mv: make([]mvCache, m.numMatVec),
-		plan: m.plan, memo: newMemoTabs(m.plan), gen: 1}
+		plan: m.plan, memo: make([]memoTab, m.numMemo()), gen: 1} // tables made as read
 }
 
 // pooledValueScorer returns a value scorer at state x for a call made at every draw
