@@ -222,16 +222,26 @@ func TestForwardNodesDerivs(t *testing.T) {
 	}
 }
 
-// BenchmarkForwardNodes measures the build of the 2,000-step, 5-state forward
-// algorithm written with nodes and one score with derivatives of each kind of site
-// (a state's mean, the scale, a transition row of 5 coordinates).
+// BenchmarkForwardNodes measures the declaration and build of the 2,000-step,
+// 5-state forward algorithm written with nodes, its build alone (the declared
+// builder built again), and one score with derivatives of each kind of site (a
+// state's mean, the scale, a transition row of 5 coordinates).
 func BenchmarkForwardNodes(b *testing.B) {
 	const n, k = 2000, 5
 	y := forwardData(rand.New(rand.NewPCG(1, 2)), n, k)
-	b.Run("build", func(b *testing.B) {
+	b.Run("declare+build", func(b *testing.B) {
 		b.ReportAllocs()
 		cpuLoop(b, func() {
 			if _, err := forwardNodes(y, k).Build(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("build", func(b *testing.B) {
+		bd := forwardNodes(y, k)
+		b.ReportAllocs()
+		cpuLoop(b, func() {
+			if _, err := bd.Build(); err != nil {
 				b.Fatal(err)
 			}
 		})
