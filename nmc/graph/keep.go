@@ -84,5 +84,6 @@ func (s *scorer) rowTermsKey(li int, x, key, one []float64) (_, _ []float64) {
 		key = append(key, c.sign*one[0]) // as colJets's jet (ops.scale)
 	}
 	s.x = saved
+	s.newContext()
 	return key, one
 }
