@@ -26,7 +26,8 @@ import (
 // The evaluation context is a counter (scorer.gen) advanced whenever something an
 // evaluation reads may change: at every call (Score, LogJoint, ScoreOrbit, …),
 // around values, and whenever the state, the active site, the orbit or a fixed
-// summed-out value changes within a call (newContext). Dense jets' gradients and
+// summed-out value changes within a call (newContext); a call that advances the
+// MatVec caches' epoch alone gets a new context too (checkCall). Dense jets' gradients and
 // Hessians are copied into an arena (scorer.memoAr) that lives until the context
 // ends.
 
@@ -421,7 +422,16 @@ func (s *scorer) newCall() {
 // a summed-out site's fixed value changes.
 func (s *scorer) newContext() {
 	s.gen++
+	s.genEpoch = s.epoch
 	s.memoAr.top = 0
+}
+
+// checkCall starts a new context if the epoch moved since the last one began (a
+// call that advanced s.epoch itself, not by newCall).
+func (s *scorer) checkCall() {
+	if s.genEpoch != s.epoch {
+		s.newContext()
+	}
 }
 
 // fix sets the site whose value is fixed while a summed-out group is scored (1 +
@@ -439,6 +449,7 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 		s.evalNode(n, e, out)
 		return
 	}
+	s.checkCall()
 	t := &s.memo[n.memo-1]
 	if t.stamp == nil {
 		t.stamp = make([]uint64, n.length)

@@ -95,6 +95,18 @@ func memoModels() []memoModel {
 			lin := Add(Index(beta, []int{0, 1, 2, 0, 1, 2}), Mul(s, C(0.1)))
 			b.Observe("y", Normal(lin, Exp(Mul(s, C(0.05)))), []float64{0.1, -0.3, 0.8, 0.2, -0.1, 0.5})
 		}},
+		{"hmm", func(b *Builder) {
+			// Emissions read through a broadcast (memoised) rate; Generate draws the
+			// states from a pooled value scorer.
+			y := Data([]float64{0, 1, 0, 2, 9, 7, 11, 8, 1, 0, 2, 10, 9})
+			lambda := b.Latent("lambda", Gamma(C(2), C(0.5)), 2)
+			gamma := b.Latent("Gamma", Dirichlet(Vec(1, 1)), 2)
+			rho := b.Latent("rho", Dirichlet(Vec(1, 1)))
+			logOmega := Stack(
+				LogDensity(Poisson(Index(lambda, []int{0})), y),
+				LogDensity(Poisson(Index(lambda, []int{1})), y))
+			b.HiddenMarkov("z", logOmega, gamma, rho)
+		}},
 		{"mixture-summed", mixture(true)},
 		{"mixture-sites", mixture(false)},
 		{"chunked", func(b *Builder) {
@@ -190,6 +202,13 @@ func TestMemoMatchesTree(t *testing.T) {
 						pw := make([]float64, m.logLik.Len())
 						m.logLik.LogLik(at, pw)
 						r = append(r, pw...)
+					}
+					if len(m.hmms) > 0 {
+						for _, at := range [][]float64{prev, x} {
+							dst := make([]float64, len(m.GeneratedNames()))
+							m.Generate(rand.New(rand.NewPCG(9, 9)), at, dst)
+							r = append(r, dst...)
+						}
 					}
 					sc.Keep(x)
 					r = append(r, sc.LogJoint(x))

@@ -133,6 +133,7 @@ func (s *scorer) scalarID(id int32, e int) (v, g, h float64, dep bool) {
 	if c.memo == 0 {
 		return s.scalarNode(id, c, e)
 	}
+	s.checkCall()
 	t := &s.memo[c.memo-1]
 	if t.stamp == nil {
 		t.stamp = make([]uint64, c.length)

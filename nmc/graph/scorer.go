@@ -38,11 +38,12 @@ type scorer struct {
 	// Memoised node elements (memo.go): the model's plan, per memoised node its
 	// table, the current evaluation context (≥ 1; advanced by newContext whenever
 	// anything eval reads changes) and the arena of the kept dense jets.
-	plan   *memoPlan
-	memo   []memoTab
-	gen    uint64
-	memoAr arena
-	evals  uint64 // elements of nodes other than constants and latents evaluated (tests)
+	plan     *memoPlan
+	memo     []memoTab
+	gen      uint64
+	genEpoch uint64 // the epoch in which gen began (checkCall)
+	memoAr   arena
+	evals    uint64 // elements of nodes other than constants and latents evaluated (tests)
 	// verifying: a kept element is being evaluated again (memoVerify).
 	verifying bool
 
