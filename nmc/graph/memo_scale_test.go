@@ -267,3 +267,42 @@ func BenchmarkForwardNodes(b *testing.B) {
 		})
 	}
 }
+
+// TestDoublingChain builds and scores expressions in which each of 64 steps reads
+// the step before twice, x_t = (x_{t−1} + x_{t−1})·½, from a latent and from a
+// constant: as trees they have 2⁶⁴ paths, so Build's walks (constness, the
+// constant parameters' values, the sites an element depends on) and the scores
+// finish only if they visit each node once. The values are the latent's and 1.
+func TestDoublingChain(t *testing.T) {
+	const steps = 64
+	b := New()
+	mu := b.Latent("mu", Normal(C(0), C(1)))
+	x, c := mu, C(1)
+	for range steps {
+		x = Mul(Add(x, x), C(0.5))
+		c = Mul(Add(c, c), C(0.5))
+	}
+	b.Observe("y", Normal(x, c), []float64{0.3})
+	b.Deterministic("x", x)
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := m.newScorer()
+	g, h := make([]float64, 1), make([]float64, 1)
+	const at = 0.7
+	f := sc.Score([]float64{at}, 0, g, h)
+	// N(at | 0, 1) + N(0.3 | at, 1) and its derivatives in at.
+	want := -0.5*at*at - 0.5*(0.3-at)*(0.3-at) - 2*logSqrt2PiTest
+	if !relClose(f, want, 1e-12) || !relClose(g[0], -at+(0.3-at), 1e-12) || !relClose(h[0], -2, 1e-12) {
+		t.Errorf("score (%v, %v, %v), want (%v, %v, -2)", f, g[0], h[0], want, -at+(0.3-at))
+	}
+	if n := sc.evals; n > 4*steps {
+		t.Errorf("%d node elements evaluated, want at most %d", n, 4*steps)
+	}
+	d := make([]float64, 1)
+	m.Derive([]float64{at}, d)
+	if d[0] != at {
+		t.Errorf("derived x = %v, want %v", d[0], at)
+	}
+}

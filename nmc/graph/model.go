@@ -423,7 +423,7 @@ func (m *Model) support(f *family, e int) (nmc.Support, float64, float64, int, e
 			pe = 0
 		}
 		if isConst(p) {
-			params = sc.values(p, pe, params)
+			params = sc.appendValues(p, pe, params)
 		} else {
 			// A placeholder: kinds never depend on non-constant parameters except
 			// through bounds, which are checked below.
@@ -478,7 +478,7 @@ func (m *Model) checkFactor(fc *factor) error {
 				pe = 0
 			}
 			if isConst(p) {
-				args = sc.values(p, pe, args)
+				args = sc.appendValues(p, pe, args)
 			} else {
 				constNow = false
 				for c := 0; c < p.width; c++ {
@@ -594,10 +594,13 @@ func (m *Model) numMemo() int {
 }
 
 // constScorer returns the value scorer that evaluates constant parameters during
-// compile, one for the whole compile.
+// compile, one for the whole compile and in one evaluation context (constant nodes
+// read no state), so that each node element is evaluated once however many
+// parameters read it.
 func (m *Model) constScorer() *scorer {
 	if m.constSc == nil {
 		m.constSc = m.valueScorer(nil)
+		m.constSc.newCall()
 	}
 	return m.constSc
 }
