@@ -27,9 +27,9 @@ import (
 // evaluation reads may change: at every call (Score, LogJoint, ScoreOrbit, …),
 // around values, and whenever the state, the active site, the orbit or a fixed
 // summed-out value changes within a call (newContext); a call that advances the
-// MatVec caches' epoch alone gets a new context too (checkCall). Dense jets' gradients and
-// Hessians are copied into an arena (scorer.memoAr) that lives until the context
-// ends.
+// MatVec caches' epoch alone gets a new context too (checkCall). Dense jets'
+// gradients and Hessians are copied into an arena (scorer.memoAr) that lives until
+// the context ends.
 
 // memoPlan numbers the nodes of one compiled model (shared with the model that
 // scores its augmented sites, compiled from the same declarations).
@@ -59,9 +59,9 @@ type memoPlan struct {
 var memoVerify = false
 
 // newMemoPlan numbers the nodes read by the factors and derived quantities and,
-// with memoise, chooses the memoised ones. Nodes belong to the plan of the model compiled last
-// from them: a model that no longer owns a node evaluates it without memoising (as
-// correct, possibly slower).
+// with memoise, chooses the memoised ones. Nodes belong to the plan of the model
+// compiled last from them: a model that no longer owns a node evaluates it without
+// memoising (as correct, possibly slower).
 func newMemoPlan(factors []*factor, derived []namedNode, memoise bool) *memoPlan {
 	p := &memoPlan{}
 	var visit func(n *Node)
@@ -111,10 +111,10 @@ func newMemoPlan(factors []*factor, derived []namedNode, memoise bool) *memoPlan
 		p.latent[n.mid] = lat
 		switch n.op {
 		case opConst, opLatent:
-		case opSum:
+		case opSum: // one element reads every element of its argument
 			add(n.args[0], 1)
-		case opMatVec:
-			add(n.args[0], many(n.length, 2))
+		case opMatVec: // every row reads every element of the vector
+			add(n.args[0], many(n.length, 1))
 		case opIndex:
 			add(n.args[0], repeats(n.idx, n.args[0].length))
 		case opAt:

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/nmc-go/nmc/nmc"
 )
 
@@ -282,5 +284,32 @@ func TestBuiltTwice(t *testing.T) {
 		if n1, n2 := s1.evals-e1, s2.evals-e2; i < 3 && n1 <= n2 {
 			t.Errorf("site %d: the first model evaluated %d node elements, the second %d: want more without tables", i, n1, n2)
 		}
+	}
+}
+
+// TestMatVecOfExpression checks that a MatVec over an expression evaluates each
+// element of the expression once per score, not once per row.
+func TestMatVecOfExpression(t *testing.T) {
+	const rows = 50
+	x := mat.NewDense(rows, 2, nil)
+	y := make([]float64, rows)
+	for r := range rows {
+		x.Set(r, 0, 1)
+		x.Set(r, 1, float64(r)/rows)
+		y[r] = float64(r % 3)
+	}
+	b := New()
+	beta := b.Latent("beta", Normal(C(0), C(1)), 2)
+	b.Observe("y", Poisson(MatVec(x, Exp(beta))), y)
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := m.newScorer()
+	g, h := make([]float64, 1), make([]float64, 1)
+	sc.Score([]float64{0.1, -0.2}, 0, g, h)
+	// 50 rows of the MatVec and the 2 elements of Exp(beta), once each.
+	if sc.evals != rows+2 {
+		t.Errorf("%d node elements evaluated, want %d", sc.evals, rows+2)
 	}
 }

@@ -50,16 +50,17 @@ type Model struct {
 	neighbors [][]int
 	maxArgs   int
 	numMatVec int // MatVec nodes over a Vector site, numbered by Node.id
+	orbits    []orbit
+	linear    []linFactor // factors scored as a whole (linear.go)
+	linSites  [][]int32   // per site: its linear factors (indices into linear)
+	linOf     []int32     // per factor: its index in linear, or −1
+	noLinear  bool        // see Builder.noLinear
+	noMemo    bool        // see Builder.noMemo
+
 	// plan numbers the nodes and chooses the memoised ones (memo.go); constSc
 	// evaluates constant parameters during compile.
-	plan     *memoPlan
-	constSc  *scorer
-	orbits   []orbit
-	linear   []linFactor // factors scored as a whole (linear.go)
-	linSites [][]int32   // per site: its linear factors (indices into linear)
-	linOf    []int32     // per factor: its index in linear, or −1
-	noLinear bool        // see Builder.noLinear
-	noMemo   bool        // see Builder.noMemo
+	plan    *memoPlan
+	constSc *scorer
 
 	// Summed-out discrete sites (Builder.Marginalise): one group per site, the groups
 	// each site's score reads, and per factor element its group (−1: none; a nil
