@@ -41,9 +41,15 @@ func elem(n *Node, e int) int {
 	return e
 }
 
-// evalNode writes the jets of element e of n into out (length n.width), reading
-// its arguments through eval.
-func (s *scorer) evalNode(n *Node, e int, out []jet) {
+// eval writes the jets of element e of n into out (length n.width), each element
+// of a memoised node once per evaluation context (evalMemo, memo.go). The jets
+// handed out are read-only.
+func (s *scorer) eval(n *Node, e int, out []jet) {
+	if n.memo != 0 && !s.computing && n.plan == s.plan {
+		s.evalMemo(n, e, out)
+		return
+	}
+	s.computing = false
 	if n.op > opLatent {
 		s.evals++
 	}

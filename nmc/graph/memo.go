@@ -441,14 +441,11 @@ func (s *scorer) fix(site int, v float64) {
 	s.newContext()
 }
 
-// eval writes the jets of element e of n into out (length n.width), from the
-// memoised node's table when it was computed in the current context. The jets
-// handed out are read-only: their dense gradients and Hessians may be the table's.
-func (s *scorer) eval(n *Node, e int, out []jet) {
-	if n.memo == 0 || n.plan != s.plan {
-		s.evalNode(n, e, out)
-		return
-	}
+// evalMemo is eval of a memoised node of s's plan: the jets of element e from the
+// node's table when they were computed in the current context, else computed
+// (evalNode) and kept. The jets handed out are read-only: their dense gradients
+// and Hessians may be the table's.
+func (s *scorer) evalMemo(n *Node, e int, out []jet) {
 	s.checkCall()
 	t := &s.memo[n.memo-1]
 	if t.stamp == nil {
@@ -479,6 +476,13 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 		kept[c] = j
 	}
 	t.stamp[e] = s.gen
+}
+
+// evalNode writes the jets of element e of n into out as eval does, without
+// looking n up in its table: eval's next call computes (s.computing).
+func (s *scorer) evalNode(n *Node, e int, out []jet) {
+	s.computing = true
+	s.eval(n, e, out)
 }
 
 // verifyMemo panics if element e of n, evaluated again, differs from kept. The

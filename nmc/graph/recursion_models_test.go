@@ -169,31 +169,19 @@ func garchSeries(rng *rand.Rand, T int, mu, alpha0, alpha1, beta1, sigma1 float6
 	return y
 }
 
-// garchModel is posteriordb's garch11 (mu flat, alpha0 > 0 flat, alpha1 uniform on
-// (0, 1), beta1 uniform on (0, 1 − alpha1): the joint density of (alpha1, beta1) is
-// constant on the triangle), with beta1 reparameterised as (1 − alpha1)·u, u
-// uniform on (0, 1), and the Jacobian log(1 − alpha1) added by a Factor, since the
-// bounds of a latent must be constants (a node-valued bound is being added
-// separately). sigma_t = √(alpha0 + alpha1·(y_{t−1} − mu)² + beta1·sigma_{t−1}²),
+// garchModel is posteriordb's garch11: mu flat, alpha0 > 0 flat, alpha1 uniform on
+// (0, 1), beta1 flat on (0, 1 − alpha1) (Bounded, a bound given by a node: its site
+// is the fraction u = beta1/(1 − alpha1) on (0, 1), with the log Jacobian
+// log(1 − alpha1)), sigma_t = √(alpha0 + alpha1·(y_{t−1} − mu)² + beta1·sigma_{t−1}²),
 // sigma_1 = sigma1 (data), y_t ~ N(mu, sigma_t). With concat the scales are joined by
 // Concat into one observation.
 func garchModel(y []float64, sigma1 float64, concat bool) (*Model, error) {
-	return garchModelWith(y, sigma1, concat, false)
-}
-
-// garchModelWith is garchModel, with ham its four parameters declared the
-// Hamiltonian block.
-func garchModelWith(y []float64, sigma1 float64, concat, ham bool) (*Model, error) {
 	T := len(y)
 	b := New()
 	mu := b.Latent("mu", Flat())
 	alpha0 := b.Latent("alpha0", HalfFlat())
 	alpha1 := b.Latent("alpha1", Uniform(C(0), C(1)))
-	u := b.Latent("u", Uniform(C(0), C(1)))
-	rest := Sub(C(1), alpha1)
-	beta1 := Mul(rest, u)
-	b.Factor("jacobian", Log(rest))
-	b.Deterministic("beta1", beta1)
+	beta1 := b.Bounded("beta1", C(0), Sub(C(1), alpha1), Flat())
 	sigma := make([]*Node, T)
 	sigma[0] = C(sigma1)
 	for t := 1; t < T; t++ {
@@ -207,14 +195,12 @@ func garchModelWith(y []float64, sigma1 float64, concat, ham bool) (*Model, erro
 			b.Observe(fmt.Sprintf("y%d", t), Normal(mu, sigma[t]), y[t:t+1])
 		}
 	}
-	if ham {
-		b.Hamiltonian(mu, alpha0, alpha1, u)
-	}
 	return b.Build()
 }
 
-// garchScorer is garchModel's log density written by hand, with the variance
-// v_t = sigma_t² and its first and second derivatives carried along the recursion.
+// garchScorer is garchModel's log density written by hand, in its sites (mu,
+// alpha0, alpha1, u = beta1/(1 − alpha1)), with the variance v_t = sigma_t² and its
+// first and second derivatives carried along the recursion.
 type garchScorer struct {
 	y      []float64
 	sigma1 float64
@@ -227,10 +213,15 @@ func (gs garchScorer) score(x []float64, i int) (f, g, h float64) {
 	if !(a0 > 0) || !(a1 > 0 && a1 < 1) || !(u > 0 && u < 1) {
 		return math.Inf(-1), 0, 0
 	}
-	if i == 2 {
+	switch i {
+	case 2:
 		// The Jacobian log(1 − alpha1).
 		r := 1 - a1
 		f, g, h = math.Log(r), -1/r, -1/(r*r)
+	case 3:
+		// The same term is in u's blanket (Bounded's element reads both), a
+		// constant in u.
+		f = math.Log(1 - a1)
 	}
 	b := (1 - a1) * u
 	var v, v1, v2 float64

@@ -44,8 +44,9 @@ type scorer struct {
 	genEpoch uint64 // the epoch in which gen began (checkCall)
 	memoAr   arena
 	evals    uint64 // elements of nodes other than constants and latents evaluated (tests)
-	// verifying: a kept element is being evaluated again (memoVerify).
-	verifying bool
+	// verifying: a kept element is being evaluated again (memoVerify); computing:
+	// eval's next call evaluates its node without looking it up (evalNode).
+	verifying, computing bool
 
 	// Large blankets are scored in fixed chunks (see scoreChunked) by helper
 	// scorers, one per goroutine.
@@ -456,8 +457,10 @@ func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
 	na = vw
 	scalar := s.scalarMode()
 	for _, p := range d.params {
-		if scalar && p.width == 1 {
-			s.argj[na] = unitJet(s.evalScalar(p, elem(p, e)))
+		if scalar && p.width == 1 && p.op > opLatent {
+			// An expression: in registers (a constant or a latent is read as is).
+			v, g, h, dep := s.evalScalar(p, elem(p, e))
+			s.argj[na] = unitJet(v, g, h, dep)
 		} else {
 			s.eval(p, elem(p, e), s.argj[na:na+p.width])
 		}
