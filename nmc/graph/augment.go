@@ -67,6 +67,7 @@ func (m *Model) compileAugment(b *Builder) error {
 	// the same order (compile assigns each family the same first site and offset),
 	// none Marginalised.
 	a := b.newModel()
+	a.plan = m.plan // the same nodes: keep m's numbering
 	if err := a.compile(nil, nil); err != nil {
 		return err
 	}

@@ -127,6 +127,9 @@ type Builder struct {
 	// noLinear (tests) scores every factor element by element: no linear factors
 	// (linear.go), as the engine did before them.
 	noLinear bool
+	// noMemo (tests) memoises no node (memo.go): every element is evaluated once
+	// per path that reads it, as the engine did before memoisation.
+	noMemo bool
 }
 
 type namedNode struct {
@@ -328,7 +331,7 @@ func (b *Builder) Build() (built *Model, err error) {
 // newModel returns an uncompiled model of b's families, factors and derived
 // quantities.
 func (b *Builder) newModel() *Model {
-	return &Model{fams: b.fams, factors: b.factors, derived: b.derived, hmms: b.hmms, noLinear: b.noLinear}
+	return &Model{fams: b.fams, factors: b.factors, derived: b.derived, hmms: b.hmms, noLinear: b.noLinear, noMemo: b.noMemo}
 }
 
 // elemIndexName formats plate indices of element e of a family.

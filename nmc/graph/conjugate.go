@@ -97,7 +97,7 @@ func (s *scorer) conjParams(x []float64, i int) []float64 {
 	fc := m.factors[cs.prior]
 	k := fc.width
 	s.x = x
-	s.epoch++
+	s.newCall()
 	s.active, s.orbit = -1, nil
 	s.top = 0
 	s.ops.ar.top = 0

@@ -253,6 +253,27 @@
 // site sums only the factor elements of its Markov blanket, found when the model is
 // compiled.
 //
+// A model's expressions form a directed acyclic graph, and each node element is
+// evaluated once per score, however many expressions read it: a recursion built in
+// a Go loop (step t reads step t − 1, and step t's observation reads it too), a
+// forward algorithm whose step reads every node of the step before, a scalar
+// broadcast over a plate. Build numbers the nodes in topological order and marks
+// those some of whose elements can be read more than once in one score (read by
+// several expressions, broadcast, or read through an index that repeats); each
+// scorer keeps their jets — dense ones' gradients and Hessians in an arena of their
+// own — until the evaluation context changes: at every call, and within a call
+// whenever the state, the active site or orbit, or the value a summed-out site is
+// fixed at changes. Every other node element has one reader, so each is evaluated
+// at most once per score, and a recursion of T steps costs O(T). When the active
+// coordinates are one (a scalar site, an orbit) or none, scalar nodes are evaluated
+// from a compact copy of the graph with their value and two derivatives in
+// registers, by the same arithmetic. Nothing is kept between scores: every score
+// evaluates its blanket's elements at the state it is given. The walks Build makes
+// over the graph (the sites an element depends on, constant parameters, indices)
+// are linear in its size. A node belongs to the model built last from it: a model
+// built earlier from the same nodes scores them without keeping them (slower, the
+// same values).
+//
 // An observation whose parameters are shared scalars and one linear predictor — a
 // sum of length-1 nodes, MatVecs over Vector sites, length-1 nodes times constant
 // columns and constants, as α + X·β in a regression or the same written literally,

@@ -5,16 +5,25 @@ import (
 	"slices"
 
 	"github.com/nmc-go/nmc/internal/parallel"
-	"github.com/nmc-go/nmc/internal/special"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// values appends the component values of element e of n to dst (no derivatives).
+// values appends the component values of element e of n to dst (no derivatives),
+// in a call of its own.
 func (s *scorer) values(n *Node, e int, dst []float64) []float64 {
-	s.epoch++
+	s.newCall()
 	saved := s.active
 	s.active = -1
+	dst = s.appendValues(n, e, dst)
+	s.active = saved
+	s.newContext()
+	return dst
+}
+
+// appendValues appends the component values of element e of n to dst, in the
+// current context (s.active must be −1).
+func (s *scorer) appendValues(n *Node, e int, dst []float64) []float64 {
 	top := s.top
 	out := s.push(n.width)
 	s.eval(n, e, out)
@@ -22,7 +31,6 @@ func (s *scorer) values(n *Node, e int, dst []float64) []float64 {
 		dst = append(dst, j.v)
 	}
 	s.top = top
-	s.active = saved
 	return dst
 }
 
@@ -33,8 +41,18 @@ func elem(n *Node, e int) int {
 	return e
 }
 
-// eval writes the jets of element e of n into out (length n.width).
+// eval writes the jets of element e of n into out (length n.width), each element
+// of a memoised node once per evaluation context (evalMemo, memo.go). The jets
+// handed out are read-only.
 func (s *scorer) eval(n *Node, e int, out []jet) {
+	if n.memo != 0 && !s.computing && n.plan == s.plan {
+		s.evalMemo(n, e, out)
+		return
+	}
+	s.computing = false
+	if n.op > opLatent {
+		s.evals++
+	}
 	switch n.op {
 	case opConst:
 		w := n.width
@@ -105,37 +123,11 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 		ja := s.push(a.width)
 		s.eval(a, e, ja)
 		for c := range out {
-			v := ja[c].v
-			var f, d1, d2 float64
-			switch n.op {
-			case opNeg:
+			if n.op == opNeg {
 				out[c] = s.ops.scale(-1, &ja[c])
 				continue
-			case opExp:
-				f = math.Exp(v)
-				d1, d2 = f, f
-			case opLog:
-				f, d1, d2 = math.Log(v), 1/v, -1/(v*v)
-			case opLog1p:
-				f, d1, d2 = math.Log1p(v), 1/(1+v), -1/((1+v)*(1+v))
-			case opSqrt:
-				f = math.Sqrt(v)
-				d1 = 0.5 / f
-				d2 = -0.25 / (f * v)
-			case opPow:
-				p := n.power
-				f = math.Pow(v, p)
-				d1 = p * math.Pow(v, p-1)
-				d2 = p * (p - 1) * math.Pow(v, p-2)
-			case opLogistic:
-				f = special.Logistic(v)
-				d1 = f * (1 - f)
-				d2 = d1 * (1 - 2*f)
-			case opSoftplus:
-				f = special.Log1pExp(v)
-				d1 = special.Logistic(v)
-				d2 = d1 * (1 - d1)
 			}
+			f, d1, d2 := unaryDerivs(n.op, n.power, ja[c].v, ja[c].kind != jConst)
 			out[c] = s.ops.apply(&ja[c], f, d1, d2)
 		}
 		s.top = top

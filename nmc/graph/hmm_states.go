@@ -65,7 +65,7 @@ func (m *Model) Generate(rng *rand.Rand, x []float64, dst []float64) {
 	}
 	sc := m.pooledValueScorer(x)
 	sc.active, sc.orbit, sc.top, sc.ops.k = -1, nil, 0, 0
-	sc.epoch++
+	sc.newCall()
 	at := 0
 	for _, h := range m.hmms {
 		op := h.node.impl.(*hmmOp)

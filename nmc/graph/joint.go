@@ -948,7 +948,7 @@ func (s *scorer) jointValue(p *jointPlan, x []float64, tsum, logOther float64) f
 		total += pt.c * pr.log()
 	}
 	s.x, s.active = x, -1
-	s.epoch++
+	s.newCall()
 	for _, en := range p.rest {
 		total += s.factorElem(int(en.f), int(en.e), false, false)
 		if math.IsInf(total, -1) || math.IsNaN(total) {

@@ -72,6 +72,7 @@ func (s *scorer) rowTermsKey(li int, x, key, one []float64) (_, _ []float64) {
 		key = append(key, one[0])
 	}
 	s.x = saved
+	s.newContext()
 	for _, tm := range lf.terms {
 		f := tm.fam
 		key = append(key, x[f.offset:f.offset+f.length]...)
@@ -83,5 +84,6 @@ func (s *scorer) rowTermsKey(li int, x, key, one []float64) (_, _ []float64) {
 		key = append(key, c.sign*one[0]) // as colJets's jet (ops.scale)
 	}
 	s.x = saved
+	s.newContext()
 	return key, one
 }

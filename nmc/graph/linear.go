@@ -47,6 +47,9 @@ const linChunk = 4096
 // linMinRows is the fewest rows for which a factor is scored as a linear factor.
 const linMinRows = 16
 
+// linMaxNodes is the most nodes a linear predictor's sum is made of.
+const linMaxNodes = 256
+
 // linTerm is one MatVec term of a linear predictor.
 type linTerm struct {
 	node *Node   // opMatVec over a Vector latent or a plate of scalar sites
@@ -63,6 +66,7 @@ type linFactor struct {
 	terms  []linTerm
 	cols   []linCol  // shared scalars times data columns (linear_cols.go)
 	offset []float64 // the sum of constant length-n terms of η; nil if none
+	visits int       // nodes decompose has read
 	rows   []int     // 0, 1, …, n−1
 	// partial is the family, when it computes derivatives for some arguments only.
 	partial dist.PartialDeriver
@@ -126,7 +130,10 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 // or returns false if n is not a sum of shared scalars, MatVecs over distinct Vector
 // sites, shared scalars times constant columns, and constants.
 func (lf *linFactor) decompose(m *Model, n *Node, sign float64) bool {
-	if n.width != 1 {
+	// A predictor is a short sum: a long walk (a sum that reads a node twice, as
+	// a recursion would) is not one.
+	lf.visits++
+	if n.width != 1 || lf.visits > linMaxNodes {
 		return false
 	}
 	if n.length == 1 {

@@ -898,7 +898,7 @@ var _ nmc.ValuesWeigher = (*scorer)(nil)
 func (s *scorer) WeighValues(x []float64, sites []int, dst []float64, ok []bool) {
 	m := s.m
 	s.x, s.active, s.orbit = x, -1, nil
-	s.epoch++
+	s.newCall()
 	synced, inRange := false, false
 	var t []float64
 	for n, i := range sites {
@@ -1347,10 +1347,9 @@ func (s *scorer) margLSE(gi int, deriv bool, picks []margPick) float64 {
 		s.margBar = make([]float64, k)
 	}
 	grad, hess := s.grad, s.hess
-	s.fixSite = g.site + 1
 	top := math.Inf(-1)
 	for v := range a {
-		s.fixVal = float64(v)
+		s.fix(g.site+1, float64(v))
 		if deriv {
 			s.grad, s.hess = s.margG[v*k:(v+1)*k], s.margH[v*k*k:(v+1)*k*k]
 			clear(s.grad)
@@ -1377,7 +1376,7 @@ func (s *scorer) margLSE(gi int, deriv bool, picks []margPick) float64 {
 			top = max(top, t)
 		}
 	}
-	s.fixSite = 0
+	s.fix(0, 0)
 	s.grad, s.hess = grad, hess
 	if math.IsNaN(top) || math.IsInf(top, -1) {
 		return top

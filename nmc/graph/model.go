@@ -55,6 +55,12 @@ type Model struct {
 	linSites  [][]int32   // per site: its linear factors (indices into linear)
 	linOf     []int32     // per factor: its index in linear, or −1
 	noLinear  bool        // see Builder.noLinear
+	noMemo    bool        // see Builder.noMemo
+
+	// plan numbers the nodes and chooses the memoised ones (memo.go); constSc
+	// evaluates constant parameters during compile.
+	plan    *memoPlan
+	constSc *scorer
 
 	// Summed-out discrete sites (Builder.Marginalise): one group per site, the groups
 	// each site's score reads, and per factor element its group (−1: none; a nil
@@ -170,6 +176,10 @@ func (m *Model) Offset(name string) (offset, size int, err error) {
 }
 
 func (m *Model) compile(groups []groupDecl, margs []*family) error {
+	if m.plan == nil {
+		m.plan = newMemoPlan(m.factors, m.derived, !m.noMemo)
+	}
+	defer func() { m.constSc = nil }()
 	// Sites and supports.
 	off := 0
 	for _, f := range m.fams {
@@ -319,16 +329,45 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 // continuous latent: its values would not be integers, and every score through it
 // NaN.
 func (m *Model) checkIndexNodes() error {
-	seen := map[*Node]bool{}
+	// cont: per node of the plan, a continuous latent family it reads, or nil.
+	p := m.plan
+	cont := make([]*family, len(p.nodes))
+	for _, n := range p.nodes {
+		if n.op == opLatent && m.sites[n.fam.first].Support != nmc.Discrete {
+			cont[n.mid] = n.fam
+			continue
+		}
+		for _, a := range n.args {
+			if f := cont[a.mid]; f != nil {
+				cont[n.mid] = f
+				break
+			}
+		}
+	}
+	// Walk the declarations, for the name of the one reading it, only when some
+	// node-indexed At reads a continuous latent.
+	bad := false
+	for _, n := range p.nodes {
+		for _, in := range n.atNode {
+			bad = bad || (in != nil && cont[in.mid] != nil)
+		}
+	}
+	if !bad {
+		return nil
+	}
+	seen := make([]bool, len(p.nodes))
 	var walk func(n *Node, where string) error
 	walk = func(n *Node, where string) error {
-		if n == nil || seen[n] {
+		if n == nil || seen[n.mid] {
 			return nil
 		}
-		seen[n] = true
+		seen[n.mid] = true
 		if n.op == opAt {
 			for d, in := range n.atNode {
-				if f := m.continuousLatent(in); f != nil {
+				if in == nil {
+					continue
+				}
+				if f := cont[in.mid]; f != nil {
 					return fmt.Errorf("graph: %s: At index %d reads the continuous latent %q; index by integer data (By) or by a discrete latent (ByNode)", where, d, f.name)
 				}
 			}
@@ -359,22 +398,6 @@ func (m *Model) checkIndexNodes() error {
 	return nil
 }
 
-// continuousLatent returns a latent family with continuous sites read by n, or nil.
-func (m *Model) continuousLatent(n *Node) *family {
-	if n == nil {
-		return nil
-	}
-	if n.op == opLatent && m.sites[n.fam.first].Support != nmc.Discrete {
-		return n.fam
-	}
-	for _, a := range n.args {
-		if f := m.continuousLatent(a); f != nil {
-			return f
-		}
-	}
-	return nil
-}
-
 func addDep(deps []int, s int) []int {
 	for _, d := range deps {
 		if d == s {
@@ -382,86 +405,6 @@ func addDep(deps []int, s int) []int {
 		}
 	}
 	return append(deps, s)
-}
-
-// collectDeps adds the sites that element e of n depends on.
-func collectDeps(n *Node, e int, deps []int) []int {
-	switch n.op {
-	case opConst:
-		return deps
-	case opLatent:
-		return addDep(deps, n.fam.site(e))
-	case opSum, opMatVec: // every element of the argument
-		a := n.args[0]
-		if a.op == opLatent && a.fam.vector {
-			return addDep(deps, a.fam.first)
-		}
-		for i := 0; i < a.length; i++ {
-			deps = collectDeps(a, i, deps)
-		}
-		return deps
-	case opIndex:
-		return collectDeps(n.args[0], n.idx[e], deps)
-	case opCustom:
-		n.impl.reads(n, e, func(a *Node, ae int) { deps = collectDeps(a, ae, deps) })
-		return deps
-	case opAt:
-		src := n.args[0]
-		shape := src.shape
-		if shape == nil {
-			shape = []int{src.length}
-		}
-		// Enumerate every candidate along node-indexed dimensions.
-		var rec func(d, flat int)
-		rec = func(d, flat int) {
-			if d == len(shape) {
-				deps = collectDeps(src, flat, deps)
-				return
-			}
-			if data := n.atData[d]; data != nil {
-				i := data[0]
-				if len(data) > 1 {
-					i = data[e]
-				}
-				rec(d+1, flat*shape[d]+i)
-				return
-			}
-			for i := 0; i < shape[d]; i++ {
-				rec(d+1, flat*shape[d]+i)
-			}
-		}
-		rec(0, 0)
-		for _, in := range n.atNode {
-			if in != nil {
-				ie := e
-				if in.length == 1 {
-					ie = 0
-				}
-				deps = collectDeps(in, ie, deps)
-			}
-		}
-		return deps
-	}
-	for _, a := range n.args {
-		ae := e
-		if a.length == 1 {
-			ae = 0
-		}
-		deps = collectDeps(a, ae, deps)
-	}
-	return deps
-}
-
-func isConst(n *Node) bool {
-	if n.op == opLatent {
-		return false
-	}
-	for _, a := range n.args {
-		if !isConst(a) {
-			return false
-		}
-	}
-	return true
 }
 
 // support returns the support of element e of a latent family. Parameters that
@@ -474,14 +417,14 @@ func (m *Model) support(f *family, e int) (nmc.Support, float64, float64, int, e
 			allConst = false
 		}
 	}
-	sc := m.valueScorer(nil)
+	sc := m.constScorer()
 	for _, p := range f.d.params {
 		pe := e
 		if p.length == 1 {
 			pe = 0
 		}
 		if isConst(p) {
-			params = sc.values(p, pe, params)
+			params = sc.appendValues(p, pe, params)
 		} else {
 			// A placeholder: kinds never depend on non-constant parameters except
 			// through bounds, which are checked below.
@@ -517,7 +460,7 @@ func (m *Model) checkFactor(fc *factor) error {
 			allConst = false
 		}
 	}
-	sc := m.valueScorer(nil)
+	sc := m.constScorer()
 	vw := fc.width
 	args := make([]float64, 0, m.maxArgs+vw+16)
 	for e := 0; e < fc.length; e++ {
@@ -536,7 +479,7 @@ func (m *Model) checkFactor(fc *factor) error {
 				pe = 0
 			}
 			if isConst(p) {
-				args = sc.values(p, pe, args)
+				args = sc.appendValues(p, pe, args)
 			} else {
 				constNow = false
 				for c := 0; c < p.width; c++ {
@@ -643,6 +586,26 @@ func valueInKind(v []float64, kind nmc.Support, lo, hi float64, nv int) bool {
 	return true
 }
 
+// numMemo returns the number of memoised nodes.
+func (m *Model) numMemo() int {
+	if m.plan == nil {
+		return 0
+	}
+	return len(m.plan.memo)
+}
+
+// constScorer returns the value scorer that evaluates constant parameters during
+// compile, one for the whole compile and in one evaluation context (constant nodes
+// read no state), so that each node element is evaluated once however many
+// parameters read it.
+func (m *Model) constScorer() *scorer {
+	if m.constSc == nil {
+		m.constSc = m.valueScorer(nil)
+		m.constSc.newCall()
+	}
+	return m.constSc
+}
+
 // NewScorer returns an evaluator for one chain.
 func (m *Model) NewScorer() nmc.Scorer { return m.newScorer() }
 
@@ -720,10 +683,11 @@ func (m *Model) Derive(x []float64, dst []float64) {
 		return
 	}
 	sc := m.pooledValueScorer(x)
+	sc.newCall() // one context: the state does not change
 	out := dst[:0]
 	for _, d := range m.derived {
 		for e := 0; e < d.n.length; e++ {
-			out = sc.values(d.n, e, out)
+			out = sc.appendValues(d.n, e, out)
 		}
 	}
 	m.releaseValueScorer(sc)
@@ -804,27 +768,10 @@ func (m *Model) sitesOf(f *family) []nmc.Site {
 // scalar sites an id, its slot in each scorer's X·v cache (the element-by-element
 // path caches only Vector sites; linear factors cache both).
 func (m *Model) numberMatVecs() {
-	seen := map[*Node]bool{}
-	var walk func(n *Node)
-	walk = func(n *Node) {
-		if n == nil || seen[n] {
-			return
-		}
-		seen[n] = true
+	for _, n := range m.plan.nodes {
 		if a := n.args; n.op == opMatVec && a[0].op == opLatent && (a[0].fam.vector || a[0].fam.width == 1) {
 			n.id = m.numMatVec
 			m.numMatVec++
 		}
-		for _, a := range n.args {
-			walk(a)
-		}
-	}
-	for _, fc := range m.factors {
-		for _, p := range fc.d.params {
-			walk(p)
-		}
-	}
-	for _, d := range m.derived {
-		walk(d.n)
 	}
 }

@@ -47,10 +47,16 @@ var opNames = [...]string{
 // the other operand's elements, and an operand of width 1 over the other's
 // components.
 type Node struct {
+	// The fields eval reads for every node come first, in one cache line: a
+	// model's nodes are scattered over the heap, and a large graph (10⁵ nodes) does
+	// not fit in the caches.
 	op     opKind
+	memo   int32     // 1 + the node's memoised slot in plan (0: not memoised)
+	plan   *memoPlan // the memoPlan of the model compiled last from the node (memo.go)
 	args   []*Node
 	length int
 	width  int
+	mid    int32 // the node's number in plan
 	err    error
 
 	vals   []float64 // opConst: length*width values, element-major

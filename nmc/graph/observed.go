@@ -103,7 +103,7 @@ func (h *observedLogLik) LogLik(x, dst []float64) {
 		s = h.m.newScorer()
 	}
 	s.x, s.active = x, -1
-	s.epoch++
+	s.newCall()
 	i := 0
 	for _, fi := range h.obs {
 		for e := 0; e < h.m.factors[fi].length; e++ {

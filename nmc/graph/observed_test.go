@@ -35,7 +35,7 @@ func TestPointwiseLogLikPartitionsLogJoint(t *testing.T) {
 			}
 			other := 0.0
 			sc.x, sc.active = x, -1
-			sc.epoch++
+			sc.newCall()
 			for fi, fc := range m.factors {
 				_, isFactor := fc.d.fam.(exprFactor)
 				if fc.fam != nil || isFactor {

@@ -39,7 +39,7 @@ func (s *scorer) ScoreOrbit(x []float64, g int, d *[2]float64) float64 {
 	}
 	s.x, s.active, s.orbit = x, -1, o
 	s.k, s.ops.k, s.base = 1, 1, 0
-	s.epoch++
+	s.newCall()
 	deriv := d != nil
 	if deriv {
 		s.orbitGH = [2]float64{}

@@ -35,6 +35,19 @@ type scorer struct {
 	lin        []*linScratch // per linear factor (linear.go), made when first needed
 	epoch      uint64        // counts Score, LogJoint and values calls (for mvCache)
 
+	// Memoised node elements (memo.go): the model's plan, per memoised node its
+	// table, the current evaluation context (≥ 1; advanced by newContext whenever
+	// anything eval reads changes) and the arena of the kept dense jets.
+	plan     *memoPlan
+	memo     []memoTab
+	gen      uint64
+	genEpoch uint64 // the epoch in which gen began (checkCall)
+	memoAr   arena
+	evals    uint64 // elements of nodes other than constants and latents evaluated (tests)
+	// verifying: a kept element is being evaluated again (memoVerify); computing:
+	// eval's next call evaluates its node without looking it up (evalNode).
+	verifying, computing bool
+
 	// Large blankets are scored in fixed chunks (see scoreChunked) by helper
 	// scorers, one per goroutine.
 	nworkers int       // goroutines for chunked scores (GOMAXPROCS at creation)
@@ -101,6 +114,9 @@ const (
 func (m *Model) newScorer() *scorer {
 	na := max(m.maxArgs, 1)
 	return &scorer{
+		plan:     m.plan,
+		memo:     newMemoTabs(m.plan),
+		gen:      1,
 		nworkers: runtime.GOMAXPROCS(0),
 		mv:       make([]mvCache, m.numMatVec),
 		memos:    make([]dist.Memo, len(m.factors)),
@@ -114,7 +130,8 @@ func (m *Model) newScorer() *scorer {
 }
 
 func (m *Model) valueScorer(x []float64) *scorer {
-	return &scorer{m: m, x: x, active: -1, stack: make([]jet, 64), mv: make([]mvCache, m.numMatVec)}
+	return &scorer{m: m, x: x, active: -1, stack: make([]jet, 64), mv: make([]mvCache, m.numMatVec),
+		plan: m.plan, memo: make([]memoTab, m.numMemo()), gen: 1} // tables made as read
 }
 
 // pooledValueScorer returns a value scorer at state x for a call made at every draw
@@ -155,7 +172,7 @@ func (s *scorer) push(n int) []jet {
 // LogJoint returns the full unnormalised log joint density.
 func (s *scorer) LogJoint(x []float64) float64 {
 	s.x, s.active = x, -1
-	s.epoch++
+	s.newCall()
 	total := 0.0
 	for fi, fc := range s.m.factors {
 		if s.m.linOf != nil && s.m.linOf[fi] >= 0 {
@@ -195,7 +212,7 @@ func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
 // (JointGrad adds their part to the gradient itself).
 func (s *scorer) score(x []float64, i int, grad, hess []float64, withMarg bool) float64 {
 	s.x = x
-	s.epoch++
+	s.newCall()
 	deriv := grad != nil && hess != nil
 	continuous := s.m.sites[i].Support != nmc.Discrete
 	if continuous {
@@ -333,7 +350,8 @@ func (s *scorer) scoreChunked(bl []entry, nch int, deriv, continuous bool) float
 		h.x, h.active, h.k, h.base = s.x, s.active, s.k, s.base
 		h.orbit, h.ou, h.ow = s.orbit, s.ou, s.ow
 		h.ops.k = s.k
-		h.epoch++
+		h.fixSite, h.fixVal = s.fixSite, s.fixVal
+		h.newCall()
 	}
 	if s.chunkFn == nil {
 		s.chunkFn = s.scoreChunk
@@ -437,8 +455,15 @@ func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
 		s.eval(fc.fam.node, e, s.argj[:vw])
 	}
 	na = vw
+	scalar := s.scalarMode()
 	for _, p := range d.params {
-		s.eval(p, elem(p, e), s.argj[na:na+p.width])
+		if scalar && p.width == 1 && p.op > opLatent {
+			// An expression: in registers (a constant or a latent is read as is).
+			v, g, h, dep := s.evalScalar(p, elem(p, e))
+			s.argj[na] = unitJet(v, g, h, dep)
+		} else {
+			s.eval(p, elem(p, e), s.argj[na:na+p.width])
+		}
 		na += p.width
 	}
 	args := s.argj[:na]

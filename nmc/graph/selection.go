@@ -234,7 +234,7 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 	if vp := s.m.valPlans; vp != nil {
 		if lo, hi := vp.start[i], vp.start[i+1]; lo < hi && len(dst) <= int(vp.lim[i]) {
 			s.x, s.active, s.orbit = x, -1, nil
-			s.epoch++
+			s.newCall()
 			s.planValues(x, vp.steps[lo:hi], dst)
 			return
 		}
@@ -254,7 +254,7 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 		return
 	}
 	s.x, s.active, s.orbit = x, -1, nil
-	s.epoch++
+	s.newCall()
 	clear(dst)
 	var simple []valElem
 	if s.m.valElems != nil {
@@ -304,17 +304,17 @@ func (s *scorer) ScoreValues(x []float64, i int, dst []float64) {
 			}
 		}
 		for v := range dst {
-			s.fixSite, s.fixVal = i+1, float64(v)
+			s.fix(i+1, float64(v))
 			dst[v] += s.factorElem(fi, e, false, false)
 		}
-		s.fixSite = 0
+		s.fix(0, 0)
 	}
 	for gi := range s.m.groups[i] {
 		for v := range dst {
-			s.fixSite, s.fixVal = i+1, float64(v)
+			s.fix(i+1, float64(v))
 			dst[v] += s.factorGroup(&s.m.groups[i][gi], false)
 		}
-		s.fixSite = 0
+		s.fix(0, 0)
 	}
 }
 
