@@ -1,0 +1,18 @@
+package ports
+
+import "github.com/nmc-go/nmc/models"
+
+// The ported models, registered in this order.
+func init() {
+	for _, p := range []*models.Port{
+		arma11Port(),
+		garch11Port(),
+		linRegPort("linreg_2scalar", LinReg2Scalar),
+		linRegPort("linreg_vector", LinRegVector),
+		varyingInterceptPort(),
+	} {
+		if err := models.Register(p); err != nil {
+			panic(err) // a name registered twice is a bug of this package
+		}
+	}
+}
