@@ -64,6 +64,11 @@ func genFlags(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "%s: %s, seed %d\nwrote %s\n", *model, describeData(d), *seed, strings.Join(files, ", "))
+		if spec, _ := models.Lookup(*model); spec.StanJSON() {
+			// The quantities nmc sample summarises, named as in the Stan program: the
+			// ones to compare (scripts/stan/compare.sh reads this line).
+			fmt.Fprintf(e.stdout, "parameters: %s\n", strings.Join(spec.SummaryVariables, ","))
+		}
 		return nil
 	}
 }

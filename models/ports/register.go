@@ -10,6 +10,12 @@ func init() {
 		linRegPort("linreg_2scalar", LinReg2Scalar),
 		linRegPort("linreg_vector", LinRegVector),
 		varyingInterceptPort(),
+		normalMixturePort("normal_mixture", NormalMixtureSeparated),
+		normalMixturePort("normal_mixture_overlap", NormalMixtureOverlapping),
+		hmmPoissonPort("hmm_poisson", HMMPoissonSeparated),
+		hmmPoissonPort("hmm_poisson_overlap", HMMPoissonOverlapping),
+		gpPoisPort(),
+		gpRegrPort(),
 	} {
 		if err := models.Register(p); err != nil {
 			panic(err) // a name registered twice is a bug of this package
