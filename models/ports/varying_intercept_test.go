@@ -93,8 +93,9 @@ func TestVaryingInterceptData(t *testing.T) {
 
 // TestVaryingInterceptAgainstStan: the posterior means of VaryingIntercept (4 ×
 // 1000 draws) agree with Stan's (4 × 5000, testdata/varying_intercept_stan.csv) on
-// testdata/varying_intercept.json (nmc gen -model varying_intercept -seed 11)
-// within 4.5 combined MCSE.
+// testdata/varying_intercept.json (nmc gen -model varying_intercept -seed 11;
+// scripts/stan/reference.sh)
+// within 4.5 combined MCSE, sigma_a mixing slowly.
 func TestVaryingInterceptAgainstStan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a sampling run")
@@ -108,5 +109,8 @@ func TestVaryingInterceptAgainstStan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAgainstStan(t, m, "varying_intercept", 1000, 5)
+	// sigma_a, the scale of the plate, mixes slowly (bulk ESS 160-410 of 4000 draws,
+	// R-hat up to 1.03 over seeds): the dilation of the intercepts with their scale
+	// that would fix it is declared by hand today (issue 29 finds it automatically).
+	checkAgainstStan(t, m, "varying_intercept", 1000, 5, mixing{MaxRHat: 1.05, MinESS: 100})
 }

@@ -42,7 +42,10 @@ if (length(args) >= 4 && nchar(args[4]) > 0) {
 draws <- subset_draws(draws, variable = pars)
 s <- summarise_draws(draws, "mean", "sd", "mcse_mean", "rhat", "ess_bulk", "ess_tail")
 if (nchar(summary_file) > 0) {
-  write.csv(s, summary_file, row.names = FALSE)
+  # posterior's summary columns are formatted numbers (pillar_num): plain ones for CSV.
+  out <- data.frame(variable = s$variable)
+  for (col in setdiff(names(s), "variable")) out[[col]] <- as.numeric(unclass(s[[col]]))
+  write.csv(out, summary_file, row.names = FALSE)
 }
 cpu <- sum(get_elapsed_time(fit))
 div <- sum(get_divergent_iterations(fit))
