@@ -85,16 +85,13 @@ func SimulateGARCH11(rng *rand.Rand, t int, p GARCH11Params, sigma1 float64) GAR
 // GARCH11 builds garch11 (posteriordb's GARCH(1, 1), stan/garch11.stan) as a user
 // porting the Stan program writes it, the variance recursion in a Go loop:
 //
-//	mu flat; alpha0 > 0 flat; alpha1 ~ U(0, 1); beta1 uniform on (0, 1 − alpha1);
+//	mu flat; alpha0 > 0 flat; alpha1 ~ U(0, 1); beta1 flat on (0, 1 − alpha1);
 //	sigma[0] = sigma1; sigma[t]² = alpha0 + alpha1·(y[t−1] − mu)² + beta1·sigma[t−1]²;
 //	y[t] ~ N(mu, sigma[t]²).
 //
-// Stan's beta1 is declared real<lower=0, upper=(1 − alpha1)>, a bound that depends
-// on alpha1. Until the builder takes node-valued bounds, beta1 is written as
-// (1 − alpha1)·u with u ~ U(0, 1) and the log Jacobian log(1 − alpha1) added by
-// hand, so that beta1 is flat on its interval as in Stan; beta1 is recorded as a
-// derived quantity. Without the engine's per-score memoisation each score walks
-// the recursion once per time step (quadratic in T).
+// Stan's real<lower=0, upper=(1 − alpha1)> beta1 is a Bounded latent whose upper
+// bound is a node (the sampler moves beta1__raw, the fraction of the interval, and
+// records beta1).
 func GARCH11(d GARCH11Data) (*graph.Model, error) {
 	if len(d.Y) < 2 {
 		return nil, fmt.Errorf("ports: garch11: %d observations, want at least 2", len(d.Y))
@@ -106,11 +103,7 @@ func GARCH11(d GARCH11Data) (*graph.Model, error) {
 	mu := b.Latent("mu", graph.Flat())
 	alpha0 := b.Latent("alpha0", graph.HalfFlat())
 	alpha1 := b.Latent("alpha1", graph.Uniform(graph.C(0), graph.C(1)))
-	rest := graph.Sub(graph.C(1), alpha1)
-	u := b.Latent("beta1_unit", graph.Uniform(graph.C(0), graph.C(1)))
-	beta1 := graph.Mul(rest, u)
-	b.Factor("beta1_jacobian", graph.Log(rest))
-	b.Deterministic("beta1", beta1)
+	beta1 := b.Bounded("beta1", graph.C(0), graph.Sub(graph.C(1), alpha1), graph.Flat())
 	v := graph.C(d.Sigma1 * d.Sigma1)
 	sigma := make([]*graph.Node, len(d.Y))
 	sigma[0] = graph.C(d.Sigma1)

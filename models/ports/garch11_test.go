@@ -24,10 +24,10 @@ func garch11LogDensity(d GARCH11Data, v []float64) float64 {
 }
 
 // TestGARCH11MatchesStanProgram: GARCH11's log joint, a function of (mu, alpha0,
-// alpha1, u) with beta1 = (1 − alpha1)·u, equals the Stan program's log density at
-// (mu, alpha0, alpha1, beta1) plus log(1 − alpha1), the Jacobian of u ↦ beta1 (so
-// that beta1 is flat on (0, 1 − alpha1) as in Stan); its scores' derivatives match
-// finite differences.
+// alpha1, u) with beta1 = (1 − alpha1)·u (the Bounded latent's raw site u), equals
+// the Stan program's log density at (mu, alpha0, alpha1, beta1) plus
+// log(1 − alpha1), the Jacobian of u ↦ beta1 (so that beta1 is flat on
+// (0, 1 − alpha1) as in Stan); its scores' derivatives match finite differences.
 func TestGARCH11MatchesStanProgram(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -36,7 +36,7 @@ func TestGARCH11MatchesStanProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"mu", "alpha0", "alpha1", "beta1_unit"}
+	names := []string{"mu", "alpha0", "alpha1", "beta1__raw"}
 	var points [][]float64
 	for range 10 {
 		a1 := 0.05 + 0.9*rng.Float64()

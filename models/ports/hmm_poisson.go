@@ -90,66 +90,72 @@ func SimulateHMMPoisson(rng *rand.Rand, n int, p HMMPoissonParams) (HMMPoissonDa
 	return d, z
 }
 
-// HMMPoisson builds hmm_poisson (stan/hmm_poisson.stan) for two states with the
-// expressions the builder has today:
+// HMMPoisson builds hmm_poisson (stan/hmm_poisson.stan) as a user porting the Stan
+// program writes it, the forward algorithm in a Go loop:
 //
-//	Gamma[i] ~ Dirichlet(1, 1); rho ~ Dirichlet(1, 1);
-//	lambda ordered, lambda[k] ~ Gamma(2, rate 0.2);
-//	log p(y) by the forward algorithm over the two states.
+//	Gamma[i] ~ Dirichlet(1, …, 1); rho ~ Dirichlet(1, …, 1);
+//	lambda positive_ordered, lambda[k] ~ Gamma(2, rate 0.2);
+//	la[0][k] = log rho[k] + log Poisson(y[0] | lambda[k]);
+//	la[t][k] = log Σ_j exp(la[t−1][j] + log Gamma[j][k]) + log Poisson(y[t] | lambda[k]);
+//	log p(y) = log Σ_k exp(la[N−1][k]),
 //
-// Until the builder has positive_ordered latents, lambda[0] = lambda_lo and
-// lambda[1] = lambda_lo + lambda_gap (a unit Jacobian) with lambda[1]'s prior added
-// as a factor; until it has a hidden Markov marginal (graph.HiddenMarkov), the
-// forward algorithm is written in nodes, a two-term log-sum-exp as
-// a + Softplus(b − a). Without per-score memoisation each forward variable is
-// re-evaluated along every path that reads it: the cost doubles with each time
-// step, so this builder serves chains of a few steps only.
+// lambda a PositiveOrdered latent (the sampler moves lambda__raw: lambda[0] and the
+// gaps). Each forward variable is one scalar node evaluated once per score, so a
+// score costs O(N·K²); the states are not drawn (the engine's HiddenMarkov, which
+// draws them by forward filtering, backward sampling, is not used yet).
 func HMMPoisson(d HMMPoissonData) (*graph.Model, error) {
 	if len(d.Y) == 0 {
 		return nil, fmt.Errorf("ports: hmm_poisson: no counts")
 	}
-	if d.K != 2 {
-		return nil, fmt.Errorf("ports: hmm_poisson: K = %d states; the builder has two", d.K)
+	if d.K < 2 {
+		return nil, fmt.Errorf("ports: hmm_poisson: K = %d states, want at least 2", d.K)
 	}
 	for t, v := range d.Y {
 		if v < 0 {
 			return nil, fmt.Errorf("ports: hmm_poisson: count %d is %d, want ≥ 0", t, v)
 		}
 	}
+	k := d.K
+	ones := make([]float64, k)
+	for j := range ones {
+		ones[j] = 1
+	}
 	b := graph.New()
-	flat := graph.Dirichlet(graph.Vec(1, 1))
-	gamma := b.Latent("Gamma", flat, 2)
-	rho := b.Latent("rho", flat)
-	lo := b.Latent("lambda_lo", graph.Gamma(graph.C(2), graph.C(0.2)))
-	gap := b.Latent("lambda_gap", graph.HalfFlat())
-	hi := graph.Add(lo, gap)
-	b.Factor("lambda_hi_prior", graph.Sub(graph.Log(hi), graph.Mul(graph.C(0.2), hi)))
-	b.Deterministic("lambda", graph.Concat(lo, hi))
-	lambda := []*graph.Node{lo, hi}
-	logGamma := [2][2]*graph.Node{}
-	for i := range 2 {
-		row := graph.Components(graph.Index(gamma, []int{i}))
-		for j := range 2 {
-			logGamma[i][j] = graph.Log(graph.Index(row, []int{j}))
+	flat := graph.Dirichlet(graph.Vec(ones...))
+	gamma := b.Latent("Gamma", flat, k)
+	rho := graph.Components(b.Latent("rho", flat))
+	lambda := b.PositiveOrdered("lambda", k, graph.Gamma(graph.C(2), graph.C(0.2)))
+	y := make([]float64, len(d.Y))
+	for t, v := range d.Y {
+		y[t] = float64(v)
+	}
+	emit := make([]*graph.Node, k) // emit[j]: log Poisson(y[t] | lambda[j]), t = 0 … N−1
+	logGamma := make([][]*graph.Node, k)
+	for j := range k {
+		emit[j] = graph.LogDensity(graph.Poisson(graph.Index(lambda, []int{j})), graph.Data(y))
+		row := graph.Components(graph.Index(gamma, []int{j}))
+		logGamma[j] = make([]*graph.Node, k)
+		for i := range k {
+			logGamma[j][i] = graph.Log(graph.Index(row, []int{i}))
 		}
 	}
-	rhoK := graph.Components(rho)
-	emit := func(t, k int) *graph.Node { // log Poisson(y[t] | lambda[k]) + log y[t]!
-		return graph.Sub(graph.Mul(graph.C(float64(d.Y[t])), graph.Log(lambda[k])), lambda[k])
+	at := func(n *graph.Node, i int) *graph.Node { return graph.Index(n, []int{i}) }
+	la := make([]*graph.Node, k)
+	for j := range k {
+		la[j] = graph.Add(graph.Log(at(rho, j)), at(emit[j], 0))
 	}
-	lse := func(a, c *graph.Node) *graph.Node { return graph.Add(a, graph.Softplus(graph.Sub(c, a))) }
-	var la [2]*graph.Node
-	for k := range 2 {
-		la[k] = graph.Add(graph.Log(graph.Index(rhoK, []int{k})), emit(0, k))
-	}
-	for t := 1; t < len(d.Y); t++ {
-		var next [2]*graph.Node
-		for k := range 2 {
-			next[k] = graph.Add(lse(graph.Add(la[0], logGamma[0][k]), graph.Add(la[1], logGamma[1][k])), emit(t, k))
+	terms := make([]*graph.Node, k)
+	for t := 1; t < len(y); t++ {
+		next := make([]*graph.Node, k)
+		for j := range k {
+			for i := range k {
+				terms[i] = graph.Add(la[i], logGamma[i][j])
+			}
+			next[j] = graph.Add(graph.LogSumExp(terms...), at(emit[j], t))
 		}
 		la = next
 	}
-	b.Factor("y", lse(la[0], la[1]))
+	b.Factor("y", graph.LogSumExp(la...))
 	m, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("ports: hmm_poisson: %w", err)

@@ -37,10 +37,10 @@ func hmmPoissonLogDensity(d HMMPoissonData, v []float64) float64 {
 }
 
 // TestHMMPoissonMatchesStanProgram: HMMPoisson's log joint, a function of (Gamma,
-// rho, lambda_lo, lambda_gap), equals the Stan program's log density at lambda =
-// (lambda_lo, lambda_lo + lambda_gap) with the states summed out by enumerating
-// the 2⁷ paths of a 7-step chain; the derivatives of the rates' scores match
-// finite differences.
+// rho, lambda__raw), equals the Stan program's log density at lambda =
+// (lambda__raw[0], lambda__raw[0] + lambda__raw[1]) with the states summed out by
+// enumerating the 2⁷ paths of a 7-step chain; the derivatives of the rates'
+// scores match finite differences.
 func TestHMMPoissonMatchesStanProgram(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 22))
@@ -50,7 +50,7 @@ func TestHMMPoissonMatchesStanProgram(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		names := []string{"Gamma[0,0]", "Gamma[0,1]", "Gamma[1,0]", "Gamma[1,1]", "rho[0]", "rho[1]", "lambda_lo", "lambda_gap"}
+		names := []string{"Gamma[0,0]", "Gamma[0,1]", "Gamma[1,0]", "Gamma[1,1]", "rho[0]", "rho[1]", "lambda__raw[0]", "lambda__raw[1]"}
 		var points [][]float64
 		for range 8 {
 			g0, g1, r := rng.Float64(), rng.Float64(), rng.Float64()
@@ -91,7 +91,7 @@ func TestHMMPoissonData(t *testing.T) {
 			t.Errorf("%s: %v, want an error containing %q", c.json, err, c.want)
 		}
 	}
-	if _, err := HMMPoisson(HMMPoissonData{K: 3, Y: []int{1}}); err == nil || !strings.Contains(err.Error(), "K = 3") {
-		t.Errorf("three states: %v", err)
+	if _, err := HMMPoisson(HMMPoissonData{K: 1, Y: []int{1}}); err == nil || !strings.Contains(err.Error(), "K = 1") {
+		t.Errorf("one state: %v", err)
 	}
 }

@@ -70,38 +70,27 @@ func SimulateNormalMixture(rng *rand.Rand, n int, p NormalMixtureParams) NormalM
 	return NormalMixtureData{Y: y}
 }
 
-// NormalMixture builds normal_mixture (stan/normal_mixture.stan) with the
-// expressions the builder has today:
+// NormalMixture builds normal_mixture (stan/normal_mixture.stan) as a user porting
+// the Stan program writes it:
 //
 //	mu ordered, mu[k] ~ N(0, 10²); sigma[k] ~ N(0, 2²) on (0, ∞); theta ~ Beta(5, 5);
-//	y[n] ~ theta·N(mu[0], sigma[0]²) + (1 − theta)·N(mu[1], sigma[1]²).
+//	y[n] ~ theta·N(mu[0], sigma[0]²) + (1 − theta)·N(mu[1], sigma[1]²),
 //
-// Until the builder has ordered latents and a stable log-sum-exp (LogMix), the
-// ordered means are mu[0] = mu_lo and mu[1] = mu_lo + mu_gap with mu_gap > 0 (a
-// unit Jacobian) and mu[1]'s prior added as a factor, and Stan's log_mix is written
-// as u + Softplus(v − u) with u, v the components' log weights plus log densities;
-// mu is recorded as a derived quantity.
+// mu an Ordered latent (the sampler moves mu__raw: mu[0] and the gap) and the
+// likelihood Stan's log_mix (LogMix of the components' LogDensity).
 func NormalMixture(d NormalMixtureData) (*graph.Model, error) {
 	if len(d.Y) == 0 {
 		return nil, fmt.Errorf("ports: normal_mixture: no observations")
 	}
 	b := graph.New()
-	lo := b.Latent("mu_lo", graph.Normal(graph.C(0), graph.C(10)))
-	gap := b.Latent("mu_gap", graph.HalfFlat())
-	hi := graph.Add(lo, gap)
-	b.Factor("mu_hi_prior", graph.Mul(graph.C(-0.5/100), graph.Mul(hi, hi)))
-	b.Deterministic("mu", graph.Concat(lo, hi))
+	mu := b.Ordered("mu", 2, graph.Normal(graph.C(0), graph.C(10)))
 	sigma := b.Latent("sigma", graph.HalfNormal(graph.C(2)), 2)
 	theta := b.Latent("theta", graph.Beta(graph.C(5), graph.C(5)))
 	y := graph.Data(d.Y)
-	logNormal := func(mu, s *graph.Node) *graph.Node { // log N(y | mu, s²) + log √(2π)
-		z := graph.Div(graph.Sub(y, mu), s)
-		return graph.Sub(graph.Mul(graph.C(-0.5), graph.Mul(z, z)), graph.Log(s))
+	component := func(k int) *graph.Node {
+		return graph.LogDensity(graph.Normal(graph.Index(mu, []int{k}), graph.Index(sigma, []int{k})), y)
 	}
-	s0, s1 := graph.Index(sigma, []int{0}), graph.Index(sigma, []int{1})
-	u := graph.Add(graph.Log(theta), logNormal(lo, s0))
-	v := graph.Add(graph.Log(graph.Sub(graph.C(1), theta)), logNormal(hi, s1))
-	b.Factor("y", graph.Add(u, graph.Softplus(graph.Sub(v, u))))
+	b.Factor("y", graph.LogMix(theta, component(0), component(1)))
 	m, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("ports: normal_mixture: %w", err)

@@ -24,10 +24,10 @@ func normalMixtureLogDensity(d NormalMixtureData, v []float64) float64 {
 }
 
 // TestNormalMixtureMatchesStanProgram: NormalMixture's log joint, a function of
-// (mu_lo, mu_gap, sigma, theta) with mu = (mu_lo, mu_lo + mu_gap), equals the Stan
-// program's log density at (mu, sigma, theta) (the map has a unit Jacobian), for
-// overlapping and for separated components; its scores' derivatives match finite
-// differences.
+// (mu__raw, sigma, theta) with mu = (mu__raw[0], mu__raw[0] + mu__raw[1]), equals
+// the Stan program's log density at (mu, sigma, theta) (the map has a unit
+// Jacobian), for overlapping and for separated components; its scores'
+// derivatives match finite differences.
 func TestNormalMixtureMatchesStanProgram(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(17, 18))
@@ -37,7 +37,7 @@ func TestNormalMixtureMatchesStanProgram(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		names := []string{"mu_lo", "mu_gap", "sigma[0]", "sigma[1]", "theta"}
+		names := []string{"mu__raw[0]", "mu__raw[1]", "sigma[0]", "sigma[1]", "theta"}
 		var points [][]float64
 		for range 8 {
 			lo := truth.Mu[0] + 0.3*rng.NormFloat64()
