@@ -9,13 +9,26 @@
 //     intercept and slope as two scalar latents (LinReg2Scalar) and as one 2-d
 //     Vector site (LinRegVector);
 //   - varying_intercept: a radon-like varying-intercept regression, 85 groups of
-//     skewed sizes, 919 rows, the intercepts a plate (VaryingIntercept).
+//     skewed sizes, 919 rows, the intercepts a plate (VaryingIntercept);
+//   - normal_mixture and normal_mixture_overlap: two normal components with ordered
+//     means and Stan's log_mix, 20 and 2 standard deviations apart (NormalMixture);
+//   - hmm_poisson and hmm_poisson_overlap: a two-state hidden Markov model of counts
+//     with ordered Poisson rates far apart and close, the states summed out by the
+//     forward algorithm (HMMPoisson);
+//   - gp_pois_regr: a latent Gaussian process with Poisson counts at 11 points,
+//     posteriordb's, and gp_regr: a Gaussian process regression by its marginal
+//     likelihood (GPPois, GPRegr; their builders wait for the engine's Gaussian
+//     process nodes and return ErrWaitsForGP).
 //
 // Each model has a data type with the Stan program's data block (StanVars, for
 // frames.WriteStanJSON), a reader of CmdStan JSON data (ReadARMA11, …, over
 // frames.ReadStanJSON), a seeded simulator (SimulateARMA11, …) with the parameters
 // the command line's data are generated with (ARMA11Truth, …), and a builder.
-// StanProgram returns the Stan programs, which are embedded.
+// StanProgram returns the Stan programs, which are embedded. Where the Stan program
+// declares a constrained vector (ordered, positive_ordered) or a bound that depends
+// on another parameter, the builder declares the same (Ordered, PositiveOrdered,
+// Bounded) and the draws record the value under the Stan program's name beside the
+// raw sites the sampler moves (mu__raw[0], …).
 //
 // Importing the package registers the models with package models (models.Register),
 // so that the command line samples them on generated data or on a CmdStan JSON file

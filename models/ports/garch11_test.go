@@ -100,5 +100,5 @@ func TestGARCH11AgainstStan(t *testing.T) {
 	// alpha0/(1 − alpha1 − beta1) is what the data fix): single-site steps give them
 	// a bulk ESS of about 55 of 4000 draws and R-hat near 1.07 (issue 29's blocks
 	// from the curvature are what would mix them); the means still agree with Stan's.
-	checkAgainstStan(t, m, "garch11", 1000, 5, mixing{MaxRHat: 1.15, MinESS: 25})
+	checkAgainstStan(t, m, "garch11", 1000, 5, nil, mixing{MaxRHat: 1.15, MinESS: 25})
 }

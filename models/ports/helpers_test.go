@@ -182,15 +182,15 @@ type mixing struct {
 // mixes is the standard of a model the default moves sample well.
 var mixes = mixing{MaxRHat: 1.01, MinESS: 400}
 
-// checkAgainstStan samples m (4 chains × draws after the adaptive warm-up, seed)
-// and checks, for every quantity of the Stan reference summary, that the posterior
+// checkAgainstStan samples m (4 chains × draws after the adaptive warm-up, seed,
+// from the starts init: nil for the model's own, see nmc.Options.Init) and checks, for every quantity of the Stan reference summary, that the posterior
 // means agree: |mean − Stan's| ≤ 4.5·√(mcse² + Stan's mcse²) (two-sided p ≈ 7e-6
 // per quantity, the MCSE from each run's own bulk ESS), and that the run mixes as
 // well as want says.
-func checkAgainstStan(t *testing.T, m nmc.Model, name string, draws int, seed uint64, want mixing) {
+func checkAgainstStan(t *testing.T, m nmc.Model, name string, draws int, seed uint64, init [][]float64, want mixing) {
 	t.Helper()
 	ref := readStanSummary(t, name)
-	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: draws, Warmup: nmc.AutoWarmup, Seed: seed})
+	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: draws, Warmup: nmc.AutoWarmup, Seed: seed, Init: init})
 	if err != nil {
 		t.Fatal(err)
 	}

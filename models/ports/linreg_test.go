@@ -86,5 +86,5 @@ func TestLinRegVectorAgainstStan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAgainstStan(t, m, "linreg", 1000, 5, mixes)
+	checkAgainstStan(t, m, "linreg", 1000, 5, nil, mixes)
 }
