@@ -17,7 +17,6 @@ import (
 	"github.com/nmc-go/nmc/frames"
 	"github.com/nmc-go/nmc/internal/testutil"
 	"github.com/nmc-go/nmc/models"
-	"github.com/nmc-go/nmc/models/ports"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/paper"
 )
@@ -79,9 +78,6 @@ var tinySizes = map[string][]string{
 // the ported models), and nmc sample warns of it.
 var sampleArgs = map[string][]string{"varying_intercept": {"-warmup", "auto"}}
 
-// waitsForGP lists the models whose builders wait for the engine's Gaussian
-// process nodes (ports.ErrWaitsForGP): nmc sample refuses them with that error.
-var waitsForGP = map[string]bool{"gp_pois_regr": true, "gp_regr": true}
 
 func TestSampleEveryModel(t *testing.T) {
 	for _, model := range models.Names() {
@@ -92,13 +88,6 @@ func TestSampleEveryModel(t *testing.T) {
 			args := append([]string{"sample", "-model", model, "-draws", "40", "-warmup", "5", "-chains", "2",
 				"-out", draws, "-summary", summary}, tinySizes[model]...)
 			args = append(args, sampleArgs[model]...)
-			if waitsForGP[model] {
-				code, _, errOut := runCLI(t, args...)
-				if code != exitFailure || !strings.Contains(errOut, ports.ErrWaitsForGP.Error()) {
-					t.Errorf("exit status %d, stderr %q; want %q", code, errOut, ports.ErrWaitsForGP)
-				}
-				return
-			}
 			out := mustRun(t, args...)
 			if !strings.HasPrefix(out, "model "+model+":") || !strings.Contains(out, "wall time") ||
 				!strings.Contains(out, "accept rate") || !strings.Contains(out, "ess_bulk") {
@@ -467,9 +456,6 @@ func TestGenRoundTrip(t *testing.T) {
 			}
 			if want.Port != nil && !reflect.DeepEqual(want.Port.StanVars(), got.Port.StanVars()) {
 				t.Error("the CmdStan JSON data differ after the round trip")
-			}
-			if waitsForGP[model] {
-				return
 			}
 			_, wantPost, err := want.Build()
 			if err != nil {

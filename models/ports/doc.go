@@ -17,8 +17,7 @@
 //     forward algorithm (HMMPoisson);
 //   - gp_pois_regr: a latent Gaussian process with Poisson counts at 11 points,
 //     posteriordb's, and gp_regr: a Gaussian process regression by its marginal
-//     likelihood (GPPois, GPRegr; their builders wait for the engine's Gaussian
-//     process nodes and return ErrWaitsForGP).
+//     likelihood (GPPois, GPRegr).
 //
 // Each model has a data type with the Stan program's data block (StanVars, for
 // frames.WriteStanJSON), a reader of CmdStan JSON data (ReadARMA11, …, over

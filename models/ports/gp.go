@@ -130,19 +130,27 @@ func SimulateGPPois(rng *rand.Rand, x []float64, p GPParams) (GPPoisData, GPPara
 	return d, p, nil
 }
 
-// ErrWaitsForGP is the error of the Gaussian process builders until the graph
-// engine has multivariate normals whose covariance is a node and covariance
-// kernels (issue 27's Gaussian processes): their Stan programs, data and
-// simulators are here; the builders are not.
-var ErrWaitsForGP = errors.New("ports: the Gaussian process models wait for graph.MultivariateNormalCov and graph.ExpQuadCov")
-
-// GPPois builds gp_pois_regr (stan/gp_pois_regr.stan):
+// GPPois builds gp_pois_regr (stan/gp_pois_regr.stan) as a user porting the Stan
+// program writes it, f one site of N coordinates:
 //
 //	rho ~ Gamma(25, rate 4); alpha ~ N(0, 2²) on (0, ∞);
 //	f ~ N(0, K(x; alpha, rho) + 1e−10·I); k[i] ~ Poisson(exp(f[i])).
-//
-// It returns ErrWaitsForGP until the engine has the nodes it needs.
-func GPPois(d GPPoisData) (*graph.Model, error) { return nil, ErrWaitsForGP }
+func GPPois(d GPPoisData) (*graph.Model, error) {
+	if len(d.X) == 0 || len(d.K) != len(d.X) {
+		return nil, fmt.Errorf("ports: gp_pois_regr: %d points and %d counts, want the same number, at least 1", len(d.X), len(d.K))
+	}
+	b := graph.New()
+	rho := b.Latent("rho", graph.Gamma(graph.C(25), graph.C(4)))
+	alpha := b.Latent("alpha", graph.HalfNormal(graph.C(2)))
+	cov := graph.AddDiag(graph.ExpQuadCov(graph.Data(d.X), alpha, rho), graph.C(1e-10))
+	f := b.Latent("f", graph.MultivariateNormalCov(graph.C(0), cov))
+	b.ObserveInts("k", graph.PoissonLog(graph.Components(f)), d.K)
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("ports: gp_pois_regr: %w", err)
+	}
+	return m, nil
+}
 
 // GPRegrData is the data of gp_regr: observations Y at points X.
 type GPRegrData struct {
@@ -187,13 +195,26 @@ func SimulateGPRegr(rng *rand.Rand, n int, p GPParams) (GPRegrData, error) {
 }
 
 // GPRegr builds gp_regr (stan/gp_regr.stan), the marginal likelihood of a Gaussian
-// process regression:
+// process regression, as a user porting the Stan program writes it:
 //
 //	rho ~ Gamma(25, rate 4); alpha ~ N(0, 2²), sigma ~ N(0, 1) on (0, ∞);
 //	y ~ N(0, K(x; alpha, rho) + sigma²·I).
-//
-// It returns ErrWaitsForGP until the engine has the nodes it needs.
-func GPRegr(d GPRegrData) (*graph.Model, error) { return nil, ErrWaitsForGP }
+func GPRegr(d GPRegrData) (*graph.Model, error) {
+	if len(d.X) == 0 || len(d.Y) != len(d.X) {
+		return nil, fmt.Errorf("ports: gp_regr: %d points and %d observations, want the same number, at least 1", len(d.X), len(d.Y))
+	}
+	b := graph.New()
+	rho := b.Latent("rho", graph.Gamma(graph.C(25), graph.C(4)))
+	alpha := b.Latent("alpha", graph.HalfNormal(graph.C(2)))
+	sigma := b.Latent("sigma", graph.HalfNormal(graph.C(1)))
+	cov := graph.AddDiag(graph.ExpQuadCov(graph.Data(d.X), alpha, rho), graph.Mul(sigma, sigma))
+	b.Observe("y", graph.MultivariateNormalCov(graph.C(0), cov), d.Y)
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("ports: gp_regr: %w", err)
+	}
+	return m, nil
+}
 
 func gpPoisPort() *models.Port {
 	return port(models.Spec{Name: "gp_pois_regr", DefaultN: 11, SummaryVariables: []string{"rho", "alpha", "f"}},

@@ -91,18 +91,17 @@ func SimulateHMMPoisson(rng *rand.Rand, n int, p HMMPoissonParams) (HMMPoissonDa
 }
 
 // HMMPoisson builds hmm_poisson (stan/hmm_poisson.stan) as a user porting the Stan
-// program writes it, the forward algorithm in a Go loop:
+// program writes it with the engine's hidden Markov model (Stan's hmm_marginal,
+// which Stan 2.21 lacks, so the Stan program runs the forward algorithm by hand):
 //
 //	Gamma[i] ~ Dirichlet(1, …, 1); rho ~ Dirichlet(1, …, 1);
 //	lambda positive_ordered, lambda[k] ~ Gamma(2, rate 0.2);
-//	la[0][k] = log rho[k] + log Poisson(y[0] | lambda[k]);
-//	la[t][k] = log Σ_j exp(la[t−1][j] + log Gamma[j][k]) + log Poisson(y[t] | lambda[k]);
-//	log p(y) = log Σ_k exp(la[N−1][k]),
+//	log p(y) = log Σ_z rho[z[0]] Π_t Gamma[z[t−1]][z[t]] Π_t Poisson(y[t] | lambda[z[t]]),
 //
 // lambda a PositiveOrdered latent (the sampler moves lambda__raw: lambda[0] and the
-// gaps). Each forward variable is one scalar node evaluated once per score, so a
-// score costs O(N·K²); the states are not drawn (the engine's HiddenMarkov, which
-// draws them by forward filtering, backward sampling, is not used yet).
+// gaps), the emission log-likelihoods LogDensity columns, one per state, and the
+// states summed out by Builder.HiddenMarkov, which also records them as z[t] (drawn
+// by forward filtering, backward sampling at every draw).
 func HMMPoisson(d HMMPoissonData) (*graph.Model, error) {
 	if len(d.Y) == 0 {
 		return nil, fmt.Errorf("ports: hmm_poisson: no counts")
@@ -115,47 +114,24 @@ func HMMPoisson(d HMMPoissonData) (*graph.Model, error) {
 			return nil, fmt.Errorf("ports: hmm_poisson: count %d is %d, want ≥ 0", t, v)
 		}
 	}
-	k := d.K
-	ones := make([]float64, k)
+	ones := make([]float64, d.K)
 	for j := range ones {
 		ones[j] = 1
 	}
-	b := graph.New()
-	flat := graph.Dirichlet(graph.Vec(ones...))
-	gamma := b.Latent("Gamma", flat, k)
-	rho := graph.Components(b.Latent("rho", flat))
-	lambda := b.PositiveOrdered("lambda", k, graph.Gamma(graph.C(2), graph.C(0.2)))
 	y := make([]float64, len(d.Y))
 	for t, v := range d.Y {
 		y[t] = float64(v)
 	}
-	emit := make([]*graph.Node, k) // emit[j]: log Poisson(y[t] | lambda[j]), t = 0 … N−1
-	logGamma := make([][]*graph.Node, k)
-	for j := range k {
+	b := graph.New()
+	flat := graph.Dirichlet(graph.Vec(ones...))
+	gamma := b.Latent("Gamma", flat, d.K)
+	rho := b.Latent("rho", flat)
+	lambda := b.PositiveOrdered("lambda", d.K, graph.Gamma(graph.C(2), graph.C(0.2)))
+	emit := make([]*graph.Node, d.K) // column j: log Poisson(y[t] | lambda[j])
+	for j := range emit {
 		emit[j] = graph.LogDensity(graph.Poisson(graph.Index(lambda, []int{j})), graph.Data(y))
-		row := graph.Components(graph.Index(gamma, []int{j}))
-		logGamma[j] = make([]*graph.Node, k)
-		for i := range k {
-			logGamma[j][i] = graph.Log(graph.Index(row, []int{i}))
-		}
 	}
-	at := func(n *graph.Node, i int) *graph.Node { return graph.Index(n, []int{i}) }
-	la := make([]*graph.Node, k)
-	for j := range k {
-		la[j] = graph.Add(graph.Log(at(rho, j)), at(emit[j], 0))
-	}
-	terms := make([]*graph.Node, k)
-	for t := 1; t < len(y); t++ {
-		next := make([]*graph.Node, k)
-		for j := range k {
-			for i := range k {
-				terms[i] = graph.Add(la[i], logGamma[i][j])
-			}
-			next[j] = graph.Add(graph.LogSumExp(terms...), at(emit[j], t))
-		}
-		la = next
-	}
-	b.Factor("y", graph.LogSumExp(la...))
+	b.HiddenMarkov("z", graph.Stack(emit...), gamma, rho)
 	m, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("ports: hmm_poisson: %w", err)
@@ -167,8 +143,23 @@ func hmmPoissonPort(name string, truth HMMPoissonParams) *models.Port {
 	return port(models.Spec{Name: name, DefaultN: 100, SummaryVariables: []string{"Gamma", "rho", "lambda"}},
 		"hmm_poisson", "-n counts N [100]",
 		func(rng *rand.Rand, n, _ int) (HMMPoissonData, named, error) {
-			d, _ := SimulateHMMPoisson(rng, n, truth)
-			return d, truth, nil
+			d, z := SimulateHMMPoisson(rng, n, truth)
+			return d, hmmTruth{truth, z}, nil
 		},
 		ReadHMMPoisson, HMMPoisson)
+}
+
+// hmmTruth is the generating values of hmm_poisson's data: the parameters and the
+// states, recorded as z[t].
+type hmmTruth struct {
+	p HMMPoissonParams
+	z []int
+}
+
+func (h hmmTruth) Named() ([]string, []float64) {
+	names, vals := h.p.Named()
+	for t, v := range h.z {
+		names, vals = append(names, fmt.Sprintf("z[%d]", t)), append(vals, float64(v))
+	}
+	return names, vals
 }
