@@ -78,7 +78,6 @@ var tinySizes = map[string][]string{
 // the ported models), and nmc sample warns of it.
 var sampleArgs = map[string][]string{"varying_intercept": {"-warmup", "auto"}}
 
-
 func TestSampleEveryModel(t *testing.T) {
 	for _, model := range models.Names() {
 		t.Run(model, func(t *testing.T) {
