@@ -16,6 +16,7 @@ func init() {
 		hmmPoissonPort("hmm_poisson_overlap", HMMPoissonOverlapping),
 		gpPoisPort(),
 		gpRegrPort(),
+		pkPort(),
 	} {
 		if err := models.Register(p); err != nil {
 			panic(err) // a name registered twice is a bug of this package
