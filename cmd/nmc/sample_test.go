@@ -70,13 +70,14 @@ var tinySizes = map[string][]string{
 	"hmm_poisson_overlap":    {"-n", "6"},
 	"gp_pois_regr":           {"-n", "5"},
 	"gp_regr":                {"-n", "5"},
+	"one_comp_mm_elim_abs":   {"-n", "6"},
 }
 
 // sampleArgs are flags a model's short test runs need: varying_intercept's scales
-// (sigma_a, sigma_y) stay where a start drawn from the prior leaves them for
-// hundreds of sweeps without the adaptive warm-up's escape moves (BENCHMARKS.md,
-// the ported models), and nmc sample warns of it.
-var sampleArgs = map[string][]string{"varying_intercept": {"-warmup", "auto"}}
+// (sigma_a, sigma_y) and one_comp_mm_elim_abs's sigma stay where a start drawn
+// from the prior leaves them for hundreds of sweeps without the adaptive warm-up's
+// escape moves (BENCHMARKS.md, the ported models), and nmc sample warns of it.
+var sampleArgs = map[string][]string{"varying_intercept": {"-warmup", "auto"}, "one_comp_mm_elim_abs": {"-warmup", "auto"}}
 
 func TestSampleEveryModel(t *testing.T) {
 	for _, model := range models.Names() {
