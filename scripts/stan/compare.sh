@@ -57,9 +57,10 @@ if [[ ${#models[@]} -eq 0 ]]; then
 fi
 
 # summary_stats FILE PARAMS: the min ess_bulk and max rhat over the rows of a
-# summary CSV (nmc's or R posterior's) whose variable's family is in PARAMS.
+# summary CSV (nmc's or R posterior's) whose variable's family is in PARAMS. The
+# commas inside a name's brackets ("Gamma[0,1]", quoted) become semicolons first.
 summary_stats() {
-  awk -F, -v params="$2" '
+  sed -E ':a; s/(\[[^],]*),([^]]*\])/\1;\2/; ta' "$1" | awk -F, -v params="$2" '
     BEGIN { n = split(params, p, ","); for (i = 1; i <= n; i++) want[p[i]] = 1 }
     NR == 1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
     {
@@ -70,7 +71,7 @@ summary_stats() {
       if (!seen || r > rhat) rhat = r
       seen = 1
     }
-    END { if (!seen) { print "NA NA"; exit 1 }; printf "%.1f %.4f\n", ess, rhat }' "$1"
+    END { if (!seen) { print "NA NA"; exit 1 }; printf "%.1f %.4f\n", ess, rhat }'
 }
 
 echo "model,n,seed,nmc_min_bulk_ess,nmc_max_rhat,nmc_cpu_s,nmc_ess_per_cpu_s,stan_min_bulk_ess,stan_max_rhat,stan_cpu_s,stan_ess_per_cpu_s,stan_divergent,ratio"
