@@ -20,7 +20,11 @@
 #             directory, removed at the end)
 #   -s SEEDS  the seeds, one run of each model per seed (default "1 2 3")
 #   MODEL:N   a model of `nmc gen -help` with its data size -n (default: the
-#             model's default size); default: every model ported from Stan
+#             model's default size); default: every model ported from Stan, the
+#             hidden Markov models at N = 100 and 2000
+# The outputs of each run are kept in DIR/MODEL[-nN]-sSEED: the data and program,
+# stan.csv (run.R's row), stan_summary.csv, nmc.txt (nmc sample's report),
+# nmc_summary.csv and nmc.time (user and system CPU seconds).
 # Environment: NMC, the nmc binary (default: built from this checkout into the
 # output directory); STAN_CACHE, where compiled Stan programs are kept between runs
 # (default ~/.cache/nmc-stan; compiling one takes about a minute of CPU).
@@ -53,7 +57,9 @@ if [[ -z $nmc ]]; then
 fi
 models=("$@")
 if [[ ${#models[@]} -eq 0 ]]; then
-  models=(arma11 garch11 linreg_2scalar linreg_vector varying_intercept)
+  models=(arma11 garch11 linreg_2scalar linreg_vector varying_intercept normal_mixture
+    normal_mixture_overlap hmm_poisson hmm_poisson_overlap hmm_poisson:2000
+    hmm_poisson_overlap:2000 gp_pois_regr gp_regr one_comp_mm_elim_abs)
 fi
 
 # summary_stats FILE PARAMS: the min ess_bulk and max rhat over the rows of a
@@ -92,6 +98,7 @@ for spec in "${models[@]}"; do
     fi
     stan=$(Rscript "$here/run.R" "$cache/$prog" "$dir/$model.json" "$seed" "$params" \
       --summary="$dir/stan_summary.csv" 2>"$dir/stan.log" | tail -1)
+    echo "$stan" >"$dir/stan.csv"
     IFS=, read -r _ _ _ _ stan_rhat stan_cpu _ stan_div <<<"$stan"
     read -r stan_ess stan_rhat < <(summary_stats "$dir/stan_summary.csv" "$params")
     TIMEFORMAT="%U %S"
