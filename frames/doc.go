@@ -24,6 +24,10 @@
 // not fit with an error naming the variable and the element: a real where an
 // integer is wanted, NaN or an infinity where finite data are (unless
 // AllowNonFinite), a ragged or malformed array when the file is read.
+// WriteStanJSON and WriteStanJSONFile write such a file (StanInt, StanReals,
+// StanMatrix, StanArray … make its variables; StanData.Vars gives those of a file
+// read), integers as integers and reals so that they read back as reals, bit for
+// bit: the data of a simulated model handed to Stan.
 //
 // # Draws files of other tools
 //

@@ -73,11 +73,28 @@ type Spec struct {
 	// parameters pi and theta (the classes z are discrete and many); nil, meaning
 	// every quantity, for the other models.
 	SummaryVariables []string
+
+	// port is the model's Port when another package registered it (Register).
+	port *Port
 }
 
 // HasData reports whether the model conditions on data (generated or read from
 // files).
 func (s *Spec) HasData() bool { return s.DefaultN > 0 }
+
+// StanJSON reports whether the model reads its data from CmdStan JSON files: a
+// model ported from a Stan program (Register). The others read CSV files in the
+// shared schemas.
+func (s *Spec) StanJSON() bool { return s.port != nil }
+
+// Sizes describes the data sizes of a ported model for the command line's help
+// (Port.Sizes); "" for the other models.
+func (s *Spec) Sizes() string {
+	if s.port == nil {
+		return ""
+	}
+	return s.port.Sizes
+}
 
 // specs holds the registry, by name.
 var specs = map[string]*Spec{
@@ -135,6 +152,10 @@ type Dataset struct {
 	Trials     []int     // beta_binomial: the trials of each group
 	Successes  []int     // beta_binomial: the successes of each group
 
+	// Port holds the data of a model registered by another package (Register): a
+	// model ported from a Stan program.
+	Port PortData
+
 	// TruthNames and TruthValues are the generating values (0-based names) of
 	// generated data; nil for data read from files.
 	TruthNames  []string
@@ -146,6 +167,8 @@ type Dataset struct {
 // observations (groups for beta_binomial) for conjugate models, 0 without data.
 func (d *Dataset) Size() int {
 	switch {
+	case d.Port != nil:
+		return d.Port.Size()
 	case d.RegressionTrain != nil:
 		n, _ := d.RegressionTrain.Dims()
 		if d.RegressionTest != nil {
@@ -229,6 +252,9 @@ func Generate(model string, n, k int, seed uint64) (*Dataset, error) {
 		k = spec.DefaultK
 	}
 	rng := dataRNG(seed)
+	if spec.port != nil {
+		return generatePort(spec.port, rng, n, k)
+	}
 	d := &Dataset{Model: model}
 	switch model {
 	case "blr", "robust":
@@ -294,7 +320,8 @@ func Generate(model string, n, k int, seed uint64) (*Dataset, error) {
 // schemas: train is required; test, the held-out data, is optional and only for
 // models with held-out data (blr, robust, annotation); meta is annotation's
 // metadata file ("" means annotation_meta.csv beside train) and ignored for the
-// other models. It returns an error for an unknown model, a model without data or
+// other models. A ported model (Register) reads train as a CmdStan JSON data file
+// (LoadStanJSON). It returns an error for an unknown model, a model without data or
 // held-out data given to one that has none, and the readers' errors, which name
 // the file, line and column.
 func Load(model, train, test, meta string) (*Dataset, error) {
@@ -309,6 +336,9 @@ func Load(model, train, test, meta string) (*Dataset, error) {
 		return nil, fmt.Errorf("models: %s: no training data file", model)
 	case test != "" && !spec.HeldOut:
 		return nil, fmt.Errorf("models: model %s has no held-out data (%s)", model, test)
+	}
+	if spec.port != nil {
+		return LoadStanJSON(model, train)
 	}
 	d := &Dataset{Model: model}
 	switch model {
@@ -384,6 +414,16 @@ func (d *Dataset) Build() (*Built, *Posterior, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if d.Port != nil {
+		b, err := d.Port.Build()
+		if err != nil {
+			return nil, nil, err
+		}
+		return b, nil, nil
+	}
+	if p := ports[d.Model]; p != nil {
+		return nil, nil, fmt.Errorf("models: %s: the dataset has no data", d.Model)
+	}
 	switch d.Model {
 	case "funnel":
 		b, err = Funnel()
@@ -425,13 +465,22 @@ func (d *Dataset) Build() (*Built, *Posterior, error) {
 // Write writes d into dir, which must exist, in the shared data schemas and
 // returns the paths written: blr and robust: MODEL_train.csv, MODEL_test.csv;
 // annotation: the five annotation files; conjugate models: MODEL.csv (the data
-// file); then MODEL_truth.csv for generated data. It returns an error for a model
-// without data.
+// file); ported models: MODEL.json (CmdStan JSON data) and PROGRAM.stan (the Stan
+// program, see Port); then MODEL_truth.csv for generated data. It returns an error
+// for a model without data.
 func (d *Dataset) Write(dir string) ([]string, error) {
 	p := func(name string) string { return filepath.Join(dir, name) }
 	var files []string
-	switch d.Model {
-	case "blr", "robust":
+	switch port := ports[d.Model]; {
+	case port != nil:
+		if d.Port == nil {
+			return nil, fmt.Errorf("models: %s: the dataset has no data to write", d.Model)
+		}
+		var err error
+		if files, err = d.writePort(port, dir); err != nil {
+			return nil, err
+		}
+	case d.Model == "blr" || d.Model == "robust":
 		if d.RegressionTrain == nil || d.RegressionTest == nil {
 			return nil, fmt.Errorf("models: %s: the dataset has no training and held-out data to write", d.Model)
 		}
@@ -442,7 +491,7 @@ func (d *Dataset) Write(dir string) ([]string, error) {
 		if err := WriteRegressionCSV(files[1], *d.RegressionTest); err != nil {
 			return nil, err
 		}
-	case "annotation":
+	case d.Model == "annotation":
 		if d.AnnotationTrain == nil || d.AnnotationTest == nil {
 			return nil, errors.New("models: annotation: the dataset has no training and held-out data to write")
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/models"
+	_ "github.com/nmc-go/nmc/models/ports" // registers the models ported from Stan
 	"github.com/nmc-go/nmc/nmc"
 )
 

@@ -27,7 +27,7 @@ import (
 
 var sampleCommand = &command{
 	name:     "sample",
-	args:     "-model NAME [-train FILE [-test FILE] | -n N -k K] [flags]",
+	args:     "-model NAME [-train FILE [-test FILE] | -data FILE | -n N -k K] [flags]",
 	synopsis: "sample a model with Newtonian Monte Carlo",
 	help: `Sample draws from the posterior of one of the paper's models by Newtonian
 Monte Carlo and prints the posterior summary, the wall time, and the
@@ -51,7 +51,14 @@ these schemas; from its root, for example:
   nmc sample -model blr -train testdata/examples/blr_train_head1000.csv \
       -test testdata/examples/blr_test_head1000.csv
 
-` + sizeHelp + `
+The models ported from Stan programs (` + strings.Join(stanModels(), ", ") + `)
+read their data from a CmdStan JSON data file with -data, the file Stan reads;
+nmc gen writes one with the Stan program beside it:
+
+  nmc gen -model arma11 -seed 3 -out dir
+  nmc sample -model arma11 -data dir/arma11.json
+
+` + sizeHelp() + `
 
 A run can be split over tasks (machines, job array tasks) that each sample a
 few of its chains: chain c of a run draws all its random numbers from PCG
@@ -83,6 +90,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	model := fs.String("model", "", "the model to sample (required; see above)")
 	train := fs.String("train", "", "read the training data from `file` (default: generate data)")
 	test := fs.String("test", "", "read held-out data from `file` (blr, robust, annotation)")
+	stanData := fs.String("data", "", "read the data from a CmdStan JSON `file` (the models ported from Stan)")
 	meta := fs.String("meta", "", "annotation only: the metadata `file` (default: annotation_meta.csv beside -train)")
 	n := fs.Int("n", 0, "generated data: rows, items, observations or groups (0: the model's default)")
 	k := fs.Int("k", 0, "generated data: predictors, labelers, categories or trials (0: the model's default)")
@@ -128,10 +136,24 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		var d *models.Dataset
 		var err error
+		spec, _ := models.Lookup(*model)
 		switch {
+		case *stanData != "":
+			switch {
+			case *train != "" || *test != "" || *meta != "":
+				return usagef("-data reads a CmdStan JSON file; it cannot be used with -train, -test or -meta")
+			case *n != 0 || *k != 0:
+				return usagef("-n and -k generate data; they cannot be used with -data")
+			case !spec.StanJSON():
+				return usagef("-data: model %s reads CSV files in the shared schemas (-train)", *model)
+			}
+			d, err = models.LoadStanJSON(*model, *stanData)
 		case *train != "" || *test != "":
 			if *n != 0 || *k != 0 {
 				return usagef("-n and -k generate data; they cannot be used with -train or -test")
+			}
+			if spec.StanJSON() {
+				return usagef("-train: model %s reads a CmdStan JSON data file (-data)", *model)
 			}
 			d, err = loadData(*model, *train, *test, *meta)
 		default:
@@ -418,6 +440,8 @@ func checkVars(selected, names []string) error {
 // describeData describes the data of d in one phrase.
 func describeData(d *models.Dataset) string {
 	switch {
+	case d.Port != nil:
+		return d.Port.Describe()
 	case d.RegressionTrain != nil:
 		n, k := d.RegressionTrain.Dims()
 		s := fmt.Sprintf("%d train rows", n)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -57,7 +58,26 @@ var tinySizes = map[string][]string{
 	"gamma_poisson":         {"-n", "20"},
 	"dirichlet_categorical": {"-n", "30"},
 	"beta_binomial":         {"-n", "5", "-k", "10"},
+	// The models ported from Stan (package models/ports).
+	"arma11":                 {"-n", "20"},
+	"garch11":                {"-n", "20"},
+	"linreg_2scalar":         {"-n", "20"},
+	"linreg_vector":          {"-n", "20"},
+	"varying_intercept":      {"-n", "30", "-k", "5"},
+	"normal_mixture":         {"-n", "30"},
+	"normal_mixture_overlap": {"-n", "30"},
+	"hmm_poisson":            {"-n", "6"},
+	"hmm_poisson_overlap":    {"-n", "6"},
+	"gp_pois_regr":           {"-n", "5"},
+	"gp_regr":                {"-n", "5"},
+	"one_comp_mm_elim_abs":   {"-n", "6"},
 }
+
+// sampleArgs are flags a model's short test runs need: varying_intercept's scales
+// (sigma_a, sigma_y) and one_comp_mm_elim_abs's sigma stay where a start drawn
+// from the prior leaves them for hundreds of sweeps without the adaptive warm-up's
+// escape moves (BENCHMARKS.md, the ported models), and nmc sample warns of it.
+var sampleArgs = map[string][]string{"varying_intercept": {"-warmup", "auto"}, "one_comp_mm_elim_abs": {"-warmup", "auto"}}
 
 func TestSampleEveryModel(t *testing.T) {
 	for _, model := range models.Names() {
@@ -67,6 +87,7 @@ func TestSampleEveryModel(t *testing.T) {
 			summary := filepath.Join(dir, "summary.csv")
 			args := append([]string{"sample", "-model", model, "-draws", "40", "-warmup", "5", "-chains", "2",
 				"-out", draws, "-summary", summary}, tinySizes[model]...)
+			args = append(args, sampleArgs[model]...)
 			out := mustRun(t, args...)
 			if !strings.HasPrefix(out, "model "+model+":") || !strings.Contains(out, "wall time") ||
 				!strings.Contains(out, "accept rate") || !strings.Contains(out, "ess_bulk") {
@@ -401,9 +422,15 @@ func TestGenRoundTrip(t *testing.T) {
 				t.Errorf("output %q", out)
 			}
 			var train, test string
-			switch model {
-			case "blr", "robust", "annotation":
+			spec, _ := models.Lookup(model)
+			switch {
+			case model == "blr" || model == "robust" || model == "annotation":
 				train, test = filepath.Join(dir, model+"_train.csv"), filepath.Join(dir, model+"_test.csv")
+			case spec.StanJSON():
+				train = filepath.Join(dir, model+".json")
+				if !strings.Contains(out, "parameters: "+strings.Join(spec.SummaryVariables, ",")+"\n") {
+					t.Errorf("gen does not list the parameters: %q", out)
+				}
 			default:
 				train = filepath.Join(dir, model+".csv")
 			}
@@ -427,6 +454,9 @@ func TestGenRoundTrip(t *testing.T) {
 			if got.Size() != want.Size() || describeData(got) != describeData(want) {
 				t.Errorf("read back %s (size %d), generated %s (size %d)", describeData(got), got.Size(), describeData(want), want.Size())
 			}
+			if want.Port != nil && !reflect.DeepEqual(want.Port.StanVars(), got.Port.StanVars()) {
+				t.Error("the CmdStan JSON data differ after the round trip")
+			}
 			_, wantPost, err := want.Build()
 			if err != nil {
 				t.Fatal(err)
@@ -445,6 +475,10 @@ func TestGenRoundTrip(t *testing.T) {
 				t.Error("annotation labels differ after the round trip")
 			}
 			args := []string{"sample", "-model", model, "-train", train, "-draws", "10", "-warmup", "0", "-chains", "2"}
+			if spec.StanJSON() {
+				args[3] = "-data"
+			}
+			args = append(args, sampleArgs[model]...)
 			if test != "" {
 				args = append(args, "-test", test)
 			}
@@ -508,6 +542,10 @@ func TestCommandErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "no-such.csv")
+	badJSON := filepath.Join(dir, "arma11.json")
+	if err := os.WriteFile(badJSON, []byte(`{"T": 3, "y": [1, 2]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args   []string
 		status int // exitUsage: the command line alone is wrong; exitFailure: its input or output
@@ -530,6 +568,12 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"sample", "-model", "dirichlet_categorical", "-k", "3"}, exitUsage, "nmc sample: ", []string{"-k = 3", "4 categories"}},
 		{[]string{"sample", "-model", "funnel", "-n", "10"}, exitUsage, "nmc sample: ", []string{"funnel has no data"}},
 		{[]string{"sample", "-model", "funnel", "-train", bad}, exitUsage, "nmc sample: ", []string{"funnel has no data"}},
+		{[]string{"sample", "-model", "blr", "-data", badJSON}, exitUsage, "nmc sample: ", []string{"-data", "blr reads CSV files", "-train"}},
+		{[]string{"sample", "-model", "arma11", "-train", badJSON}, exitUsage, "nmc sample: ", []string{"-train", "arma11 reads a CmdStan JSON data file (-data)"}},
+		{[]string{"sample", "-model", "arma11", "-data", badJSON, "-n", "10"}, exitUsage, "nmc sample: ", []string{"-n and -k", "-data"}},
+		{[]string{"sample", "-model", "arma11", "-data", badJSON, "-train", bad}, exitUsage, "nmc sample: ", []string{"-data", "-train"}},
+		{[]string{"sample", "-model", "arma11", "-data", badJSON}, exitFailure, "nmc sample: ", []string{badJSON, `"y": has 2 values, want T = 3`}},
+		{[]string{"sample", "-model", "arma11", "-data", missing}, exitFailure, "nmc sample: ", []string{missing}},
 		{[]string{"sample", "-model", "blr", "-train", bad, "-n", "10"}, exitUsage, "nmc sample: ", []string{"-n", "-train"}},
 		{[]string{"sample", "-model", "gamma_poisson", "-train", badCount, "-test", badCount}, exitUsage, "nmc sample: ", []string{"-test", "no held-out"}},
 		{[]string{"sample", "-model", "annotation", "-train", filepath.Join(dir, "annotation_train.csv")}, exitFailure, "nmc sample: ", []string{"annotation_meta.csv"}},

@@ -24,12 +24,14 @@ type nodeOp interface {
 }
 
 // custom returns a node of kind opCustom made by op from args, with length and
-// width, or a node carrying the first error of args.
+// width, or a node carrying the first error of args. The node keeps a copy of
+// args: a caller's slice passed as Concat(nodes...) or LogSumExp(terms...) and
+// filled again for the next step of a loop must not change the node made.
 func custom(op nodeOp, length, width int, args ...*Node) *Node {
 	if err := firstErr(op.name(), args...); err != nil {
 		return &Node{op: opCustom, impl: op, length: 1, width: 1, err: err}
 	}
-	return &Node{op: opCustom, impl: op, args: args, length: length, width: width}
+	return &Node{op: opCustom, impl: op, args: append([]*Node(nil), args...), length: length, width: width}
 }
 
 // customErr returns a node of kind opCustom carrying an error of op.

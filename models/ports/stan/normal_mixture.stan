@@ -1,0 +1,18 @@
+// Two-component normal mixture with ordered means (identified by the order).
+data {
+  int<lower=1> N;
+  vector[N] y;
+}
+parameters {
+  ordered[2] mu;
+  vector<lower=0>[2] sigma;
+  real<lower=0, upper=1> theta;
+}
+model {
+  mu ~ normal(0, 10);
+  sigma ~ normal(0, 2);
+  theta ~ beta(5, 5);
+  for (n in 1:N)
+    target += log_mix(theta, normal_lpdf(y[n] | mu[1], sigma[1]),
+                      normal_lpdf(y[n] | mu[2], sigma[2]));
+}
