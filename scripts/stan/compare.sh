@@ -15,9 +15,12 @@
 # nmc the user + system CPU time of the `nmc sample` process (its start, reading
 # the data and building the model included). ratio = nmc's / Stan's.
 #
-# Usage: scripts/stan/compare.sh [-o DIR] [-s "SEED ..."] [MODEL[:N] ...]
+# Usage: scripts/stan/compare.sh [-o DIR] [-r] [-s "SEED ..."] [MODEL[:N] ...]
 #   -o DIR    keep the data, the Stan and nmc outputs in DIR (default: a temporary
 #             directory, removed at the end)
+#   -r        reuse the Stan results a previous run with the same -o DIR kept
+#             (stan.csv and stan_summary.csv of the same data, which `nmc gen`
+#             writes again bit for bit): only nmc runs again
 #   -s SEEDS  the seeds, one run of each model per seed (default "1 2 3")
 #   MODEL:N   a model of `nmc gen -help` with its data size -n (default: the
 #             model's default size); default: every model ported from Stan, the
@@ -34,12 +37,13 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-out="" seeds="1 2 3"
-while getopts "o:s:" opt; do
+out="" seeds="1 2 3" reuse=""
+while getopts "o:rs:" opt; do
   case $opt in
     o) out=$OPTARG ;;
+    r) reuse=1 ;;
     s) seeds=$OPTARG ;;
-    *) sed -n '2,30p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,34p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -96,9 +100,13 @@ for spec in "${models[@]}"; do
     if ! cmp -s "$dir/$prog" "$cache/$prog"; then
       cp "$dir/$prog" "$cache/$prog"
     fi
-    stan=$(Rscript "$here/run.R" "$cache/$prog" "$dir/$model.json" "$seed" "$params" \
-      --summary="$dir/stan_summary.csv" 2>"$dir/stan.log" | tail -1)
-    echo "$stan" >"$dir/stan.csv"
+    if [[ -n $reuse && -s $dir/stan.csv && -s $dir/stan_summary.csv ]]; then
+      stan=$(cat "$dir/stan.csv")
+    else
+      stan=$(Rscript "$here/run.R" "$cache/$prog" "$dir/$model.json" "$seed" "$params" \
+        --summary="$dir/stan_summary.csv" 2>"$dir/stan.log" | tail -1)
+      echo "$stan" >"$dir/stan.csv"
+    fi
     IFS=, read -r _ _ _ _ stan_rhat stan_cpu _ stan_div <<<"$stan"
     read -r stan_ess stan_rhat < <(summary_stats "$dir/stan_summary.csv" "$params")
     TIMEFORMAT="%U %S"
