@@ -47,13 +47,15 @@ import (
 //
 // Partial rates (AutoPartialRates). When θ is read by one Normal observation
 // through its location, additively as θ[g_i] (a plate of group effects) or θ_i,
-// each coordinate moves at a rate of its own, w_j = 1/(1 + I_j·τ̂²) in rules 1
-// and 2 and κ_j = 1 − w_j in rule 3, where I_j = Σ_{i in group j} 1/v_i is the
-// data's information about θ_j and τ̂² an estimate of τ² from the data. w_j is the
-// prior's share of θ_j's conditional precision: given the rest, θ_j's
-// conditional mean moves with μ at rate w_j (dm_j/dμ = w_j) and its conditional
-// sd with τ at elasticity w_j (d log sd_j / d log τ = w_j), and its mean moves
-// with b at −κ_j·x̄_j. A group with many rows (I_j τ² ≫ 1) is pinned by its data
+// each coordinate moves at a rate of its own: w_j = 1/(1 + I_j·τ̂²) in rule 2,
+// w_j(2 − w_j) = 1 − κ_j² in rule 1 and κ_j = 1 − w_j in rule 3, where
+// I_j = Σ_{i in group j} 1/v_i is the data's information about θ_j and τ̂² an
+// estimate of τ² from the data. w_j is the prior's share of θ_j's conditional
+// precision: given the rest, θ_j's conditional mean moves with μ at rate w_j
+// (dm_j/dμ = w_j) and with b at −κ_j·x̄_j; along τ, its conditional sd has
+// elasticity w_j (d log sd_j / d log τ = w_j) and the offset m_j − μ of its
+// conditional mean 2w_j (d log κ_j / d log τ = 2w_j); the dilation's rate
+// w_j(2 − w_j) lies between the two and never exceeds 1. A group with many rows (I_j τ² ≫ 1) is pinned by its data
 // and barely moves; a group of one row moves with μ and τ fully (the partially
 // non-centred parameterisation of Papaspiliopoulos, Roberts and Sköld 2007, as an
 // orbit). The estimate: v_i is the observation's variance, σ_i² for a constant

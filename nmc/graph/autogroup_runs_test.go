@@ -64,6 +64,8 @@ func TestVaryingRuns(t *testing.T) {
 		data varyingData
 		off  []graph.AutoRule
 	}{
+		{"eight schools written without groups, no auto groups", varyingData{}, nil},
+		{"eight schools written without groups, auto groups", varyingData{}, []graph.AutoRule{0}},
 		{"radon-like, no auto groups", radonLike(1), nil},
 		{"radon-like, auto groups", radonLike(1), []graph.AutoRule{0}},
 		{"radon-like, auto groups at rate 1", radonLike(1), []graph.AutoRule{graph.AutoPartialRates}},
@@ -79,7 +81,10 @@ func TestVaryingRuns(t *testing.T) {
 		if w := os.Getenv("NMC_VARYING_VARIANT"); w != "" && !strings.Contains(v.name, w) {
 			continue
 		}
-		b := varyingModel(v.data)
+		b := centredEightSchools(false)
+		if v.data.groups > 0 {
+			b = varyingModel(v.data)
+		}
 		if v.off == nil {
 			b.NoAutoGroups()
 		} else {
@@ -92,15 +97,5 @@ func TestVaryingRuns(t *testing.T) {
 		for seed := uint64(1); seed <= seeds; seed++ {
 			runVarying(t, v.name, m, nmc.Options{Seed: seed})
 		}
-	}
-}
-
-func TestVaryingGroupsPrint(t *testing.T) {
-	m, err := varyingModel(uncentredLike(1)).Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range m.Groups() {
-		t.Logf("%s: %v", g.Name, g.Coords[:min(len(g.Coords), 100)])
 	}
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // A GroupMember is one latent node of a group and how all of its coordinates move
-// along the group's orbit x(t). Make one with Dilate, DilateAbout or Shift.
+// along the group's orbit x(t). Make one with Dilate, DilateAbout, Shift,
+// ShiftEach or DilateEach.
 type GroupMember struct {
 	node   *Node
 	kind   nmc.OrbitKind
@@ -79,8 +80,8 @@ type groupDecl struct {
 // Group declares a group move: a Metropolis-Hastings step along the one-parameter
 // orbit that moves every member together (generalised Gibbs; see nmc.Group). Each
 // member is a whole latent node (a scalar latent, a Vector or a plate) made with
-// Dilate, DilateAbout or Shift. For example the scale of logistic-regression
-// coefficients,
+// Dilate, DilateAbout, Shift, ShiftEach or DilateEach. For example the scale of
+// logistic-regression coefficients,
 //
 //	b.Group("scale(alpha, beta)", graph.Dilate(alpha, 1), graph.Dilate(beta, 1))
 //
@@ -92,7 +93,8 @@ type groupDecl struct {
 // of this builder each at most once, finite non-zero rates, anchors that are
 // continuous latents outside the group, and an orbit that stays inside every
 // member site's support (a Shift only of real sites, a Dilate only of real sites
-// or, about 0, of positive sites bounded below by 0).
+// or, about 0, of positive sites bounded below by 0). The groups Build finds itself
+// (NoAutoGroups) come after the declared ones and leave their members out.
 func (b *Builder) Group(name string, members ...GroupMember) {
 	b.groups = append(b.groups, groupDecl{name: name, members: append([]GroupMember(nil), members...)})
 }
@@ -110,8 +112,9 @@ type orbit struct {
 	marg    []int32 // summed-out groups read by any member site
 }
 
-// Groups returns the declared groups (nmc.Grouper), with state indices from the
-// model's layout; nil when none was declared. Each call returns a fresh copy.
+// Groups returns the declared groups (nmc.Grouper), then those Build found
+// (NoAutoGroups), with state indices from the model's layout; nil when there are
+// none. Each call returns a fresh copy.
 func (m *Model) Groups() []nmc.Group {
 	if len(m.orbits) == 0 {
 		return nil
