@@ -85,10 +85,11 @@ func TestAutoGroupsEightSchoolsDraws(t *testing.T) {
 
 // hierSim draws a small centred hierarchical normal and its data from the prior:
 // mu ~ N(0, 2), tau ~ HalfNormal(1), sigma ~ HalfNormal(1), theta_j ~ N(mu, tau)
-// for 6 groups of 1, 1, 2, 3, 5 and 8 rows, y_ij ~ N(theta_j, sigma). The model
-// declares no group: Build finds the scale and location groups (at partial rates
-// from the simulated data unless noPartial).
-func hierSim(noPartial bool) sbc.Simulator {
+// (with studentT, theta_j ~ StudentT(4, mu, tau)) for 6 groups of 1, 1, 2, 3, 5
+// and 8 rows, y_ij ~ N(theta_j, sigma). The model declares no group: Build finds
+// the scale and location groups (at partial rates from the simulated data unless
+// noPartial).
+func hierSim(noPartial, studentT bool) sbc.Simulator {
 	sizes := []int{1, 1, 2, 3, 5, 8}
 	return func(rng *rand.Rand) (nmc.Model, map[string]float64, error) {
 		mu := 2 * rng.NormFloat64()
@@ -98,7 +99,16 @@ func hierSim(noPartial bool) sbc.Simulator {
 		var g []int
 		var y []float64
 		for j, n := range sizes {
-			th := mu + tau*rng.NormFloat64()
+			z := rng.NormFloat64()
+			if studentT { // a t with 4 degrees of freedom: z / sqrt(χ²₄/4)
+				chi2 := 0.0
+				for range 4 {
+					e := rng.NormFloat64()
+					chi2 += e * e
+				}
+				z /= math.Sqrt(chi2 / 4)
+			}
+			th := mu + tau*z
 			truth[fmt.Sprintf("theta[%d]", j)] = th
 			for range n {
 				g, y = append(g, j), append(y, th+sigma*rng.NormFloat64())
@@ -111,7 +121,11 @@ func hierSim(noPartial bool) sbc.Simulator {
 		muN := b.Latent("mu", graph.Normal(graph.C(0), graph.C(2)))
 		tauN := b.Latent("tau", graph.HalfNormal(graph.C(1)))
 		sigmaN := b.Latent("sigma", graph.HalfNormal(graph.C(1)))
-		theta := b.Latent("theta", graph.Normal(muN, tauN), len(sizes))
+		prior := graph.Normal(muN, tauN)
+		if studentT {
+			prior = graph.StudentT(graph.C(4), muN, tauN)
+		}
+		theta := b.Latent("theta", prior, len(sizes))
 		b.Observe("y", graph.Normal(graph.Index(theta, g), sigmaN), y)
 		m, err := b.Build()
 		if err != nil {
@@ -196,9 +210,9 @@ func wantGroups(m *graph.Model, names ...string) error {
 }
 
 // TestAutoGroupsCalibrated runs simulation-based calibration (300 simulations of
-// 49 draws thinned by 10) of a centred hierarchical normal and a varying-intercept
-// regression written without groups, with the groups Build finds, at partial
-// rates and at rate 1.
+// 49 draws thinned by 10) of a centred hierarchical normal (and Student-t) and a
+// varying-intercept regression written without groups, with the groups Build
+// finds, at partial rates and at rate 1.
 func TestAutoGroupsCalibrated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SBC")
@@ -207,16 +221,18 @@ func TestAutoGroupsCalibrated(t *testing.T) {
 		name      string
 		varying   bool
 		noPartial bool
+		studentT  bool
 		seed      uint64
 	}{
-		{"hierarchical normal", false, false, 21},
-		{"hierarchical normal at rate 1", false, true, 22},
-		{"varying intercept", true, false, 23},
-		{"varying intercept at rate 1", true, true, 24},
+		{"hierarchical normal", false, false, false, 21},
+		{"hierarchical normal at rate 1", false, true, false, 22},
+		{"hierarchical Student-t", false, false, true, 25},
+		{"varying intercept", true, false, false, 23},
+		{"varying intercept at rate 1", true, true, false, 24},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			coef := 0
-			sim := hierSim(c.noPartial)
+			sim := hierSim(c.noPartial, c.studentT)
 			workers := 0
 			if c.varying {
 				sim = varyingSim(c.noPartial, &coef)
