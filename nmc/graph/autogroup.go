@@ -499,12 +499,17 @@ func (a *autoFinder) coefficientGroups() []groupDecl {
 			}
 		}
 		rates := make([]float64, p.a.length)
+		moves := false
 		for j, n := range p.n {
 			xbar := 0.0
 			if n > 0 {
 				xbar = p.sx[j] / n
 			}
 			rates[j] = -((1-kappa[j])*c + kappa[j]*xbar)
+			moves = moves || rates[j] != 0
+		}
+		if !moves { // the intercepts would stay: no orbit against them
+			continue
 		}
 		mems = append(mems, ShiftEach(p.a.node, rates))
 		if len(mems) == 3 {
@@ -637,6 +642,9 @@ func (a *autoFinder) priorShares(th *family) ([]float64, bool) {
 	w := make([]float64, ng)
 	for j := range w {
 		w[j] = 1 / (1 + info[j]*tau2[j])
+		if !(w[j] > 0) { // a prior scale so wide that I_j·τ̂² overflows: rate 1
+			return nil, false
+		}
 	}
 	return w, true
 }

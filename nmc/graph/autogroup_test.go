@@ -291,3 +291,27 @@ func TestAutoGroupsNotPartial(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoGroupsWidePrior checks that a plate whose constant prior scale is so
+// wide that the data's information times its square overflows (the prior's
+// share of every coordinate's precision 0) still builds, its location group at
+// rate 1, instead of a group whose every rate is 0, which Build refuses.
+func TestAutoGroupsWidePrior(t *testing.T) {
+	b := New()
+	mu := b.Latent("mu", Normal(C(0), C(1)))
+	th := b.Latent("theta", Normal(mu, C(1e300)), 2)
+	b.Observe("y", Normal(Index(th, []int{0, 0, 1}), C(1)), []float64{1, 2, 3})
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := m.Groups()
+	if len(gs) != 1 || gs[0].Name != "auto: shift mu with theta" {
+		t.Fatalf("groups %v, want the location group", gs)
+	}
+	for _, c := range gs[0].Coords {
+		if c.Rate != 1 {
+			t.Errorf("coordinate %d at rate %v, want 1", c.Coord, c.Rate)
+		}
+	}
+}
