@@ -139,8 +139,8 @@
 // observation reads the plate, each coordinate moves at a rate set by the data's
 // information about it (a group of many rows barely moves with the scale, one of
 // a single row fully). On a varying-intercept regression with 919 rows in 85
-// groups of 1 to 120 rows the smallest bulk ESS per CPU second rose from 79–105
-// to 158–404, 386–427 without the fitted steps, against Stan's 212–238
+// groups of 1 to 120 rows the smallest bulk ESS per CPU second rose from 116–143
+// to 214–502, 482–553 without the fitted steps, against Stan's 198–264
 // (BENCHMARKS.md). A latent already in a declared group is left out; NoAutoGroups
 // turns the rules off, one by one or all.
 //
