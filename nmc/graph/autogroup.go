@@ -12,7 +12,9 @@ import (
 // Group moves found when the model is built (the structures users write without
 // declaring moves). Build looks for three shapes and declares for each the group a
 // user would write with Group, after the declared groups, under a name that starts
-// with "auto: " (the schedule and Result.Moves show it):
+// with "auto: " (the schedule and Result.Moves show it; NoAutoGroups turns the
+// rules off one by one, and nmc.Defaults.NoGroupMoves, `nmc sample
+// -no-group-moves`, leaves them out of the schedule with the declared groups):
 //
 //  1. Scale (AutoScale): a scalar positive latent τ (bounded below by 0) that is
 //     the scale of latents θ with a location-scale prior — Normal(μ, τ),
