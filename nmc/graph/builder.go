@@ -121,6 +121,7 @@ type Builder struct {
 	augs    []*family // augmented latents (Augment)
 	hams    []*family // the Hamiltonian block's latents (Hamiltonian)
 	hmms    []hmmDecl // hidden Markov models whose states are recorded (HiddenMarkov)
+	noAuto  AutoRule  // the rules of the automatic groups turned off (NoAutoGroups)
 	names   map[string]bool
 	indexed map[string]int // per base of an indexed name, its number of indices (names.go)
 	err     error
@@ -309,6 +310,7 @@ func (b *Builder) Build() (built *Model, err error) {
 		return nil, errors.New("graph: the model has no latent variables")
 	}
 	m := b.newModel()
+	m.auto = &autoConfig{off: b.noAuto}
 	if err := m.compile(b.groups, b.margs); err != nil {
 		return nil, err
 	}

@@ -124,7 +124,25 @@
 // nmc.Grouper and its scorers nmc.OrbitScorer: the score of a group is the sum of
 // the factor elements that depend on any of its sites, with exact derivatives along
 // the orbit, computed by the same jets with the orbit parameter t as the single
-// active coordinate.
+// active coordinate. ShiftEach and DilateEach give each coordinate a rate of its
+// own.
+//
+// Build also finds the groups of the structures users write without declaring
+// them, and declares them after the declared ones under names that start with
+// "auto: " (autogroup.go has the rules and why they are exact and fast): a
+// positive latent that is the scale of location-scale latents (θ ~ N(μ, τ)) is
+// dilated with them about their location, the orbit the centred eight schools
+// declares by hand; a real latent that is their location is shifted with them;
+// and a coefficient b beside a plate of intercepts in a linear predictor
+// (y ~ N(a[g] + b·x, σ), x far from centred) is shifted against the intercepts and
+// their location, keeping each group's mean fitted value. Where one Normal
+// observation reads the plate, each coordinate moves at a rate set by the data's
+// information about it (a group of many rows barely moves with the scale, one of
+// a single row fully). On a varying-intercept regression with 919 rows in 85
+// groups of 1 to 120 rows the smallest bulk ESS per CPU second rose from 116–143
+// to 214–502, 482–553 without the fitted steps, against Stan's 198–264
+// (BENCHMARKS.md). A latent already in a declared group is left out; NoAutoGroups
+// turns the rules off, one by one or all.
 //
 // # Summed-out discrete latents
 //

@@ -9,12 +9,14 @@ import (
 )
 
 // A GroupMember is one latent node of a group and how all of its coordinates move
-// along the group's orbit x(t). Make one with Dilate, DilateAbout or Shift.
+// along the group's orbit x(t). Make one with Dilate, DilateAbout, Shift,
+// ShiftEach or DilateEach.
 type GroupMember struct {
 	node   *Node
 	kind   nmc.OrbitKind
 	rate   float64
-	anchor *Node // DilateAbout; nil: about 0
+	rates  []float64 // ShiftEach, DilateEach: one rate per coordinate (rate unused)
+	anchor *Node     // DilateAbout, DilateEach; nil: about 0
 }
 
 // Dilate moves every coordinate of the latent node n as x(t) = e^{rate·t}·x, a
@@ -39,6 +41,36 @@ func Shift(n *Node, rate float64) GroupMember {
 	return GroupMember{node: n, kind: nmc.Shift, rate: rate}
 }
 
+// ShiftEach moves coordinate j of the latent node n as x_j(t) = x_j + rates[j]·t,
+// a shift at a rate of its own per coordinate (rates has one entry per coordinate
+// of n); a coordinate of rate 0 stays where it is. Only real sites may be shifted.
+// For example a coefficient b and a plate of group intercepts a_j, which the
+// rows of group j (their mean predictor x̄_j) pin against each other,
+//
+//	b.Group("b with a", graph.Shift(b, 1), graph.ShiftEach(a, negMeans))
+//
+// with negMeans[j] = −x̄_j keeps every group's mean fitted value a_j + b·x̄_j.
+func ShiftEach(n *Node, rates []float64) GroupMember {
+	return GroupMember{node: n, kind: nmc.Shift, rates: append([]float64(nil), rates...)}
+}
+
+// DilateEach moves coordinate j of the latent node n as
+// x_j(t) = a_j + e^{rates[j]·t}·(x_j − a_j), a dilation at a rate of its own per
+// coordinate (rates has one entry per coordinate of n; a coordinate of rate 0
+// stays), about the latent anchor as DilateAbout, or about 0 when anchor is nil
+// (then, as for Dilate, a positive site bounded below by 0 may be dilated).
+func DilateEach(n, anchor *Node, rates []float64) GroupMember {
+	return GroupMember{node: n, kind: nmc.Dilate, anchor: anchor, rates: append([]float64(nil), rates...)}
+}
+
+// rateOf returns the rate of coordinate j of the member.
+func (mem GroupMember) rateOf(j int) float64 {
+	if mem.rates != nil {
+		return mem.rates[j]
+	}
+	return mem.rate
+}
+
 // groupDecl is a group as declared, checked by Build.
 type groupDecl struct {
 	name    string
@@ -48,8 +80,8 @@ type groupDecl struct {
 // Group declares a group move: a Metropolis-Hastings step along the one-parameter
 // orbit that moves every member together (generalised Gibbs; see nmc.Group). Each
 // member is a whole latent node (a scalar latent, a Vector or a plate) made with
-// Dilate, DilateAbout or Shift. For example the scale of logistic-regression
-// coefficients,
+// Dilate, DilateAbout, Shift, ShiftEach or DilateEach. For example the scale of
+// logistic-regression coefficients,
 //
 //	b.Group("scale(alpha, beta)", graph.Dilate(alpha, 1), graph.Dilate(beta, 1))
 //
@@ -61,7 +93,8 @@ type groupDecl struct {
 // of this builder each at most once, finite non-zero rates, anchors that are
 // continuous latents outside the group, and an orbit that stays inside every
 // member site's support (a Shift only of real sites, a Dilate only of real sites
-// or, about 0, of positive sites bounded below by 0).
+// or, about 0, of positive sites bounded below by 0). The groups Build finds itself
+// (NoAutoGroups) come after the declared ones and leave their members out.
 func (b *Builder) Group(name string, members ...GroupMember) {
 	b.groups = append(b.groups, groupDecl{name: name, members: append([]GroupMember(nil), members...)})
 }
@@ -72,14 +105,16 @@ func (b *Builder) Group(name string, members ...GroupMember) {
 type orbit struct {
 	group   nmc.Group
 	member  []bool // by family id: the family's coordinates move
+	still   []int  // coordinates of member families that stay (rate 0 in ShiftEach, DilateEach)
 	blanket []entry
 	groups  []group
 	lin     []int32 // linear factors scored as a whole (linear.go)
 	marg    []int32 // summed-out groups read by any member site
 }
 
-// Groups returns the declared groups (nmc.Grouper), with state indices from the
-// model's layout; nil when none was declared. Each call returns a fresh copy.
+// Groups returns the declared groups (nmc.Grouper), then those Build found
+// (NoAutoGroups), with state indices from the model's layout; nil when there are
+// none. Each call returns a fresh copy.
 func (m *Model) Groups() []nmc.Group {
 	if len(m.orbits) == 0 {
 		return nil
@@ -121,9 +156,11 @@ func (m *Model) famOf(n *Node) *family {
 	return f
 }
 
-// compileGroups checks the declared groups and compiles their coordinates (after
-// the sites and offsets are known).
+// compileGroups checks the declared groups, adds the automatic ones after them
+// (autogroup.go) and compiles their coordinates (after the sites and offsets are
+// known).
 func (m *Model) compileGroups(decls []groupDecl) error {
+	decls = append(slices.Clip(decls), m.autoGroups(decls)...)
 	names := map[string]bool{}
 	for _, d := range decls {
 		if d.name == "" {
@@ -153,7 +190,11 @@ func (m *Model) compileGroups(decls []groupDecl) error {
 				return fmt.Errorf("graph: group %q: latent %q is in the group twice", d.name, f.name)
 			}
 			o.member[f.id] = true
-			if math.IsNaN(mem.rate) || math.IsInf(mem.rate, 0) || mem.rate == 0 {
+			if mem.rates != nil {
+				if err := checkRates(d.name, f, mem.rates); err != nil {
+					return err
+				}
+			} else if math.IsNaN(mem.rate) || math.IsInf(mem.rate, 0) || mem.rate == 0 {
 				return fmt.Errorf("graph: group %q: latent %q: rate %v, want a finite non-zero number", d.name, f.name, mem.rate)
 			}
 		}
@@ -169,6 +210,11 @@ func (m *Model) compileGroups(decls []groupDecl) error {
 			}
 			size := f.length * f.width
 			for j := 0; j < size; j++ {
+				rate := mem.rateOf(j)
+				if rate == 0 { // ShiftEach, DilateEach: this coordinate stays
+					o.still = append(o.still, f.offset+j)
+					continue
+				}
 				a := -1
 				if anchor != nil {
 					a = anchor.offset
@@ -176,10 +222,29 @@ func (m *Model) compileGroups(decls []groupDecl) error {
 						a += j
 					}
 				}
-				o.group.Coords = append(o.group.Coords, nmc.OrbitCoord{Coord: f.offset + j, Kind: mem.kind, Rate: mem.rate, Anchor: a})
+				o.group.Coords = append(o.group.Coords, nmc.OrbitCoord{Coord: f.offset + j, Kind: mem.kind, Rate: rate, Anchor: a})
 			}
 		}
 		m.orbits = append(m.orbits, o)
+	}
+	return nil
+}
+
+// checkRates checks the rates of a ShiftEach or DilateEach member of latent f:
+// one per coordinate, finite, at least one non-zero.
+func checkRates(group string, f *family, rates []float64) error {
+	if n := f.length * f.width; len(rates) != n {
+		return fmt.Errorf("graph: group %q: latent %q has %d coordinates and %d rates", group, f.name, n, len(rates))
+	}
+	moves := false
+	for j, r := range rates {
+		if math.IsNaN(r) || math.IsInf(r, 0) {
+			return fmt.Errorf("graph: group %q: latent %q: rate %d is %v, want a finite number", group, f.name, j, r)
+		}
+		moves = moves || r != 0
+	}
+	if !moves {
+		return fmt.Errorf("graph: group %q: latent %q: every rate is 0, want at least one non-zero", group, f.name)
 	}
 	return nil
 }

@@ -160,6 +160,55 @@ func orbitModels(t *testing.T) map[string]*Model {
 		add("chunked logistic", b)
 	}
 	{
+		// Rates of their own per coordinate (ShiftEach, DilateEach), some 0: a
+		// coordinate that stays must be constant along the orbit even after a group
+		// that moved it, in the element-by-element path (a[g]) and the linear
+		// factor's MatVec (beta).
+		n, k := 30, 3
+		x := newX(n, k, 1)
+		g := make([]int, n)
+		y := make([]float64, n)
+		for i := range y {
+			g[i] = i % 4
+			y[i] = float64(g[i]) + rng.NormFloat64()
+		}
+		b := New()
+		b.NoAutoGroups()
+		mu := b.Latent("mu", Normal(C(0), C(2)))
+		tau := b.Latent("tau", HalfNormal(C(1)))
+		a := b.Latent("a", Normal(mu, tau), 4)
+		beta := b.Vector("beta", k, Normal(C(0), C(2)))
+		b.Observe("y", Normal(Add(Index(a, g), MatVec(x, beta)), C(1)), y)
+		b.Group("all", Shift(a, 1), Shift(beta, 1))
+		b.Group("each", ShiftEach(a, []float64{0.5, 0, -1, 2}), ShiftEach(beta, []float64{0, 1.5, -0.5}), Shift(mu, 0.3))
+		b.Group("dilate each", DilateEach(a, mu, []float64{1, 0.2, 0, 0.7}), Dilate(tau, 1))
+		b.Group("about 0", DilateEach(beta, nil, []float64{0, 1, 2}))
+		add("rates", b)
+	}
+	{
+		// The groups Build finds (autogroup.go) in a varying-intercept regression
+		// with an uncentred predictor: the scale, location and coefficient rules,
+		// at partial rates.
+		sizes := []int{9, 6, 4, 2, 1, 1}
+		var g []int
+		var x, y []float64
+		for j, nj := range sizes {
+			for range nj {
+				xi := 3 + rng.NormFloat64()
+				g, x = append(g, j), append(x, xi)
+				y = append(y, 1+0.5*rng.NormFloat64()-0.7*xi+0.6*rng.NormFloat64())
+			}
+		}
+		b := New()
+		mu := b.Latent("mu", Normal(C(0), C(5)))
+		tau := b.Latent("tau", HalfNormal(C(2)))
+		a := b.Latent("a", Normal(mu, tau), len(sizes))
+		coef := b.Latent("b", Normal(C(0), C(5)))
+		sigma := b.Latent("sigma", HalfNormal(C(2)))
+		b.Observe("y", Normal(Add(Index(a, g), Mul(coef, Data(x))), sigma), y)
+		add("auto varying intercept", b)
+	}
+	{
 		// A hidden Markov model whose ordered rates are dilated together.
 		b := New()
 		p := poissonHMMParts(b, []float64{0, 1, 7, 6, 1, 3, 2, 8}, 3)
@@ -466,6 +515,22 @@ func TestGroupBadInput(t *testing.T) {
 			a := b.Latent("a", Normal(C(0), C(1)))
 			b.Group("g", Shift(a, math.NaN()))
 		}, []string{`group "g"`, `latent "a"`, "rate NaN"}},
+		{"rates of the wrong length", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 3)
+			b.Group("g", ShiftEach(a, []float64{1, 2}))
+		}, []string{`group "g"`, `latent "a"`, "3 coordinates and 2 rates"}},
+		{"an infinite rate", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 2)
+			b.Group("g", DilateEach(a, nil, []float64{1, math.Inf(1)}))
+		}, []string{`group "g"`, `latent "a"`, "rate 1 is +Inf"}},
+		{"every rate 0", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 2)
+			b.Group("g", ShiftEach(a, []float64{0, 0}))
+		}, []string{`group "g"`, `latent "a"`, "every rate is 0"}},
+		{"a shift of a positive site at rates of its own", func(b *Builder) {
+			s := b.Latent("s", HalfNormal(C(1)), 2)
+			b.Group("g", ShiftEach(s, []float64{1, 0}))
+		}, []string{`group "g"`, `site "s[0]"`, "shift"}},
 		{"empty name", func(b *Builder) {
 			a := b.Latent("a", Normal(C(0), C(1)))
 			b.Group("", Dilate(a, 1))

@@ -51,6 +51,7 @@ type Model struct {
 	maxArgs   int
 	numMatVec int // MatVec nodes over a Vector site, numbered by Node.id
 	orbits    []orbit
+	auto      *autoConfig // the automatic groups' rules (autogroup.go); nil: none
 	linear    []linFactor // factors scored as a whole (linear.go)
 	linSites  [][]int32   // per site: its linear factors (indices into linear)
 	linOf     []int32     // per factor: its index in linear, or −1

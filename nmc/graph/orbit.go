@@ -25,6 +25,9 @@ func (s *scorer) ScoreOrbit(x []float64, g int, d *[2]float64) float64 {
 	if len(s.ou) < s.m.dim {
 		s.ou, s.ow = make([]float64, s.m.dim), make([]float64, s.m.dim)
 	}
+	for _, c := range o.still {
+		s.ou[c], s.ow[c] = 0, 0
+	}
 	for _, c := range o.group.Coords {
 		switch c.Kind {
 		case nmc.Dilate:

@@ -1,0 +1,317 @@
+package graph
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nmc-go/nmc/nmc"
+)
+
+// eightSchools declares the centred eight-schools model, with the groups
+// models.EightSchools declares by hand when declare is set.
+func eightSchools(declare bool) *Builder {
+	y := []float64{28, 8, -3, 7, -1, 1, 18, 12}
+	sd := []float64{15, 10, 16, 11, 9, 11, 10, 18}
+	b := New()
+	mu := b.Latent("mu", Normal(C(0), C(5)))
+	tau := b.Latent("tau", HalfCauchy(C(5)))
+	theta := b.Latent("theta", Normal(mu, tau), len(y))
+	if declare {
+		b.Group("scale(theta, tau)", DilateAbout(theta, mu, 1), Dilate(tau, 1))
+		b.Group("shift(mu, theta)", Shift(mu, 1), Shift(theta, 1))
+	}
+	b.Observe("y", Normal(theta, Data(sd)), y)
+	return b
+}
+
+// groupNames returns the names of m's groups.
+func groupNames(m *Model) []string {
+	var out []string
+	for _, g := range m.Groups() {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+// TestAutoGroupsEightSchools checks that the centred eight schools written
+// without groups gets the two groups its hand declaration has, coordinate for
+// coordinate in the same order (the data give τ̂² = 0: every rate 1), under
+// automatic names, and that the declared model gets no automatic group.
+func TestAutoGroupsEightSchools(t *testing.T) {
+	auto, err := eightSchools(false).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hand, err := eightSchools(true).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := groupNames(auto), []string{"auto: dilate theta about mu with tau", "auto: shift mu with theta"}; !slices.Equal(got, want) {
+		t.Errorf("found groups %q, want %q", got, want)
+	}
+	if got, want := groupNames(hand), []string{"scale(theta, tau)", "shift(mu, theta)"}; !slices.Equal(got, want) {
+		t.Errorf("declared model's groups %q, want %q", got, want)
+	}
+	ga, gh := auto.Groups(), hand.Groups()
+	for g := range min(len(ga), len(gh)) {
+		if !slices.Equal(ga[g].Coords, gh[g].Coords) {
+			t.Errorf("group %d: found %v, declared %v", g, ga[g].Coords, gh[g].Coords)
+		}
+	}
+}
+
+// TestAutoGroupsVarying checks the three rules on a varying-intercept regression
+// with an uncentred predictor, against rates computed by hand: rows y = (0, 2),
+// (4, 6), (1) in three groups (and a fourth group without rows), so the pooled
+// within-group variance is 2, the groups' information I = (1, 1, 0.5, 0), their
+// means (1, 5, 1), and τ̂² = (2·(4/3)² + (8/3)²)/2 − (1 + 1 + 2)/3 = 4; the
+// prior's shares w = 1/(1 + 4I) = (1/5, 1/5, 1/3, 1); the dilation rates
+// w(2 − w) = (0.36, 0.36, 5/9, 1), the shift rates w. With x = (1, 3), (2, 2), (4):
+// x̄ = (2, 2, 4), κ = 1 − w = (4/5, 4/5, 2/3, 0), c = Σ κx̄ / Σ κ = (1.6 + 1.6 +
+// 8/3)/(34/15) = 44/17, and the coefficient's rates −(w·c + κ·x̄) = (−(c/5 + 1.6),
+// the same, −(c/3 + 8/3), −c), μ's −c. Without partial rates: dilation and shift
+// at rate 1, κ = 1 for groups with rows, c = mean x̄ = 8/3.
+func TestAutoGroupsVarying(t *testing.T) {
+	g := []int{0, 0, 1, 1, 2}
+	y := []float64{0, 2, 4, 6, 1}
+	x := []float64{1, 3, 2, 2, 4}
+	build := func(off ...AutoRule) *Model {
+		t.Helper()
+		b := New()
+		mu := b.Latent("mu", Normal(C(0), C(5)))
+		tau := b.Latent("tau", HalfNormal(C(2)))
+		a := b.Latent("a", Normal(mu, tau), 4)
+		coef := b.Latent("b", Normal(C(0), C(5)))
+		sigma := b.Latent("sigma", HalfNormal(C(2)))
+		b.Observe("y", Normal(Add(Index(a, g), Mul(coef, Data(x))), sigma), y)
+		if off != nil {
+			b.NoAutoGroups(off...)
+		}
+		m, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// State: mu 0, tau 1, a 2–5, b 6, sigma 7.
+	dil := func(rates ...float64) []nmc.OrbitCoord {
+		var out []nmc.OrbitCoord
+		for j, r := range rates {
+			out = append(out, nmc.OrbitCoord{Coord: 2 + j, Kind: nmc.Dilate, Rate: r, Anchor: 0})
+		}
+		return append(out, nmc.OrbitCoord{Coord: 1, Kind: nmc.Dilate, Rate: 1, Anchor: -1})
+	}
+	shift := func(first []nmc.OrbitCoord, rates ...float64) []nmc.OrbitCoord {
+		for j, r := range rates {
+			first = append(first, nmc.OrbitCoord{Coord: 2 + j, Kind: nmc.Shift, Rate: r, Anchor: -1})
+		}
+		return first
+	}
+	muShift := func(r float64) nmc.OrbitCoord { return nmc.OrbitCoord{Coord: 0, Kind: nmc.Shift, Rate: r, Anchor: -1} }
+	bShift := nmc.OrbitCoord{Coord: 6, Kind: nmc.Shift, Rate: 1, Anchor: -1}
+	names := []string{"auto: dilate a about mu with tau", "auto: shift mu with a", "auto: shift b against a and mu"}
+	cases := []struct {
+		name  string
+		off   []AutoRule
+		names []string
+		want  [][]nmc.OrbitCoord
+	}{
+		{"partial rates", nil, names, [][]nmc.OrbitCoord{
+			dil(0.36, 0.36, 5.0/9, 1),
+			shift([]nmc.OrbitCoord{muShift(1)}, 0.2, 0.2, 1.0/3, 1),
+			shift([]nmc.OrbitCoord{bShift, muShift(-44.0 / 17)}, -(44.0/17/5 + 1.6), -(44.0/17/5 + 1.6), -(44.0/17/3 + 8.0/3), -44.0/17)}},
+		{"rate 1", []AutoRule{AutoPartialRates}, names, [][]nmc.OrbitCoord{
+			dil(1, 1, 1, 1),
+			shift([]nmc.OrbitCoord{muShift(1)}, 1, 1, 1, 1),
+			shift([]nmc.OrbitCoord{bShift, muShift(-8.0 / 3)}, -2, -2, -4, -8.0/3)}},
+		{"no scale rule", []AutoRule{AutoScale}, names[1:], nil},
+		{"no location rule", []AutoRule{AutoLocation}, []string{names[0], names[2]}, nil},
+		{"no coefficient rule", []AutoRule{AutoCoefficient}, names[:2], nil},
+		{"none", []AutoRule{AutoScale, AutoLocation, AutoCoefficient}, nil, nil},
+	}
+	for _, c := range cases {
+		m := build(c.off...)
+		if got := groupNames(m); !slices.Equal(got, c.names) {
+			t.Errorf("%s: groups %q, want %q", c.name, got, c.names)
+			continue
+		}
+		for gi, want := range c.want {
+			got := m.Groups()[gi].Coords
+			if len(got) != len(want) {
+				t.Errorf("%s: group %q has coordinates %v, want %v", c.name, c.names[gi], got, want)
+				continue
+			}
+			for k := range want {
+				if got[k].Coord != want[k].Coord || got[k].Kind != want[k].Kind || got[k].Anchor != want[k].Anchor || math.Abs(got[k].Rate-want[k].Rate) > 1e-12 {
+					t.Errorf("%s: group %q coordinate %d = %+v, want %+v", c.name, c.names[gi], k, got[k], want[k])
+				}
+			}
+		}
+	}
+	var none Builder
+	none.NoAutoGroups()
+	mu := none.Latent("mu", Normal(C(0), C(5)))
+	none.Latent("theta", Normal(mu, C(1)), 3)
+	m, err := none.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := m.Groups(); g != nil {
+		t.Errorf("NoAutoGroups(): groups %v", g)
+	}
+}
+
+// TestAutoGroupsShapes checks which structures the rules find and which they
+// leave alone, by the names of the groups Build declares.
+func TestAutoGroupsShapes(t *testing.T) {
+	rows := []int{0, 0, 1, 1, 2, 2}
+	yv := []float64{0.1, 0.5, 1.2, 0.9, -0.3, 0.2}
+	cases := []struct {
+		name string
+		decl func(b *Builder)
+		want []string
+	}{
+		{"a scale of a plate, location 0, and of a Vector", func(b *Builder) {
+			tau := b.Latent("tau", Exponential(C(1)))
+			b.Latent("theta", Normal(C(0), tau), 3)
+			b.Vector("beta", 2, StudentT(C(3), C(0), tau))
+		}, []string{"auto: dilate theta, beta with tau"}},
+		{"a positive plate of a half-normal scale", func(b *Builder) {
+			tau := b.Latent("tau", HalfCauchy(C(1)))
+			b.Latent("s", HalfNormal(tau), 4)
+		}, []string{"auto: dilate s with tau"}},
+		{"a location per coordinate", func(b *Builder) {
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			m := b.Latent("m", Normal(C(0), C(1)), 3)
+			b.Latent("theta", Cauchy(m, tau), 3)
+		}, []string{"auto: dilate theta about m with tau"}},
+		{"the anchor dilated in the same group is left out", func(b *Builder) {
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			mu := b.Latent("mu", Normal(C(0), tau))
+			b.Latent("theta", Normal(mu, tau), 3)
+		}, []string{"auto: dilate mu with tau", "auto: shift mu with theta"}},
+		{"a scale on an interval", func(b *Builder) {
+			tau := b.Latent("tau", Uniform(C(0), C(10)))
+			b.Latent("theta", Normal(C(0), tau), 3)
+		}, nil},
+		{"a scale bounded below by 1", func(b *Builder) {
+			tau := b.Latent("tau", NewDist(boundedBelow{}, 1, C(2), C(1)))
+			b.Latent("theta", Normal(C(0), tau), 3)
+		}, nil},
+		{"a scale that is an expression", func(b *Builder) {
+			v := b.Latent("v", Normal(C(0), C(1)))
+			b.Latent("theta", Normal(C(0), Exp(v)), 3)
+		}, nil},
+		{"a location that is an expression or a non-zero constant", func(b *Builder) {
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			mu := b.Latent("mu", Normal(C(0), C(1)))
+			b.Latent("theta", Normal(Add(mu, C(1)), tau), 3)
+			b.Latent("phi", Normal(C(2), tau), 3)
+		}, nil},
+		{"a prior that is not location-scale", func(b *Builder) {
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			mu := b.Latent("mu", Normal(C(0), C(1)))
+			b.Latent("theta", LogNormal(mu, tau), 3)
+		}, nil},
+		{"a member of a declared group", func(b *Builder) {
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			mu := b.Latent("mu", Normal(C(0), C(1)))
+			th := b.Latent("theta", Normal(mu, tau), 3)
+			b.Group("mine", Dilate(tau, 1))
+			b.Latent("phi", Normal(mu, C(1)), 2)
+			_ = th
+		}, []string{"mine", "auto: shift mu with theta, phi"}},
+		{"a declared group of the automatic name", func(b *Builder) {
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			th := b.Latent("theta", Normal(C(0), tau), 3)
+			e := b.Latent("e", Normal(C(0), C(1)))
+			b.Group("auto: dilate theta with tau", Shift(e, 1))
+			_ = th
+		}, []string{"auto: dilate theta with tau"}},
+		{"crossed effects", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 3)
+			c := b.Latent("c", Normal(C(0), C(1)), 2)
+			coef := b.Latent("b", Normal(C(0), C(1)))
+			b.Observe("y", Normal(Add(Add(Index(a, rows), Index(c, []int{0, 1, 0, 1, 0, 1})), Mul(coef, Data([]float64{3, 4, 5, 3, 4, 5}))), C(1)), yv)
+		}, nil},
+		{"a predictor centred within groups", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 3)
+			coef := b.Latent("b", Normal(C(0), C(1)))
+			b.Observe("y", Normal(Add(Index(a, rows), Mul(coef, Data([]float64{-1, 1, 2, -2, 0.5, -0.5}))), C(1)), yv)
+		}, nil},
+		{"a predictor far from centred, logit link, At", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 3)
+			coef := b.Latent("b", Normal(C(0), C(1)))
+			b.Observe("y", BernoulliLogit(Add(Mul(Data([]float64{3, 4, 5, 3, 4, 5}), coef), At(a, By(rows)))), []float64{0, 1, 1, 0, 1, 1})
+		}, []string{"auto: shift b against a"}},
+	}
+	for _, c := range cases {
+		b := New()
+		c.decl(b)
+		m, err := b.Build()
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := groupNames(m); !slices.Equal(got, c.want) {
+			t.Errorf("%s: groups %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestAutoGroupsNotPartial checks where the partial rates do not apply: a plate
+// read by two observations, or by a Student-t one, moves at rate 1.
+func TestAutoGroupsNotPartial(t *testing.T) {
+	rows := []int{0, 0, 1, 1, 2, 2}
+	yv := []float64{0.1, 0.5, 1.2, 0.9, -0.3, 0.2}
+	for _, two := range []bool{false, true} {
+		b := New()
+		tau := b.Latent("tau", HalfNormal(C(1)))
+		a := b.Latent("a", Normal(C(0), tau), 3)
+		if two {
+			b.Observe("y", Normal(Index(a, rows), C(0.5)), yv)
+			b.Observe("z", Normal(a, C(1)), []float64{0, 1, 2})
+		} else {
+			b.Observe("y", StudentT(C(4), Index(a, rows), C(0.5)), yv)
+		}
+		m, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs := m.Groups()
+		if len(gs) != 1 || !strings.HasPrefix(gs[0].Name, "auto: dilate a") {
+			t.Fatalf("two observations %v: groups %v", two, gs)
+		}
+		for _, c := range gs[0].Coords {
+			if c.Rate != 1 {
+				t.Errorf("two observations %v: coordinate %d at rate %v, want 1", two, c.Coord, c.Rate)
+			}
+		}
+	}
+}
+
+// TestAutoGroupsWidePrior checks that a plate whose constant prior scale is so
+// wide that the data's information times its square overflows (the prior's
+// share of every coordinate's precision 0) still builds, its location group at
+// rate 1, instead of a group whose every rate is 0, which Build refuses.
+func TestAutoGroupsWidePrior(t *testing.T) {
+	b := New()
+	mu := b.Latent("mu", Normal(C(0), C(1)))
+	th := b.Latent("theta", Normal(mu, C(1e300)), 2)
+	b.Observe("y", Normal(Index(th, []int{0, 0, 1}), C(1)), []float64{1, 2, 3})
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := m.Groups()
+	if len(gs) != 1 || gs[0].Name != "auto: shift mu with theta" {
+		t.Fatalf("groups %v, want the location group", gs)
+	}
+	for _, c := range gs[0].Coords {
+		if c.Rate != 1 {
+			t.Errorf("coordinate %d at rate %v, want 1", c.Coord, c.Rate)
+		}
+	}
+}
