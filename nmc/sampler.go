@@ -76,6 +76,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 		}
 	}
 
+	run.meet = newWarmupMeeting(run.opts)
 	start := time.Now()
 	cpu0, cpuOK := processCPU()
 	chains := make([]*Chain, eff.Chains)
@@ -104,6 +105,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	for c, ch := range chains {
 		draws.Chains[c] = ch.out.rows[:ch.out.n*run.ncols]
 		res.WarmupSweeps[c] = ch.warm.sweeps
+		res.Restarts = append(res.Restarts, ch.warm.restarts...)
 		if res.HeldOut != nil {
 			res.HeldOut[c] = ch.out.held[:ch.out.n*run.nHeld]
 		}
@@ -112,6 +114,9 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 				r.report(res, c)
 			}
 		}
+	}
+	if run.meet != nil {
+		res.WarmupCheck = run.meet.check
 	}
 	res.Stuck = stuckSites(sites, draws.Chains, run.ncols)
 	var failed []error
