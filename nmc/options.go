@@ -27,7 +27,8 @@ type Options struct {
 	// The adaptive warm-up runs in windows of 50 sweeps. At the end of every
 	// window each chain re-applies start refinement (see InitRefine), moves a
 	// continuous site whose steps accepted none of the window's proposals to a
-	// draw of its own proposal, restarts from a fresh start (see Start) when a
+	// draw of its own proposal (unless the draw lowers its score by more than a
+	// Gaussian draw would, see dislodgeDrop), restarts from a fresh start (see Start) when a
 	// site's steps were accepted but never changed it (a proposal spread below the
 	// spacing of float64, where the curvature explodes; at most 3 times per chain,
 	// Result.Restarts) — any of these restarts the chain's stationary period — and
