@@ -226,17 +226,17 @@ func (w *WarmupCheck) Warning() string {
 	if w.Agreed() {
 		return ""
 	}
-	msg := fmt.Sprintf("the adaptive warm-up reached its limit of %d sweeps without the chains agreeing", w.Sweeps)
+	msg := fmt.Sprintf("the adaptive warm-up reached its limit of %d sweeps", w.Sweeps)
 	if !w.agreed() {
-		msg += fmt.Sprintf(" (R-hat of the log joint over their last %d warm-up sweeps %.3g, want below %.3g)", w.Window, w.RHat, agreeRHat)
+		msg += fmt.Sprintf(" without the chains agreeing (R-hat of the log joint over their last %d warm-up sweeps %.3g, want below %.3g)", w.Window, w.RHat, agreeRHat)
 		msg += ": " + w.describeLevels()
 	}
 	if !w.allOwn() {
-		sep := "; "
 		if w.agreed() {
-			sep = ": "
+			msg += " before the log joint of " + chainList(w.Trending) + " had stopped trending (or the warm-up reached its minimum length)"
+		} else {
+			msg += "; the log joint of " + chainList(w.Trending) + " had not stopped trending"
 		}
-		msg += sep + "the log joint of " + chainList(w.Trending) + " still trended"
 	}
 	return msg + "; their draws may not come from one distribution (a local mode, or a chain still climbing): try a longer warm-up (Options.WarmupMax, nmc sample -warmup-max)"
 }

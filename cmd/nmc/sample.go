@@ -112,7 +112,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		start = r
 		return err
 	})
-	startCandidates := fs.Int("start-candidates", 0, "each chain draws `K` starts by -start and keeps the one with the highest log joint (0: the default, nmc.DefaultStartCandidates)")
+	startCandidates := fs.Int("start-candidates", 0, "each chain draws `K` starts by -start and keeps the first whose log joint is not orders of magnitude below the best of them (0: the default, 8; 1: the first draw)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
 	explicitClasses := fs.Bool("explicit-classes", false, "annotation only: keep the classes z in the sweep as the paper has them (each updated by enumeration given pi and theta); default: z summed out of the scores of pi and theta, drawn exactly after each sweep and still recorded")
 	leads := fs.String("leads", "", "make lead-and-follow moves of these comma-separated `sites` after warm-up (random walks in their unconstrained coordinates; default: the sites the model declares)")
