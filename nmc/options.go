@@ -75,13 +75,13 @@ type Options struct {
 	Init [][]float64
 	// Start is the rule by which a chain draws its start when Init is nil, and a
 	// fresh start when the adaptive warm-up restarts it: DefaultStart (the zero
-	// value, UniformStart), PriorStart or UniformStart.
+	// value, PriorStart), PriorStart or UniformStart (Stan's rule).
 	Start StartRule
 	// StartCandidates is the number of starts a chain draws by the Start rule
 	// (default DefaultStartCandidates, 8); it keeps the first whose log joint lies
 	// within 10·max(|L|, dimension) of the highest L among them, passing over
 	// starts orders of magnitude below the others, where the model explodes. 1
-	// keeps the first draw (the former rule, with PriorStart).
+	// keeps the first draw (the former rule).
 	StartCandidates int
 	// InitRetries is the number of m.Init attempts per chain before giving up
 	// (default 100). Must not be negative.

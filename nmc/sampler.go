@@ -23,7 +23,7 @@ type Neighborer interface {
 
 // Sample draws from the posterior of m by Newtonian Monte Carlo, running
 // opts.Chains chains in parallel goroutines (nil opts means all defaults: 4 chains
-// of 1000 draws after the adaptive warm-up, from Stan's uniform starts; see
+// of 1000 draws after the adaptive warm-up, from plausible prior draws; see
 // Options.Warmup and Options.Start; Result.Warnings says what went wrong). The chains
 // are numbered globally from opts.FirstChain (see Options.FirstChain); a chain's
 // random numbers depend on its global number only, and errors name chains by it.

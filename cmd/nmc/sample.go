@@ -107,7 +107,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	warmupMax := fs.Int("warmup-max", 0, "the most sweeps of -warmup auto (0: the default, 1000)")
 	warmupPerChain := fs.Bool("warmup-per-chain", false, "-warmup auto: each chain ends its warm-up on its own test, without comparing the chains (needed by runs split with -first-chain, see above)")
 	start := nmc.DefaultStart
-	fs.Func("start", "where the chains start: uniform (Stan's rule: uniform(−2, 2) on each continuous coordinate's unconstrained scale, discrete sites from the prior) or prior (a draw of the model's prior) (default uniform)", func(v string) error {
+	fs.Func("start", "where the chains start: uniform (Stan's rule: uniform(−2, 2) on each continuous coordinate's unconstrained scale, discrete sites from the prior) or prior (a draw of the model's prior) (default prior)", func(v string) error {
 		r, err := nmc.ParseStartRule(v)
 		start = r
 		return err

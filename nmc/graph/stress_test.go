@@ -56,7 +56,7 @@ func stressRun(t *testing.T, m nmc.Model, opts *nmc.Options, targets func(res *n
 		if prop != s.Proposals || acc != s.Accepted || fb != s.Fallbacks {
 			t.Errorf("site %s: per-chain counts %d/%d/%d do not sum to the totals %d/%d/%d", s.Name, prop, acc, fb, s.Proposals, s.Accepted, s.Fallbacks)
 		}
-		if s.Fallbacks > s.Proposals || s.Accepted > s.Proposals || s.Proposals != opts.Chains*(opts.Warmup+opts.Draws) {
+		if s.Fallbacks > s.Proposals || s.Accepted > s.Proposals || s.Proposals != opts.Chains*(max(opts.Warmup, 0)+opts.Draws) {
 			t.Errorf("site %s: %d proposals, %d accepted, %d fallbacks", s.Name, s.Proposals, s.Accepted, s.Fallbacks)
 		}
 		t.Logf("site %-6s %-16s accept %.3f fallbacks %d", s.Name, s.Proposer, float64(s.Accepted)/float64(s.Proposals), s.Fallbacks)
