@@ -559,7 +559,7 @@ func TestAnnotationBadInput(t *testing.T) {
 		if err != nil {
 			t.Fatalf("unlabelled item and labeler, classes explicit %v: %v", explicit, err)
 		}
-		res, err := nmc.Sample(context.Background(), b.Model, &nmc.Options{Chains: 1, Draws: 20, Seed: 1})
+		res, err := nmc.Sample(context.Background(), b.Model, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 1, Draws: 20, Seed: 1})
 		if err != nil {
 			t.Fatalf("unlabelled item and labeler, classes explicit %v: Sample: %v", explicit, err)
 		}

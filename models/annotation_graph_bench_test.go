@@ -80,7 +80,7 @@ func BenchmarkAnnotationSweep(b *testing.B) {
 		}{{"builtin", built.Model}, {"graph", user}} {
 			b.Run(impl.name+"/"+form.name, func(b *testing.B) {
 				const sweeps = 50
-				opts := &nmc.Options{Chains: 1, Draws: sweeps, Seed: 3, Init: [][]float64{start}}
+				opts := &nmc.Options{Warmup: nmc.NoWarmup, Chains: 1, Draws: sweeps, Seed: 3, Init: [][]float64{start}}
 				b.ResetTimer()
 				t0 := time.Now()
 				for range b.N {

@@ -73,7 +73,7 @@ func regressionBench(b *testing.B, robust, user bool) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 2, Draws: 200, Seed: 1}); err != nil {
+		if _, err := nmc.Sample(context.Background(), m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 2, Draws: 200, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -107,7 +107,7 @@ func sweepBench(b *testing.B, robust, user bool) {
 			b.Fatal(err)
 		}
 	}
-	res, err := nmc.Sample(context.Background(), built.Model, &nmc.Options{Chains: 1, Draws: 50, Seed: 1})
+	res, err := nmc.Sample(context.Background(), built.Model, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 1, Draws: 50, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

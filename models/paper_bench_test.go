@@ -99,7 +99,7 @@ func paperBench(b *testing.B, m *Built) {
 	var wall time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		r, err := nmc.Sample(context.Background(), m.Model, &nmc.Options{Chains: chains, Draws: draws, Seed: 1, HeldOut: m.HeldOut})
+		r, err := nmc.Sample(context.Background(), m.Model, &nmc.Options{Warmup: nmc.NoWarmup, Chains: chains, Draws: draws, Seed: 1, HeldOut: m.HeldOut})
 		if err != nil {
 			b.Fatal(err)
 		}

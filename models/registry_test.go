@@ -193,7 +193,7 @@ func TestCompareSampledConjugate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := nmc.Sample(context.Background(), b.Model, &nmc.Options{Chains: 4, Draws: 500, Seed: 3})
+	res, err := nmc.Sample(context.Background(), b.Model, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 4, Draws: 500, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

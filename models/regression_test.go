@@ -89,7 +89,7 @@ func TestRobustStartInNuTail(t *testing.T) {
 		t.Fatalf("generated nu = %v; the test needs a start far above it", truth.Nu)
 	}
 	for _, refine := range []int{0, -1} {
-		res, err := nmc.Sample(context.Background(), b.Model, &nmc.Options{Chains: 2, Draws: 5, Seed: 3, Init: [][]float64{start}, InitRefine: refine})
+		res, err := nmc.Sample(context.Background(), b.Model, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 2, Draws: 5, Seed: 3, Init: [][]float64{start}, InitRefine: refine})
 		if err != nil {
 			t.Fatal(err)
 		}

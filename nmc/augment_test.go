@@ -248,10 +248,10 @@ func TestAugmentErrors(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"out of range", []int{7}, Options{}, "names site 7; it has 2 sites"},
-		{"discrete", []int{1}, Options{}, `names site "z[0]", which is discrete`},
-		{"twice", []int{0, 0}, Options{}, `names site "mu" twice`},
-		{"rounds", []int{0}, Options{Moves: []Move{Defaults{AugmentRounds: -1}}}, "Defaults.AugmentRounds = -1 is negative"},
+		{"out of range", []int{7}, Options{Warmup: NoWarmup}, "names site 7; it has 2 sites"},
+		{"discrete", []int{1}, Options{Warmup: NoWarmup}, `names site "z[0]", which is discrete`},
+		{"twice", []int{0, 0}, Options{Warmup: NoWarmup}, `names site "mu" twice`},
+		{"rounds", []int{0}, Options{Warmup: NoWarmup, Moves: []Move{Defaults{AugmentRounds: -1}}}, "Defaults.AugmentRounds = -1 is negative"},
 	}
 	for _, c := range cases {
 		m := base
@@ -265,7 +265,7 @@ func TestAugmentErrors(t *testing.T) {
 	}
 	// No Marginalised site: nothing to augment with.
 	m := &augNoMarg{}
-	if _, err := Sample(context.Background(), m, &Options{Draws: 10, Chains: 1}); err == nil || !strings.Contains(err.Error(), "no site is Marginalised") {
+	if _, err := Sample(context.Background(), m, &Options{Warmup: NoWarmup, Draws: 10, Chains: 1}); err == nil || !strings.Contains(err.Error(), "no site is Marginalised") {
 		t.Errorf("no Marginalised site: error %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 // draws per second.
 func benchSample(b *testing.B, m Model) {
 	b.ReportAllocs()
-	o := &Options{Chains: 1, Draws: 1000, Seed: 1}
+	o := &Options{Warmup: NoWarmup, Chains: 1, Draws: 1000, Seed: 1}
 	n := 0
 	for b.Loop() {
 		if _, err := Sample(context.Background(), m, o); err != nil {

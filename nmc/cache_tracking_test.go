@@ -96,7 +96,7 @@ func TestCacheTrackingSplit(t *testing.T) {
 	t.Parallel()
 	n := trackedReads + 8
 	plain, nb := &wideHier{n: n}, wideHierNb{&wideHier{n: n}}
-	o := Options{Chains: 1, Draws: 300, Seed: 17}
+	o := Options{Warmup: NoWarmup, Chains: 1, Draws: 300, Seed: 17}
 	a, b := sample(t, plain, &o), sample(t, nb, &o)
 	for i := range a.Draws.Chains[0] {
 		if math.Float64bits(a.Draws.Chains[0][i]) != math.Float64bits(b.Draws.Chains[0][i]) {

@@ -68,11 +68,21 @@ type warmupState struct {
 	// stopped reports that a move saw done closed in the current sweep.
 	stopped bool
 	// stable is the sweep where the current stationary period began; lj holds
-	// the log joint of its latest 2·autoWindow sweeps (adaptive warm-up only).
-	stable int
-	lj     []float64
-	// proposals and accepted are each site's step counts at the last window end.
-	proposals, accepted []int
+	// the log joint of its latest 2·autoWindow sweeps, and recent that of the
+	// latest 2·autoWindow warm-up sweeps, sweep s at s mod 2·autoWindow
+	// (adaptive warm-up only).
+	stable     int
+	lj, recent []float64
+	// own reports that the chain's own test passed at a window end since its
+	// stationary period began.
+	own bool
+	// proposals, accepted (by the MH test), moved and unmoved (see
+	// draws.SiteStats) are each site's step counts at the last window end.
+	proposals, accepted, moved, unmoved []int
+	// restarts are the chain's restarts from a fresh start; saved keeps the
+	// state during one.
+	restarts []Restart
+	saved    []float64
 }
 
 // where is what the chain is doing, for panic messages: the site or the group
@@ -96,9 +106,11 @@ func newChain(local int, run *sampling) *Chain {
 		at:    where{site: -1, group: -1},
 	}
 	c.cache = newCacheState(run)
-	if run.opts.Warmup == AutoWarmup {
-		c.warm.lj = make([]float64, 2*autoWindow)
+	if run.opts.adaptive() {
+		c.warm.lj, c.warm.recent = make([]float64, 2*autoWindow), make([]float64, 2*autoWindow)
 		c.warm.proposals, c.warm.accepted = make([]int, len(sites)), make([]int, len(sites))
+		c.warm.moved, c.warm.unmoved = make([]int, len(sites)), make([]int, len(sites))
+		c.warm.saved = make([]float64, len(c.x))
 	}
 	maxValues := 0
 	for i, s := range sites {
@@ -131,6 +143,7 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 			}
 		}
 	}()
+	defer c.leaveMeetings()
 	c.at.phase = "NewScorer"
 	if err := c.startScorer(); err != nil {
 		return err
@@ -145,8 +158,8 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 	c.at.phase = "sampling"
 	o := c.run.opts
 	sampling := o.Draws * o.Thin
-	warmMax := o.Warmup
-	if o.Warmup == AutoWarmup {
+	warmMax := o.fixedWarmup()
+	if o.adaptive() {
 		warmMax = o.WarmupMax
 	}
 	total := warmMax + sampling
@@ -178,10 +191,22 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 		complete := c.afterWarmupSweep(sweep)
 		progress(sweep)
 		sweep++
+		if c.run.meet != nil {
+			complete = false
+			if sweep%autoWindow == 0 || sweep == warmMax {
+				end, stopped := c.meet(sweep, c.warm.own)
+				if stopped {
+					c.report(sweep, total)
+					return ctx.Err()
+				}
+				complete = end
+			}
+		}
 		if complete {
 			break
 		}
 	}
+	c.leaveMeetings()
 	c.endWarmup(sweep)
 	total = sweep + sampling
 	c.warm.warmup = false

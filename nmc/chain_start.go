@@ -33,8 +33,8 @@ func (c *Chain) startScorer() error {
 	return nil
 }
 
-// init sets the starting state: the user's, or m.Init retried until every site's
-// score and the log joint are finite.
+// init sets the starting state: the user's, or a draw of the start rule
+// (Options.Start) retried until every site's score and the log joint are finite.
 func (c *Chain) init() error {
 	o := c.run.opts
 	if o.Init != nil {
@@ -45,17 +45,9 @@ func (c *Chain) init() error {
 		}
 		return c.refineStart()
 	}
-	last := ""
-	for try := 0; try < o.InitRetries; try++ {
-		err := c.run.m.Init(c.rng, c.x)
-		c.discreteWritten(-1)
-		if err != nil {
-			last = err.Error()
-			continue
-		}
-		if last = c.checkStart(); last == "" {
-			return c.refineStart()
-		}
+	ok, last := c.freshStart()
+	if ok {
+		return c.refineStart()
 	}
 	return fmt.Errorf("nmc: chain %d: no finite starting point after %d tries (last: %s)", c.num(), o.InitRetries, last)
 }

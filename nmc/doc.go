@@ -80,10 +80,13 @@
 // of a group, or a Real site with at least two coordinates — from the block's
 // curvature at a few warm-up draws, freezes it, and makes independence
 // Metropolis-Hastings steps from it every sweep (FittedSteps, proposer
-// "fitted-gaussian"). Options.Warmup = AutoWarmup lets each chain choose its warm-up
-// length (at least 200 sweeps, whole windows of 50, re-applying start refinement at
-// each window end and moving a site whose steps accepted nothing in the window to a
-// draw of its proposal, until its log joint stops trending; Result.WarmupSweeps).
+// "fitted-gaussian"). The adaptive warm-up (the default: Options.Warmup 0 or
+// AutoWarmup) chooses the warm-up's length (at least 200 sweeps, whole windows of
+// 50, re-applying start refinement at each window end, moving a site whose steps
+// accepted nothing in the window to a draw of its proposal and restarting a chain
+// frozen where the curvature explodes, until each chain's log joint stops trending
+// and the chains agree, or WarmupMax with a warning; Result.WarmupSweeps,
+// Result.WarmupCheck). Options.Warmup = NoWarmup records from the first sweep.
 // After every warm-up sweep each move that adapts (Adapter) learns from it, and at
 // the end of the warm-up freezes what it learnt. A group move probes its orbit once
 // more per fit for the rate of its log-Gamma fit; after a warm-up whose probed rates

@@ -138,7 +138,7 @@ func (s *walkState) Stats() []draws.SiteStats {
 // schedule (the NMC steps of the other site, nu).
 func ExampleMove() {
 	m := normalMeans{names: []string{"mu", "nu"}, ys: [][]float64{{1.2, 0.8, 1.9, 1.4}, {-0.3, 0.2}}}
-	opts := &nmc.Options{Chains: 4, Draws: 5000, Seed: 1, Moves: []nmc.Move{nmc.Defaults{}, walk{Site: "mu", Scale: 1}}}
+	opts := &nmc.Options{Warmup: nmc.NoWarmup, Chains: 4, Draws: 5000, Seed: 1, Moves: []nmc.Move{nmc.Defaults{}, walk{Site: "mu", Scale: 1}}}
 	schedule, err := nmc.Plan(m, opts)
 	if err != nil {
 		fmt.Println(err)

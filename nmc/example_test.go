@@ -48,7 +48,7 @@ func (m rateModel) Score(x []float64, _ int, grad, hess []float64) float64 {
 
 func ExampleSample() {
 	m := rateModel{counts: []float64{3, 5, 4, 6, 2}}
-	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: 2000, Seed: 1})
+	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 4, Draws: 2000, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -199,7 +199,7 @@ func (f funnel) ScoreOrbit(x []float64, _ int, d *[2]float64) float64 {
 // (bulk ESS about 20,000 of 4 × 5000 draws); without it, about 600.
 func ExampleGrouper() {
 	for _, off := range []bool{true, false} {
-		res, err := nmc.Sample(context.Background(), funnel{}, &nmc.Options{Chains: 4, Draws: 5000, Seed: 1, Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: off}}})
+		res, err := nmc.Sample(context.Background(), funnel{}, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 4, Draws: 5000, Seed: 1, Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: off}}})
 		if err != nil {
 			fmt.Println(err)
 			return

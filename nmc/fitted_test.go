@@ -53,7 +53,10 @@ func checkBanana(t *testing.T, what string, r *Result, bend float64) {
 func TestFittedStepAlone(t *testing.T) {
 	t.Parallel()
 	for _, df := range []float64{0, 5} {
-		o := &Options{Chains: 4, Draws: 4000, Warmup: 200, Seed: 401, Moves: fittedOnly(FittedSteps{DF: df})}
+		// One prior draw per chain, as before the start candidates: the fitted
+		// step alone learns its proposal from the warm-up's own draws, and some
+		// random streams leave it too narrow (seed 404: ESS 4, x1 variance 0.18).
+		o := &Options{Chains: 4, Draws: 4000, Warmup: 200, Seed: 401, Start: PriorStart, StartCandidates: 1, Moves: fittedOnly(FittedSteps{DF: df})}
 		r := sample(t, banana{0.4}, o)
 		if df > 0 {
 			checkBanana(t, "banana", r, 0.4)
@@ -88,7 +91,7 @@ func TestFittedStepAlone(t *testing.T) {
 func TestFittedStepWithSites(t *testing.T) {
 	t.Parallel()
 	for _, every := range []int{1, 3} {
-		o := &Options{Chains: 4, Draws: 3000, Warmup: AutoWarmup, Seed: 402, Moves: []Move{SiteSteps{}, GroupMoves{}, FittedSteps{Every: every}}}
+		o := &Options{Chains: 4, Draws: 3000, Warmup: AutoWarmup, Seed: 402, Start: PriorStart, StartCandidates: 1, Moves: []Move{SiteSteps{}, GroupMoves{}, FittedSteps{Every: every}}}
 		r := sample(t, banana{0.4}, o)
 		checkBanana(t, "banana", r, 0.4)
 		if want := 4 * defaultFittedSteps * ((3000 + every - 1) / every); movesOf(r, "fitted")[0].Proposals != want {
@@ -177,7 +180,7 @@ func TestFittedOff(t *testing.T) {
 	if movesOf(r, "fitted") != nil || movesOfPerChain(r, "fitted") != nil || len(r.AllStats()) != 1 {
 		t.Errorf("Off: Fitted %+v, AllStats %+v", movesOf(r, "fitted"), r.AllStats())
 	}
-	r = sample(t, banana{1}, &Options{Chains: 2, Draws: 100, Seed: 405})
+	r = sample(t, banana{1}, &Options{Warmup: NoWarmup, Chains: 2, Draws: 100, Seed: 405})
 	if movesOf(r, "fitted") != nil {
 		t.Errorf("no warm-up: Fitted %+v", movesOf(r, "fitted"))
 	}
@@ -198,15 +201,15 @@ func TestFittedOptionErrors(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Warmup: -2}, "Options.Warmup = -2"},
+		{Options{Warmup: -3}, "Options.Warmup = -3"},
 		{Options{Warmup: AutoWarmup, WarmupMax: -1}, "Options.WarmupMax = -1"},
-		{Options{Moves: []Move{FittedSteps{Every: -1}}}, "FittedSteps.Every = -1"},
-		{Options{Moves: []Move{FittedSteps{Steps: -3}}}, "FittedSteps.Steps = -3"},
-		{Options{Moves: []Move{FittedSteps{Inflate: -1}}}, "FittedSteps.Inflate = -1"},
-		{Options{Moves: []Move{FittedSteps{Inflate: math.NaN()}}}, "FittedSteps.Inflate = NaN"},
-		{Options{Moves: []Move{FittedSteps{Inflate: math.Inf(1)}}}, "FittedSteps.Inflate = +Inf"},
-		{Options{Moves: []Move{FittedSteps{DF: -2}}}, "FittedSteps.DF = -2"},
-		{Options{Moves: []Move{FittedSteps{DF: math.NaN()}}}, "FittedSteps.DF = NaN"},
+		{Options{Warmup: NoWarmup, Moves: []Move{FittedSteps{Every: -1}}}, "FittedSteps.Every = -1"},
+		{Options{Warmup: NoWarmup, Moves: []Move{FittedSteps{Steps: -3}}}, "FittedSteps.Steps = -3"},
+		{Options{Warmup: NoWarmup, Moves: []Move{FittedSteps{Inflate: -1}}}, "FittedSteps.Inflate = -1"},
+		{Options{Warmup: NoWarmup, Moves: []Move{FittedSteps{Inflate: math.NaN()}}}, "FittedSteps.Inflate = NaN"},
+		{Options{Warmup: NoWarmup, Moves: []Move{FittedSteps{Inflate: math.Inf(1)}}}, "FittedSteps.Inflate = +Inf"},
+		{Options{Warmup: NoWarmup, Moves: []Move{FittedSteps{DF: -2}}}, "FittedSteps.DF = -2"},
+		{Options{Warmup: NoWarmup, Moves: []Move{FittedSteps{DF: math.NaN()}}}, "FittedSteps.DF = NaN"},
 	} {
 		o := c.o
 		_, err := Sample(context.Background(), banana{1}, &o)
@@ -242,13 +245,14 @@ func TestFittedBlocks(t *testing.T) {
 	}
 }
 
-// TestFittedFirstChainBitIdentical: with the adaptive warm-up and the fitted step
-// (per-chain fits), the chains of a run split with FirstChain are bit-identical to
-// the same chains of one local run, warm-up lengths and fitted counts included.
+// TestFittedFirstChainBitIdentical: with the adaptive warm-up per chain
+// (WarmupPerChain) and the fitted step (per-chain fits), the chains of a run
+// split with FirstChain are bit-identical to the same chains of one local run,
+// warm-up lengths and fitted counts included.
 func TestFittedFirstChainBitIdentical(t *testing.T) {
 	t.Parallel()
 	for _, m := range []Model{funnelGroup{k: 3}, banana{0.4}} {
-		o := Options{Chains: 4, Draws: 150, Warmup: AutoWarmup, Seed: 406}
+		o := Options{Chains: 4, Draws: 150, Warmup: AutoWarmup, WarmupPerChain: true, Seed: 406}
 		local := sample(t, m, &o)
 		o.Chains, o.FirstChain = 2, 2
 		task := sample(t, m, &o)
@@ -289,6 +293,7 @@ func TestDislodge(t *testing.T) {
 		before := append([]float64(nil), ch.x...)
 		ch.sites[0].stats.Proposals, ch.sites[0].stats.Accepted = tc.proposals, tc.acc
 		moved := ch.dislodge()
+		ch.countsAt()
 		changed := false
 		for j := range before {
 			changed = changed || ch.x[j] != before[j]

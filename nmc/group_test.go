@@ -104,13 +104,13 @@ func chi3(sigma float64) (mean, sd float64) {
 func TestGroupMoveAlone(t *testing.T) {
 	t.Parallel()
 	only := func(init ...float64) Options {
-		return Options{Chains: 4, Draws: 4000, Seed: 301, InitRefine: -1, Init: [][]float64{init}, Moves: groupsOnly}
+		return Options{Warmup: NoWarmup, Chains: 4, Draws: 4000, Seed: 301, InitRefine: -1, Init: [][]float64{init}, Moves: groupsOnly}
 	}
 
 	t.Run("shift of a correlated Gaussian", func(t *testing.T) {
 		m := corr2(shift2)
 		x0 := []float64{2.5, 0.3}
-		r := sample(t, m, &Options{Chains: 4, Draws: 4000, Seed: 302, InitRefine: -1, Init: [][]float64{x0}, Moves: groupsOnly})
+		r := sample(t, m, &Options{Warmup: NoWarmup, Chains: 4, Draws: 4000, Seed: 302, InitRefine: -1, Init: [][]float64{x0}, Moves: groupsOnly})
 		// t along b = (1, .5) from x0: N(−bᵀP(x0−m)/bᵀPb, 1/bᵀPb).
 		b := []float64{1, 0.5}
 		var bpb, bpr float64
@@ -191,15 +191,15 @@ type plainModel struct{ Model }
 func TestNoGroupMoves(t *testing.T) {
 	t.Parallel()
 	m := corr2(shift2)
-	a := sample(t, m, &Options{Chains: 2, Draws: 300, Seed: 321, Moves: []Move{Defaults{NoGroupMoves: true}}})
-	b := sample(t, plainModel{m}, &Options{Chains: 2, Draws: 300, Seed: 321})
+	a := sample(t, m, &Options{Warmup: NoWarmup, Chains: 2, Draws: 300, Seed: 321, Moves: []Move{Defaults{NoGroupMoves: true}}})
+	b := sample(t, plainModel{m}, &Options{Warmup: NoWarmup, Chains: 2, Draws: 300, Seed: 321})
 	for c := range a.Draws.Chains {
 		sameChain(t, "NoGroupMoves", a, c, b, c)
 	}
 	if movesOf(a, "group") != nil || movesOfPerChain(a, "group") != nil || len(a.Schedule) != 1 {
 		t.Errorf("NoGroupMoves: groups %+v, schedule %v", movesOf(a, "group"), a.Schedule)
 	}
-	g := sample(t, m, &Options{Chains: 2, Draws: 300, Seed: 321})
+	g := sample(t, m, &Options{Warmup: NoWarmup, Chains: 2, Draws: 300, Seed: 321})
 	if len(movesOf(g, "group")) != 1 || movesOf(g, "group")[0].Proposals != 600 || len(movesOfPerChain(g, "group")) != 2 || movesOfPerChain(g, "group")[1][0].Proposals != 300 {
 		t.Errorf("group statistics %+v, per chain %+v", movesOf(g, "group"), movesOfPerChain(g, "group"))
 	}
@@ -273,7 +273,7 @@ func TestGroupValidation(t *testing.T) {
 		{"marginalised", []Group{{Name: "g", Coords: []OrbitCoord{c(8, Shift, 1, -1)}}}, `site "z" is Marginalised`},
 		{"second group", []Group{{Name: "fine", Coords: []OrbitCoord{ok}}, {Name: "bad", Coords: []OrbitCoord{c(6, Shift, 1, -1)}}}, `nmc: group 1 "bad", entry 0 (s[1]): site "s" is a Simplex`},
 	} {
-		_, err := Sample(context.Background(), &validationModel{groups: tc.groups, scorer: orbit}, &Options{Chains: 1, Draws: 1})
+		_, err := Sample(context.Background(), &validationModel{groups: tc.groups, scorer: orbit}, &Options{Warmup: NoWarmup, Chains: 1, Draws: 1})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
@@ -292,10 +292,10 @@ func TestGroupValidation(t *testing.T) {
 
 	// A Scorer without ScoreOrbit is refused, unless group moves are off.
 	m := &validationModel{groups: good, scorer: newMVNModel()}
-	if _, err := Sample(context.Background(), m, &Options{Chains: 1, Draws: 1}); err == nil || !strings.Contains(err.Error(), `the model declares groups ("g1", "g2") but its Scorer *nmc.mvnModel does not implement OrbitScorer`) {
+	if _, err := Sample(context.Background(), m, &Options{Warmup: NoWarmup, Chains: 1, Draws: 1}); err == nil || !strings.Contains(err.Error(), `the model declares groups ("g1", "g2") but its Scorer *nmc.mvnModel does not implement OrbitScorer`) {
 		t.Errorf("Scorer without OrbitScorer: %v", err)
 	}
-	if _, err := Plan(m, &Options{Moves: []Move{Defaults{NoGroupMoves: true}}}); err != nil {
+	if _, err := Plan(m, &Options{Warmup: NoWarmup, Moves: []Move{Defaults{NoGroupMoves: true}}}); err != nil {
 		t.Errorf("NoGroupMoves: %v", err)
 	}
 
@@ -379,7 +379,7 @@ func TestGroupMoveRadiusChain(t *testing.T) {
 	t.Parallel()
 	mean, sd := chi3(2)
 	for _, rate := range []float64{1, 0.5} {
-		r := sample(t, isotropic(3, 2, dilateAll(3, rate)), &Options{Chains: 4, Draws: 4000, Seed: 361, InitRefine: -1, Init: [][]float64{{0.3, -0.2, 0.1}}, Moves: groupsOnly})
+		r := sample(t, isotropic(3, 2, dilateAll(3, rate)), &Options{Warmup: NoWarmup, Chains: 4, Draws: 4000, Seed: 361, InitRefine: -1, Init: [][]float64{{0.3, -0.2, 0.1}}, Moves: groupsOnly})
 		rad := series(r, func(x []float64) float64 { return math.Sqrt(x[0]*x[0] + x[1]*x[1] + x[2]*x[2]) })
 		checkMoments(t, fmt.Sprintf("radius, rate %g", rate), rad, mean, sd, nil)
 		if a := groupRate(t, r, "scale"); a < 0.999 || movesOf(r, "group")[0].Fallbacks != 0 {
@@ -397,7 +397,7 @@ func TestGroupMoveRadiusChain(t *testing.T) {
 func TestGroupMoveOffsetScale(t *testing.T) {
 	t.Parallel()
 	m := &gaussGroup{mean: []float64{3}, prec: []float64{1}, groups: []Group{dilateAll(1, 1)}}
-	r := sample(t, m, &Options{Chains: 4, Draws: 10000, Seed: 371, InitRefine: -1, Init: [][]float64{{0.05}}, Moves: groupsOnly})
+	r := sample(t, m, &Options{Warmup: NoWarmup, Chains: 4, Draws: 10000, Seed: 371, InitRefine: -1, Init: [][]float64{{0.05}}, Moves: groupsOnly})
 	// N(3, 1) truncated below at 0: with λ = φ(3)/Φ(3), mean 3 + λ, variance 1 − λ(λ + 3).
 	phi := math.Exp(-4.5) / math.Sqrt(2*math.Pi)
 	lambda := phi / (0.5 * math.Erfc(-3/math.Sqrt2))
@@ -446,7 +446,7 @@ func TestMarginalised(t *testing.T) {
 // one series of independent values.
 func stationaryRadius(t *testing.T, m Model, draw func(rng *rand.Rand, x []float64), n, steps int, coords []int, anchor int) [][]float64 {
 	t.Helper()
-	c := newTestChain(t, m, &Options{Moves: []Move{GroupMoves{}}})
+	c := newTestChain(t, m, &Options{Warmup: NoWarmup, Moves: []Move{GroupMoves{}}})
 	g := stepperOf[*groupStepper](t, c)
 	rng := rand.New(rand.NewPCG(351, 1))
 	out := make([]float64, n)
@@ -622,7 +622,7 @@ func (m panicOrbitModel) NewScorer() Scorer {
 // TestGroupPanic: a panic in ScoreOrbit is an error naming the chain and the group.
 func TestGroupPanic(t *testing.T) {
 	t.Parallel()
-	_, err := Sample(context.Background(), panicOrbitModel{corr2(shift2)}, &Options{Chains: 1, Draws: 5})
+	_, err := Sample(context.Background(), panicOrbitModel{corr2(shift2)}, &Options{Warmup: NoWarmup, Chains: 1, Draws: 5})
 	if err == nil || !strings.Contains(err.Error(), `nmc: chain 0, group "shift": panic: orbit boom`) {
 		t.Errorf("error %v", err)
 	}
@@ -636,7 +636,7 @@ func TestGroupInvalidates(t *testing.T) {
 	g := Group{Name: "g", Coords: []OrbitCoord{{Coord: 1, Kind: Dilate, Rate: 1, Anchor: -1}}}
 	for _, m := range []Model{isotropic(3, 1, g), gaussGroupNb{isotropic(3, 1, g)}} {
 		sites := m.Sites()
-		c := newTestChain(t, m, &Options{Moves: []Move{GroupMoves{}}})
+		c := newTestChain(t, m, &Options{Warmup: NoWarmup, Moves: []Move{GroupMoves{}}})
 		g := stepperOf[*groupStepper](t, c)
 		copy(c.x, []float64{0.5, 1.5, -0.5})
 		c.invalidateAll()

@@ -190,7 +190,7 @@ func (fp *fittedPlan) String() string {
 // finish plans the blocks: those of the groups the schedule moves along and of
 // the Real sites with several coordinates; none without a warm-up.
 func (fp *fittedPlan) finish(p *Planner) (bool, error) {
-	if p.run.opts.Warmup == 0 { // without warm-up there is nothing to fit
+	if p.run.opts.noWarmup() { // without warm-up there is nothing to fit
 		return false, nil
 	}
 	var groups []orbitBlock

@@ -67,8 +67,8 @@ func (g *groupPlan) Start(c *Chain) (Stepper, error) {
 	if c.sc.orb == nil {
 		return nil, fmt.Errorf("the model declares groups but its Scorer %T does not implement OrbitScorer", c.sc.sc)
 	}
-	n := c.run.opts.Warmup
-	if n == AutoWarmup {
+	n := c.run.opts.fixedWarmup()
+	if c.run.opts.adaptive() {
 		n = c.run.opts.WarmupMax
 	}
 	return &groupStepper{plan: g, orbit: &c.orbit[g.index], old: make([]float64, len(g.coords)), moved: make([]float64, len(g.coords)),
@@ -121,7 +121,7 @@ func (st *groupStepper) restart() { st.rate.probed = st.rate.probed[:0] }
 // the adaptive one, whose restarts forget them).
 func keepRates(c *Chain) bool {
 	o := c.run.opts
-	return c.warm.warmup && (o.Warmup == AutoWarmup || c.warm.sweep >= o.Warmup/2)
+	return c.warm.warmup && (o.adaptive() || c.warm.sweep >= o.fixedWarmup()/2)
 }
 
 // Step is one Metropolis-Hastings step along the group's orbit. A panic in model

@@ -289,8 +289,8 @@ func newHamiltonianBlock(blockSites []int, sites []Site, off []int, cfg Hamilton
 		h.invMass[j], h.sqrtInvMass[j] = 1, 1
 	}
 	h.hess = make([]float64, maxK*maxK)
-	h.window = opts.Warmup
-	if opts.Warmup == AutoWarmup {
+	h.window = opts.fixedWarmup()
+	if opts.adaptive() {
 		h.window = hamMinWarmup
 	}
 	return h

@@ -411,16 +411,16 @@ func TestHamiltonianErrors(t *testing.T) {
 		o     Options
 		want  string
 	}{
-		{[]int{0, 1}, Options{}, `site "k", which is Discrete`},
-		{[]int{2}, Options{}, `site "z", which is Marginalised`},
-		{[]int{0, 3}, Options{}, "lists site 3 (entry 1); the model has sites 0 … 2"},
-		{[]int{-1}, Options{}, "lists site -1"},
-		{[]int{0, 0}, Options{}, `site "mu" twice`},
-		{[]int{0, 1}, Options{Moves: []Move{Defaults{NoHamiltonian: true}}}, `site "k", which is Discrete`},
-		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Leapfrogs: -1}}}, "HamiltonianMove.Leapfrogs = -1 is negative"},
-		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Target: 1}}}, "HamiltonianMove.Target = 1, want in (0, 1)"},
-		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Target: -0.5}}}, "HamiltonianMove.Target = -0.5"},
-		{[]int{0}, Options{Moves: []Move{HamiltonianMove{Target: math.NaN()}}}, "HamiltonianMove.Target = NaN"},
+		{[]int{0, 1}, Options{Warmup: NoWarmup}, `site "k", which is Discrete`},
+		{[]int{2}, Options{Warmup: NoWarmup}, `site "z", which is Marginalised`},
+		{[]int{0, 3}, Options{Warmup: NoWarmup}, "lists site 3 (entry 1); the model has sites 0 … 2"},
+		{[]int{-1}, Options{Warmup: NoWarmup}, "lists site -1"},
+		{[]int{0, 0}, Options{Warmup: NoWarmup}, `site "mu" twice`},
+		{[]int{0, 1}, Options{Warmup: NoWarmup, Moves: []Move{Defaults{NoHamiltonian: true}}}, `site "k", which is Discrete`},
+		{[]int{0}, Options{Warmup: NoWarmup, Moves: []Move{HamiltonianMove{Leapfrogs: -1}}}, "HamiltonianMove.Leapfrogs = -1 is negative"},
+		{[]int{0}, Options{Warmup: NoWarmup, Moves: []Move{HamiltonianMove{Target: 1}}}, "HamiltonianMove.Target = 1, want in (0, 1)"},
+		{[]int{0}, Options{Warmup: NoWarmup, Moves: []Move{HamiltonianMove{Target: -0.5}}}, "HamiltonianMove.Target = -0.5"},
+		{[]int{0}, Options{Warmup: NoWarmup, Moves: []Move{HamiltonianMove{Target: math.NaN()}}}, "HamiltonianMove.Target = NaN"},
 	} {
 		o := c.o
 		o.Chains, o.Draws = 1, 5
@@ -435,7 +435,7 @@ func TestHamiltonianErrors(t *testing.T) {
 		t.Errorf("valid block: %+v", movesOf(r, "hamiltonian"))
 	}
 	// An empty block is no block.
-	r = sample(t, hmcBadBlock{[]int{}}, &Options{Chains: 1, Draws: 5, Seed: 607})
+	r = sample(t, hmcBadBlock{[]int{}}, &Options{Warmup: NoWarmup, Chains: 1, Draws: 5, Seed: 607})
 	if movesOf(r, "hamiltonian") != nil || strings.Contains(r.Schedule.String(), "hamiltonian") {
 		t.Errorf("empty block: %+v, schedule %v", movesOf(r, "hamiltonian"), r.Schedule)
 	}
@@ -550,7 +550,7 @@ func (m hmcBrokenGrad) JointGrad(x []float64, sites []int, grad []float64, value
 // divergent one while the site steps go on.
 func TestHamiltonianBrokenGradient(t *testing.T) {
 	t.Parallel()
-	_, err := Sample(context.Background(), hmcBrokenGrad{newHMCGaussian(), true}, &Options{Chains: 1, Draws: 5, Seed: 608})
+	_, err := Sample(context.Background(), hmcBrokenGrad{newHMCGaussian(), true}, &Options{Warmup: NoWarmup, Chains: 1, Draws: 5, Seed: 608})
 	if err == nil || !strings.Contains(err.Error(), "chain 0, Hamiltonian move: panic: broken gradient") {
 		t.Errorf("panicking JointGrad: error %v", err)
 	}

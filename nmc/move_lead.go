@@ -159,7 +159,7 @@ func (j LeadMoves) Plan(p *Planner) ([]Planned, error) {
 		return nil, err
 	}
 	leads, err := jointLeads(p.run.m, p.run.sites, cfg)
-	if err != nil || p.run.opts.Warmup == 0 { // the random walks are fitted to warm-up draws
+	if err != nil || p.run.opts.noWarmup() { // the random walks are fitted to warm-up draws
 		return nil, err
 	}
 	out := make([]Planned, len(leads))

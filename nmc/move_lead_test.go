@@ -213,7 +213,7 @@ func TestJointMovesDefault(t *testing.T) {
 			}
 		}
 	}
-	if r := sample(t, dirichletGamma{}, &Options{Chains: 2, Draws: 100, Seed: 504}); movesOf(r, "lead") != nil {
+	if r := sample(t, dirichletGamma{}, &Options{Warmup: NoWarmup, Chains: 2, Draws: 100, Seed: 504}); movesOf(r, "lead") != nil {
 		t.Errorf("no warm-up: Joint %+v", movesOf(r, "lead"))
 	}
 }

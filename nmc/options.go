@@ -20,21 +20,40 @@ type Options struct {
 	// Draws is the number of recorded draws per chain (default 1000). Must not be
 	// negative.
 	Draws int
-	// Warmup is the number of sweeps per chain run before recording (default 0), or
-	// AutoWarmup for the adaptive warm-up: each chain then warms up in windows of 50
-	// sweeps, re-applies start refinement (see InitRefine) at the end of every window,
-	// moves a continuous site whose steps accepted none of the window's proposals to
-	// a draw of its own proposal (a move restarts the stationary period, as a
-	// refinement move does), and stops at the first window end after at least 200
-	// sweeps (300 with a Hamiltonian block, see HamiltonianMove) where the means of
-	// its log joint over the last two windows (both after its last refinement move)
-	// differ by at most one standard deviation of the later window, or after
-	// WarmupMax sweeps. Result.WarmupSweeps records each chain's length. An explicit
-	// value runs exactly that many sweeps. Must be AutoWarmup or not negative.
+	// Warmup is the warm-up before recording: 0 (the default) or AutoWarmup asks
+	// for the adaptive warm-up, NoWarmup for none (the paper's runs: recording
+	// from the first sweep), a positive value for exactly that many sweeps.
+	//
+	// The adaptive warm-up runs in windows of 50 sweeps. At the end of every
+	// window each chain re-applies start refinement (see InitRefine), moves a
+	// continuous site whose steps accepted none of the window's proposals to a
+	// draw of its own proposal (unless the draw lowers its score by more than a
+	// Gaussian draw would, see dislodgeDrop), restarts from a fresh start (see Start) when a
+	// site's steps were accepted but never changed it (a proposal spread below the
+	// spacing of float64, where the curvature explodes; at most 3 times per chain,
+	// Result.Restarts) — any of these restarts the chain's stationary period — and
+	// runs its own test: at least 200 sweeps (300 with a Hamiltonian block, see
+	// HamiltonianMove), and the means of its log joint over the last two windows
+	// (both after the stationary period began) differ by at most one standard
+	// deviation of the later window. Then the chains meet: the warm-up ends, for
+	// all of them together, at the first window end where every chain has passed
+	// its own test since its stationary period began and the chains agree — the rank-normalised split R-hat of their log
+	// joints over their last two windows is below 1.05 — or after WarmupMax
+	// sweeps, when Result.WarmupCheck and Result.Warnings name the chains that
+	// disagree and the nats between them. With WarmupPerChain (or one chain) each
+	// chain ends on its own test alone. Result.WarmupSweeps records each chain's
+	// length. Must be 0, AutoWarmup, NoWarmup or positive.
 	Warmup int
 	// WarmupMax bounds the adaptive warm-up (default 1000 sweeps); it is ignored
-	// unless Warmup is AutoWarmup. Must not be negative.
+	// unless the warm-up is adaptive. Must not be negative.
 	WarmupMax int
+	// WarmupPerChain makes each chain end its adaptive warm-up on its own test,
+	// without meeting the other chains: a chain's draws then depend on its own
+	// random stream only. A run split over machines with FirstChain must set it on
+	// every task, and on the single run it is compared with, for the chains to be
+	// bit-identical (with the meetings, chain c's warm-up length depends on the
+	// chains it runs with).
+	WarmupPerChain bool
 	// Thin keeps every Thin-th sweep after warm-up (default 1). Must not be negative.
 	Thin int
 	// Seed seeds every chain: the chain with global number g (see FirstChain) draws all
@@ -52,8 +71,18 @@ type Options struct {
 	// Init, when non-nil, gives the starting states: either one state per chain,
 	// indexed by the local chain index 0 … Chains−1 (not by the global number), or
 	// one state used by every chain, each of length Dim(m.Sites()). Nil means each
-	// chain draws its own start with m.Init.
+	// chain draws its own start by the Start rule.
 	Init [][]float64
+	// Start is the rule by which a chain draws its start when Init is nil, and a
+	// fresh start when the adaptive warm-up restarts it: DefaultStart (the zero
+	// value, PriorStart), PriorStart or UniformStart (Stan's rule).
+	Start StartRule
+	// StartCandidates is the number of starts a chain draws by the Start rule
+	// (default DefaultStartCandidates, 8); it keeps the first whose log joint lies
+	// within 10·max(|L|, dimension) of the highest L among them, passing over
+	// starts orders of magnitude below the others, where the model explodes. 1
+	// keeps the first draw (the former rule).
+	StartCandidates int
 	// InitRetries is the number of m.Init attempts per chain before giving up
 	// (default 100). Must not be negative.
 	InitRetries int
@@ -92,13 +121,19 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"Chains", e.Chains}, {"FirstChain", e.FirstChain}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"WarmupMax", e.WarmupMax}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}} {
-		if f.name == "Warmup" && f.v == AutoWarmup {
+	}{{"Chains", e.Chains}, {"FirstChain", e.FirstChain}, {"Draws", e.Draws}, {"Warmup", e.Warmup}, {"WarmupMax", e.WarmupMax}, {"Thin", e.Thin}, {"InitRetries", e.InitRetries}, {"StartCandidates", e.StartCandidates}} {
+		if f.name == "Warmup" && (f.v == AutoWarmup || f.v == NoWarmup) {
 			continue
 		}
 		if f.v < 0 {
 			return e, fmt.Errorf("nmc: Options.%s = %d is negative", f.name, f.v)
 		}
+	}
+	if e.Warmup == 0 {
+		e.Warmup = AutoWarmup
+	}
+	if e.Start < DefaultStart || e.Start > UniformStart {
+		return e, fmt.Errorf("nmc: Options.Start = %d is not a start rule", int(e.Start))
 	}
 	if e.Chains == 0 {
 		e.Chains = 4
@@ -114,6 +149,9 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	}
 	if e.WarmupMax == 0 {
 		e.WarmupMax = DefaultWarmupMax
+	}
+	if e.StartCandidates == 0 {
+		e.StartCandidates = DefaultStartCandidates
 	}
 	if e.InitRefine == 0 {
 		e.InitRefine = 50
@@ -135,6 +173,17 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	}
 	return e, nil
 }
+
+// adaptive reports whether the warm-up is the adaptive one.
+func (o *Options) adaptive() bool { return o.Warmup == AutoWarmup }
+
+// noWarmup reports whether there is no warm-up (NoWarmup, or a fixed one of no
+// sweeps, which withDefaults does not produce).
+func (o *Options) noWarmup() bool { return o.Warmup == NoWarmup }
+
+// fixedWarmup returns the number of sweeps of a fixed warm-up: Warmup, 0 for
+// NoWarmup and for the adaptive warm-up.
+func (o *Options) fixedWarmup() int { return max(o.Warmup, 0) }
 
 // moves returns the schedule's entries: Moves, or the default rule.
 func (o *Options) moves() []Move {

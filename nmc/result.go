@@ -64,6 +64,16 @@ type Result struct {
 	// length the adaptive warm-up chose; for a cancelled or failed chain, the sweeps
 	// it ran before stopping, 0 if it stopped in its warm-up).
 	WarmupSweeps []int
+	// WarmupCheck is the adaptive warm-up's check across chains at its end:
+	// whether the chains' log joints agreed, and how far apart they lay when they
+	// did not (its Warning, also in Warnings). Nil when the chains warmed up alone
+	// (no adaptive warm-up, Options.WarmupPerChain, one chain) or the run stopped
+	// in its warm-up.
+	WarmupCheck *WarmupCheck
+	// Restarts lists the restarts of chains from a fresh start in the adaptive
+	// warm-up (a site whose steps were accepted but never moved it), chain by
+	// chain, in order; nil when there was none. Warnings describes them.
+	Restarts []Restart
 	// Wall is the wall-clock time of the whole run.
 	Wall time.Duration
 	// CPU is the CPU time, user plus system, that the process used during the run
@@ -218,12 +228,21 @@ func constantColumns(r []float64, ncols, lo, hi int) bool {
 }
 
 // Warnings returns one sentence for each problem the run's statistics show, for a
-// summary to print: every continuous site that did not move in the recorded draws
-// of some chains (Stuck), with its proposals in those chains (warm-up included)
-// and how many of them were its current point bit for bit. Nil when there is
-// none.
+// summary to print: an adaptive warm-up that ended without the chains agreeing
+// (WarmupCheck), each restart of a chain from a fresh start (Restarts), and
+// every continuous site that did not move in the recorded draws of some chains
+// (Stuck), with its proposals in those chains (warm-up included) and how many of
+// them were its current point bit for bit. Nil when there is none.
 func (r *Result) Warnings() []string {
 	var out []string
+	if r.WarmupCheck != nil {
+		if msg := r.WarmupCheck.Warning(); msg != "" {
+			out = append(out, msg)
+		}
+	}
+	for _, rs := range r.Restarts {
+		out = append(out, rs.String())
+	}
 	for _, s := range r.Stuck {
 		var st draws.SiteStats
 		chains := make([]string, len(s.Chains))

@@ -22,7 +22,9 @@ type Neighborer interface {
 }
 
 // Sample draws from the posterior of m by Newtonian Monte Carlo, running
-// opts.Chains chains in parallel goroutines (nil opts means all defaults). The chains
+// opts.Chains chains in parallel goroutines (nil opts means all defaults: 4 chains
+// of 1000 draws after the adaptive warm-up, from plausible prior draws; see
+// Options.Warmup and Options.Start; Result.Warnings says what went wrong). The chains
 // are numbered globally from opts.FirstChain (see Options.FirstChain); a chain's
 // random numbers depend on its global number only, and errors name chains by it.
 //
@@ -76,6 +78,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 		}
 	}
 
+	run.meet = newWarmupMeeting(run.opts)
 	start := time.Now()
 	cpu0, cpuOK := processCPU()
 	chains := make([]*Chain, eff.Chains)
@@ -104,6 +107,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	for c, ch := range chains {
 		draws.Chains[c] = ch.out.rows[:ch.out.n*run.ncols]
 		res.WarmupSweeps[c] = ch.warm.sweeps
+		res.Restarts = append(res.Restarts, ch.warm.restarts...)
 		if res.HeldOut != nil {
 			res.HeldOut[c] = ch.out.held[:ch.out.n*run.nHeld]
 		}
@@ -112,6 +116,9 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 				r.report(res, c)
 			}
 		}
+	}
+	if run.meet != nil {
+		res.WarmupCheck = run.meet.check
 	}
 	res.Stuck = stuckSites(sites, draws.Chains, run.ncols)
 	var failed []error

@@ -94,14 +94,14 @@ func TestExactRecovery(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			short := sample(t, c.m, &Options{Chains: 2, Draws: 100, Seed: 11})
+			short := sample(t, c.m, &Options{Warmup: NoWarmup, Chains: 2, Draws: 100, Seed: 11})
 			if a := acceptRate(t, short, c.site); a != 1 {
 				t.Errorf("acceptance %.4f over %d steps, want exactly 1", a, short.Sites[0].Proposals)
 			}
 			if short.Sites[0].Proposals != 200 || short.Sites[0].Fallbacks != 0 {
 				t.Errorf("proposals %d, fallbacks %d; want 200, 0", short.Sites[0].Proposals, short.Sites[0].Fallbacks)
 			}
-			r := sample(t, c.m, &Options{Chains: 4, Draws: 500, Seed: 12})
+			r := sample(t, c.m, &Options{Warmup: NoWarmup, Chains: 4, Draws: 500, Seed: 12})
 			if a := acceptRate(t, r, c.site); a != 1 {
 				t.Errorf("acceptance %.4f, want exactly 1", a)
 			}
@@ -163,13 +163,13 @@ func TestNonConjugate(t *testing.T) {
 	}
 	t.Run("lognormal positive", func(t *testing.T) {
 		const s = 0.5
-		r := sample(t, logNormalModel(s), &Options{Chains: 4, Draws: 1000, Seed: 22})
+		r := sample(t, logNormalModel(s), &Options{Warmup: NoWarmup, Chains: 4, Draws: 1000, Seed: 22})
 		checkMoments(t, "x", column(t, r, "x"), math.Exp(s*s/2), math.Sqrt((math.Exp(s*s)-1)*math.Exp(s*s)), nil)
 	})
 	t.Run("tilted beta interval", func(t *testing.T) {
 		m := tiltedBetaModel()
 		mean, sd := quadMoments(func(u float64) float64 { f, _, _ := m.fn(u); return f }, 0, 1, 0.4)
-		r := sample(t, m, &Options{Chains: 4, Draws: 1000, Seed: 23})
+		r := sample(t, m, &Options{Warmup: NoWarmup, Chains: 4, Draws: 1000, Seed: 23})
 		checkMoments(t, "u", column(t, r, "u"), mean, sd, nil)
 	})
 }
@@ -235,7 +235,7 @@ func TestFunnel(t *testing.T) {
 func TestDiscrete(t *testing.T) {
 	t.Parallel()
 	m := &mixtureModel{pi: [3]float64{0.2, 0.3, 0.5}, mu: [3]float64{0, 0.7, 1.5}}
-	r := sample(t, m, &Options{Chains: 4, Draws: 1000, Seed: 51})
+	r := sample(t, m, &Options{Warmup: NoWarmup, Chains: 4, Draws: 1000, Seed: 51})
 	k := column(t, r, "k")
 	for v, p := range m.pi {
 		checkMean(t, "P(k = v)", mapSeries(k, func(x float64) float64 {
@@ -248,7 +248,7 @@ func TestDiscrete(t *testing.T) {
 	if r.Sites[0].Proposer != "enumerate" || acceptRate(t, r, "k") != 1 {
 		t.Errorf("site k: proposer %q, acceptance %g", r.Sites[0].Proposer, acceptRate(t, r, "k"))
 	}
-	pr := sample(t, poissonModel{lambda: 6.5}, &Options{Chains: 4, Draws: 2000, Seed: 52})
+	pr := sample(t, poissonModel{lambda: 6.5}, &Options{Warmup: NoWarmup, Chains: 4, Draws: 2000, Seed: 52})
 	n := column(t, pr, "n")
 	cdf3 := distuv.Poisson{Lambda: 6.5}.CDF(3)
 	checkMoments(t, "poisson n", n, 6.5, math.Sqrt(6.5), map[float64]float64{cdf3: 3})
@@ -333,7 +333,7 @@ func (threeSitesNb) Neighbors(i int) []int { return [][]int{{1}, {0}, {}}[i] }
 func TestNeighborerCache(t *testing.T) {
 	t.Parallel()
 	plain, nb := &threeSites{}, threeSitesNb{&threeSites{}}
-	o := Options{Chains: 1, Draws: 500, Seed: 71}
+	o := Options{Warmup: NoWarmup, Chains: 1, Draws: 500, Seed: 71}
 	a, b := sample(t, plain, &o), sample(t, nb, &o)
 	for i := range a.Draws.Chains[0] {
 		if math.Float64bits(a.Draws.Chains[0][i]) != math.Float64bits(b.Draws.Chains[0][i]) {
@@ -357,7 +357,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := &cancelModel{mvnModel: newMVNModel(), cancel: cancel, after: 4000}
-	r, err := Sample(ctx, m, &Options{Chains: 3, Draws: 1_000_000, Seed: 81})
+	r, err := Sample(ctx, m, &Options{Warmup: NoWarmup, Chains: 3, Draws: 1_000_000, Seed: 81})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
@@ -390,7 +390,7 @@ func TestCancel(t *testing.T) {
 func TestPanicInOneChain(t *testing.T) {
 	t.Parallel()
 	init := [][]float64{{0, 0}, {1, 1}, {42, 0}, {2, 2}}
-	r, err := Sample(context.Background(), panicModel{newMVNModel()}, &Options{Chains: 4, Draws: 300, Seed: 91, Init: init})
+	r, err := Sample(context.Background(), panicModel{newMVNModel()}, &Options{Warmup: NoWarmup, Chains: 4, Draws: 300, Seed: 91, Init: init})
 	if err == nil || !strings.Contains(err.Error(), `nmc: chain 2, site "beta": panic: boom`) {
 		t.Fatalf("error %v, want it to name chain 2 and site beta", err)
 	}
@@ -405,7 +405,7 @@ func TestPanicInOneChain(t *testing.T) {
 	}
 	// Split off as global chains 2 and 3, the failing chain is local chain 0 (its
 	// start is Init[0]) and errors name it by its global number.
-	r, err = Sample(context.Background(), panicModel{newMVNModel()}, &Options{Chains: 2, FirstChain: 2, Draws: 300, Seed: 91, Init: init[2:]})
+	r, err = Sample(context.Background(), panicModel{newMVNModel()}, &Options{Warmup: NoWarmup, Chains: 2, FirstChain: 2, Draws: 300, Seed: 91, Init: init[2:]})
 	if err == nil || !strings.Contains(err.Error(), `nmc: chain 2, site "beta": panic: boom`) {
 		t.Fatalf("split run: error %v, want it to name chain 2 and site beta", err)
 	}
@@ -422,7 +422,7 @@ func TestInitErrors(t *testing.T) {
 	t.Parallel()
 	bad := logNormalModel(1)
 	bad.init = func(*rand.Rand) float64 { return -1 }
-	_, err := Sample(context.Background(), bad, &Options{Chains: 2, Draws: 10})
+	_, err := Sample(context.Background(), bad, &Options{Warmup: NoWarmup, Chains: 2, Draws: 10, Start: PriorStart})
 	if err == nil || !strings.Contains(err.Error(), `nmc: chain 0: no finite starting point after 100 tries (last: site "x" coordinate 0 = -1 is not above its lower bound 0)`) {
 		t.Errorf("error %v", err)
 	}
@@ -432,6 +432,8 @@ func TestInitErrors(t *testing.T) {
 		want string
 	}{
 		{Options{Chains: -1}, "nmc: Options.Chains = -1 is negative"},
+		{Options{Warmup: -3}, "nmc: Options.Warmup = -3 is negative"},
+		{Options{Start: 7}, "nmc: Options.Start = 7 is not a start rule"},
 		{Options{Thin: -2}, "nmc: Options.Thin = -2 is negative"},
 		{Options{Init: [][]float64{{1, 2, 3}}}, "nmc: Options.Init[0] has 3 values, want 2"},
 		{Options{Chains: 3, Init: [][]float64{{1, 2}, {1, 2}}}, "nmc: Options.Init has 2 states, want 1 or 3"},
@@ -452,7 +454,7 @@ func TestInitErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `nmc: site "theta": Simplex has Size 1`) {
 		t.Errorf("error %v", err)
 	}
-	_, err = Sample(context.Background(), newMVNModel(), &Options{Init: [][]float64{{1, 2}}, Chains: 1, Draws: 5})
+	_, err = Sample(context.Background(), newMVNModel(), &Options{Warmup: NoWarmup, Init: [][]float64{{1, 2}}, Chains: 1, Draws: 5})
 	if err != nil {
 		t.Errorf("valid Init: %v", err)
 	}
@@ -599,18 +601,18 @@ func TestNoAllocation(t *testing.T) {
 		m    Model
 		o    Options
 	}{
-		{"mvn", newMVNModel(), Options{}},
-		{"mvn robust cauchy beta-step", newMVNModel(), Options{Moves: withReal(RealProposal{Robust: true, Cauchy: true, Step: BetaStep{A: 2, B: 2, Adapt: true}})}},
-		{"mvn robust cauchy crank-nicolson", newMVNModel(), Options{Moves: withReal(RealProposal{Robust: true, Cauchy: true, Step: CrankNicolson{Gamma: 0.4, Adapt: true}})}},
-		{"student-t softabs", studentTModel(2), Options{Init: [][]float64{{50}}}},
-		{"gamma", gp, Options{}},
-		{"beta", bb, Options{}},
-		{"dirichlet", &dirichletModel{c: []float64{1, 2, 3}}, Options{}},
-		{"mixture", &mixtureModel{pi: [3]float64{.2, .3, .5}, mu: [3]float64{0, 1, 2}}, Options{}},
-		{"poisson", poissonModel{lambda: 4}, Options{}},
-		{"gauss groups", corr2(shift2, dilateAll(2, 1)), Options{}},
-		{"funnel group", funnelGroup{k: 3}, Options{}},
-		{"mixture marginalised", mixture2Shift{&mixture2{ys: mixtureData(), marginal: true}}, Options{}},
+		{"mvn", newMVNModel(), Options{Warmup: NoWarmup}},
+		{"mvn robust cauchy beta-step", newMVNModel(), Options{Warmup: NoWarmup, Moves: withReal(RealProposal{Robust: true, Cauchy: true, Step: BetaStep{A: 2, B: 2, Adapt: true}})}},
+		{"mvn robust cauchy crank-nicolson", newMVNModel(), Options{Warmup: NoWarmup, Moves: withReal(RealProposal{Robust: true, Cauchy: true, Step: CrankNicolson{Gamma: 0.4, Adapt: true}})}},
+		{"student-t softabs", studentTModel(2), Options{Warmup: NoWarmup, Init: [][]float64{{50}}}},
+		{"gamma", gp, Options{Warmup: NoWarmup}},
+		{"beta", bb, Options{Warmup: NoWarmup}},
+		{"dirichlet", &dirichletModel{c: []float64{1, 2, 3}}, Options{Warmup: NoWarmup}},
+		{"mixture", &mixtureModel{pi: [3]float64{.2, .3, .5}, mu: [3]float64{0, 1, 2}}, Options{Warmup: NoWarmup}},
+		{"poisson", poissonModel{lambda: 4}, Options{Warmup: NoWarmup}},
+		{"gauss groups", corr2(shift2, dilateAll(2, 1)), Options{Warmup: NoWarmup}},
+		{"funnel group", funnelGroup{k: 3}, Options{Warmup: NoWarmup}},
+		{"mixture marginalised", mixture2Shift{&mixture2{ys: mixtureData(), marginal: true}}, Options{Warmup: NoWarmup}},
 	} {
 		ch := newTestChain(t, c.m, &c.o)
 		if a := testing.AllocsPerRun(200, func() { ch.testSweep(true, 0) }); a != 0 {
@@ -623,7 +625,7 @@ func TestNoAllocation(t *testing.T) {
 // draw columns first.
 func TestResultFrames(t *testing.T) {
 	t.Parallel()
-	r := sample(t, newMVNModel(), &Options{Chains: 2, Draws: 7, Seed: 5})
+	r := sample(t, newMVNModel(), &Options{Warmup: NoWarmup, Chains: 2, Draws: 7, Seed: 5})
 	df, err := r.DataFrame()
 	if err != nil {
 		t.Fatal(err)
@@ -673,7 +675,7 @@ func TestFallbacks(t *testing.T) {
 		{"simplex", nanDirichlet{&dirichletModel{c: dc}}, "theta[0]", 2.0 / 9, math.Sqrt(2 * 7 / (81.0 * 10)), 0.02},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := sample(t, c.m, &Options{Chains: 4, Draws: 2000, Seed: 111})
+			r := sample(t, c.m, &Options{Warmup: NoWarmup, Chains: 4, Draws: 2000, Seed: 111})
 			checkMoments(t, c.coord, column(t, r, c.coord), c.mean, c.sd, nil)
 			s := r.Sites[0]
 			if f := float64(s.Fallbacks) / float64(s.Proposals); f < c.minFallOut || s.Fallbacks == s.Proposals {
@@ -690,7 +692,7 @@ func TestCancelWithinSweep(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := &manySites{n: 20000, cancel: cancel, after: 25000}
-	r, err := Sample(ctx, m, &Options{Chains: 1, Draws: 3, Seed: 1, InitRefine: -1})
+	r, err := Sample(ctx, m, &Options{Warmup: NoWarmup, Chains: 1, Draws: 3, Seed: 1, InitRefine: -1, StartCandidates: 1})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}

@@ -27,6 +27,9 @@ type sampling struct {
 	groups     int
 	groupNames []string
 	minWarmup  int // the fewest sweeps of the adaptive warm-up
+	// meet is where the chains meet in the adaptive warm-up; nil when they warm
+	// up alone (see warmup_chains.go).
+	meet *warmupMeeting
 	// The recorded columns: ncols per draw, the generated quantities from genAt;
 	// deriver and gen are nil when the model records none.
 	ncols, nHeld, genAt int

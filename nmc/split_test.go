@@ -77,10 +77,10 @@ func TestFirstChainBitIdentical(t *testing.T) {
 		name string
 		o    Options
 	}{
-		{"newton", Options{}},
-		{"beta step adapted", Options{Moves: withReal(RealProposal{Step: BetaStep{A: 2, B: 1, Adapt: true}})}},
-		{"robust cauchy crank-nicolson adapted", Options{Moves: withReal(RealProposal{Cauchy: true, Robust: true, Step: CrankNicolson{Gamma: 0.3, Adapt: true}})}},
-		{"init per chain", Options{Init: init}},
+		{"newton", Options{Warmup: NoWarmup}},
+		{"beta step adapted", Options{Warmup: NoWarmup, Moves: withReal(RealProposal{Step: BetaStep{A: 2, B: 1, Adapt: true}})}},
+		{"robust cauchy crank-nicolson adapted", Options{Warmup: NoWarmup, Moves: withReal(RealProposal{Cauchy: true, Robust: true, Step: CrankNicolson{Gamma: 0.3, Adapt: true}})}},
+		{"init per chain", Options{Warmup: NoWarmup, Init: init}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base := c.o

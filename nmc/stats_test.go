@@ -88,9 +88,11 @@ func (collapsedModel) Score(x []float64, i int, grad, hess []float64) float64 {
 // TestUnmovedProposals: a proposal equal to the current point bit for bit counts
 // as Unmoved, not as Accepted (the acceptance rate of x is 0, not 1), and a
 // continuous site that did not move in the recorded draws is listed in
-// Result.Stuck and warned about by Result.Warnings, the others not.
+// Result.Stuck and warned about by Result.Warnings, the others not. The adaptive
+// warm-up restarts each chain from a fresh start at the end of each of its
+// first three windows (x is frozen at every start) and reports the restarts.
 func TestUnmovedProposals(t *testing.T) {
-	for _, warmup := range []int{0, AutoWarmup} {
+	for _, warmup := range []int{NoWarmup, AutoWarmup} {
 		r := sample(t, collapsedModel{}, &Options{Chains: 2, Draws: 100, Warmup: warmup, Seed: 12})
 		x, y := r.Sites[0], r.Sites[1]
 		if x.Proposals == 0 || x.Accepted != 0 || x.Unmoved != x.Proposals {
@@ -106,12 +108,29 @@ func TestUnmovedProposals(t *testing.T) {
 			t.Errorf("warm-up %d: Stuck = %+v, want x in chains 0 and 1", warmup, r.Stuck)
 		}
 		w := r.Warnings()
-		if len(w) != 1 || !strings.Contains(w[0], `site "x" did not move in the recorded draws of chains 0, 1`) ||
-			!strings.Contains(w[0], fmt.Sprintf("%d were its current point bit for bit", x.Proposals)) {
+		stuck := w[len(w)-1]
+		if !strings.Contains(stuck, `site "x" did not move in the recorded draws of chains 0, 1`) ||
+			!strings.Contains(stuck, fmt.Sprintf("%d were its current point bit for bit", x.Proposals)) {
 			t.Errorf("warm-up %d: Warnings() = %q", warmup, w)
 		}
+		var restarts []Restart
+		if warmup == AutoWarmup {
+			for c := range 2 {
+				for k := range maxRestarts {
+					restarts = append(restarts, Restart{Chain: c, Sweep: autoWindow * (k + 1), Site: "x", Proposals: autoWindow, Unmoved: autoWindow})
+				}
+			}
+		}
+		if !slices.Equal(r.Restarts, restarts) {
+			t.Errorf("warm-up %d: Restarts %+v, want %+v", warmup, r.Restarts, restarts)
+		}
+		for _, rs := range restarts {
+			if !slices.Contains(w, rs.String()) {
+				t.Errorf("warm-up %d: Warnings() = %q, want %q among them", warmup, w, rs.String())
+			}
+		}
 	}
-	if w := sample(t, newMVNModel(), &Options{Chains: 2, Draws: 50, Seed: 13}).Warnings(); w != nil {
+	if w := sample(t, newMVNModel(), &Options{Warmup: NoWarmup, Chains: 2, Draws: 50, Seed: 13}).Warnings(); w != nil {
 		t.Errorf("a site that moves: Warnings() = %q, want none", w)
 	}
 }
@@ -122,7 +141,7 @@ func TestCPUTime(t *testing.T) {
 	if _, ok := processCPU(); !ok {
 		t.Skipf("%s reports no CPU time", runtime.GOOS)
 	}
-	r := sample(t, newMVNModel(), &Options{Chains: 2, Draws: 20000, Seed: 14})
+	r := sample(t, newMVNModel(), &Options{Warmup: NoWarmup, Chains: 2, Draws: 20000, Seed: 14})
 	if bound := r.Wall*time.Duration(runtime.NumCPU()) + 100*time.Millisecond; r.CPU <= 0 || r.CPU > bound {
 		t.Errorf("CPU %v with wall %v on %d CPUs, want in (0, %v]", r.CPU, r.Wall, runtime.NumCPU(), bound)
 	}

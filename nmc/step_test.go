@@ -14,7 +14,7 @@ import (
 // reverse density, which does not).
 func TestStepFraction(t *testing.T) {
 	t.Parallel()
-	r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 2000, Seed: 101, Moves: withReal(RealProposal{Step: BetaStep{A: 0.3, B: 0.3}})})
+	r := sample(t, newMVNModel(), &Options{Warmup: NoWarmup, Chains: 4, Draws: 2000, Seed: 101, Moves: withReal(RealProposal{Step: BetaStep{A: 0.3, B: 0.3}})})
 	checkMoments(t, "x[0] with beta step", column(t, r, "x[0]"), 1.5, math.Sqrt(0.5), nil)
 	if r.StepFractions[0] != (BetaStep{A: 0.3, B: 0.3}) {
 		t.Errorf("step fraction %+v changed without Adapt", r.StepFractions[0])
@@ -41,7 +41,7 @@ func (s *spyProposer) logq(sl *slot, gamma float64, y []float64) float64 {
 // and the reverse density all use the same γ, and γ changes from step to step.
 func TestStepFractionSameBothWays(t *testing.T) {
 	t.Parallel()
-	ch := newTestChain(t, newMVNModel(), &Options{Moves: withReal(RealProposal{Step: BetaStep{A: 2, B: 2}})})
+	ch := newTestChain(t, newMVNModel(), &Options{Warmup: NoWarmup, Moves: withReal(RealProposal{Step: BetaStep{A: 2, B: 2}})})
 	spy := &spyProposer{proposer: ch.sites[0].prop}
 	ch.sites[0].prop = spy
 	distinct := map[float64]bool{}
@@ -68,7 +68,7 @@ func TestStepFractionSameBothWays(t *testing.T) {
 func TestCrankNicolsonExact(t *testing.T) {
 	t.Parallel()
 	for _, g := range []float64{0.3, 1} {
-		r := sample(t, newMVNModel(), &Options{Chains: 4, Draws: 1500, Seed: 21, Moves: withReal(RealProposal{Step: CrankNicolson{Gamma: g}})})
+		r := sample(t, newMVNModel(), &Options{Warmup: NoWarmup, Chains: 4, Draws: 1500, Seed: 21, Moves: withReal(RealProposal{Step: CrankNicolson{Gamma: g}})})
 		if a := acceptRate(t, r, "x"); a != 1 {
 			t.Errorf("γ = %g: acceptance %.4f, want exactly 1", g, a)
 		}
@@ -87,7 +87,7 @@ func TestCrankNicolsonExact(t *testing.T) {
 			t.Errorf("γ = %g: lag-1 autocorrelation %.3f, want %.3f", g, rho, 1-g)
 		}
 	}
-	if _, err := Sample(context.Background(), newMVNModel(), &Options{Moves: withReal(RealProposal{Step: CrankNicolson{Gamma: 1.5}})}); err == nil {
+	if _, err := Sample(context.Background(), newMVNModel(), &Options{Warmup: NoWarmup, Moves: withReal(RealProposal{Step: CrankNicolson{Gamma: 1.5}})}); err == nil {
 		t.Error("γ = 1.5 accepted")
 	}
 }
@@ -125,7 +125,7 @@ func TestCrankNicolsonGammas(t *testing.T) {
 			}
 		}
 	}
-	if r := sample(t, m, &Options{Chains: 1, Draws: 5}); r.CrankNicolsonGammas != nil || r.StepFractions != nil {
+	if r := sample(t, m, &Options{Warmup: NoWarmup, Chains: 1, Draws: 5}); r.CrankNicolsonGammas != nil || r.StepFractions != nil {
 		t.Errorf("full Newton step: γ %v, step fractions %v reported", r.CrankNicolsonGammas, r.StepFractions)
 	}
 }

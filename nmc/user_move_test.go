@@ -26,7 +26,7 @@ func TestUserMoveExact(t *testing.T) {
 		{"alone", []nmc.Move{walk{Site: "mu", Scale: 1}, walk{Site: "nu", Scale: 0.6}}, "walk(mu)\nwalk(nu)\n"},
 		{"with the defaults", []nmc.Move{nmc.Defaults{}, walk{Site: "mu", Scale: 1}}, "sites: an NMC step of nu\nwalk(mu)\n"},
 	} {
-		res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: 20000, Seed: 41, Moves: c.moves})
+		res, err := nmc.Sample(context.Background(), m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 4, Draws: 20000, Seed: 41, Moves: c.moves})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func TestUserMoveErrors(t *testing.T) {
 		{walk{Site: "sigma", Scale: 1}, `nmc: the model has no site "sigma"`},
 		{nil, "nmc: Options.Moves[0] is nil"},
 	} {
-		_, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 1, Draws: 10, Moves: []nmc.Move{c.move}})
+		_, err := nmc.Sample(context.Background(), m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 1, Draws: 10, Moves: []nmc.Move{c.move}})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one containing %q", c.move, err, c.want)
 		}

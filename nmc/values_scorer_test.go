@@ -35,7 +35,7 @@ func (m mixtureValues) ScoreValues(x []float64, i int, dst []float64) {
 func TestValuesScorer(t *testing.T) {
 	base := &mixtureModel{pi: [3]float64{0.2, 0.3, 0.5}, mu: [3]float64{-3, 0, 4}}
 	var calls atomic.Int64
-	opts := func() *Options { return &Options{Chains: 2, Draws: 300, Seed: 17} }
+	opts := func() *Options { return &Options{Warmup: NoWarmup, Chains: 2, Draws: 300, Seed: 17} }
 	a, err := Sample(context.Background(), base, opts())
 	if err != nil {
 		t.Fatal(err)

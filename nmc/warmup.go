@@ -24,9 +24,14 @@ import "math"
 // the end of the warm-up freezes what it learnt: the fitted independence steps
 // (FittedSteps) are fitted to the stationary period without its first window.
 
-// AutoWarmup as Options.Warmup asks for the adaptive warm-up: each chain warms up
-// until its log joint has stopped trending (see Options.Warmup).
+// AutoWarmup as Options.Warmup asks for the adaptive warm-up (as 0 does): the
+// chains warm up until their log joints have stopped trending and agree (see
+// Options.Warmup).
 const AutoWarmup = -1
+
+// NoWarmup as Options.Warmup asks for no warm-up: every sweep is recorded, from
+// the first (the paper's runs).
+const NoWarmup = -2
 
 // DefaultWarmupMax is the default of Options.WarmupMax, the most sweeps of the
 // adaptive warm-up.
@@ -54,8 +59,12 @@ const (
 
 // afterWarmupSweep does the warm-up bookkeeping after warm-up sweep number sweep
 // (from 0): the moves adapt (Adapter), and, for the adaptive warm-up, the chain
-// keeps the log joint, and at the end of a window dislodges, refines and tests.
-// It reports whether the adaptive warm-up is complete.
+// keeps the log joint, and at the end of a window restarts a frozen chain,
+// dislodges, refines and runs its own test. It reports whether the chain's own
+// test passed; c.warm.own keeps that it passed once, until a restart, dislodging
+// or refinement move starts the stationary period again (the meetings wait for
+// every chain to have passed, not for all to pass at the same window end: the
+// test fails by chance now and then).
 func (c *Chain) afterWarmupSweep(sweep int) bool {
 	o := c.run.opts
 	w := &c.warm
@@ -65,24 +74,38 @@ func (c *Chain) afterWarmupSweep(sweep int) bool {
 			a.Adapt(c, info)
 		}
 	}
-	if o.Warmup != AutoWarmup {
+	if !o.adaptive() {
 		return false
 	}
 	c.at.phase = "LogJoint"
-	w.lj[(sweep-w.stable)%(2*autoWindow)] = c.sc.sc.LogJoint(c.x)
+	lj := c.sc.sc.LogJoint(c.x)
 	c.at.phase = "sampling"
+	w.lj[(sweep-w.stable)%(2*autoWindow)] = lj
+	w.recent[sweep%(2*autoWindow)] = lj
 	n := sweep + 1
 	if n%autoWindow != 0 {
 		return false
 	}
+	passed := c.windowEnd(n)
+	w.own = w.own || passed
+	return passed
+}
+
+// windowEnd runs the end of a window of the adaptive warm-up after n sweeps
+// and returns the chain's own test.
+func (c *Chain) windowEnd(n int) bool {
+	w := &c.warm
+	c.at.phase = "warm-up restart"
+	restarted := c.restartFrozen(n)
 	c.at.phase = "warm-up dislodging"
-	if c.dislodge() {
-		c.at.phase = "sampling"
+	dislodged := !restarted && c.dislodge()
+	c.at.phase = "sampling"
+	c.countsAt()
+	if restarted || dislodged {
 		c.restartStationary(n)
 		return false
 	}
-	c.at.phase = "sampling"
-	if o.InitRefine > 0 {
+	if c.run.opts.InitRefine > 0 {
 		c.at.phase = "warm-up refinement"
 		moved := c.refine()
 		c.at.phase = "sampling"
@@ -100,12 +123,33 @@ func (c *Chain) afterWarmupSweep(sweep int) bool {
 	return n >= c.run.minWarmup && trendless(older, newer)
 }
 
+// countsAt keeps every site's step counts at the end of the window, for the
+// next window's restart and dislodging.
+func (c *Chain) countsAt() {
+	w := &c.warm
+	for i := range c.run.sites {
+		st := c.sites[i].stats
+		w.proposals[i], w.accepted[i] = st.Proposals, acceptedMH(st)
+		w.moved[i], w.unmoved[i] = st.Accepted, st.Unmoved
+	}
+}
+
+// recentLogJoints appends to dst the chain's log joint over its last
+// min(n, 2·autoWindow) sweeps of n, oldest first, and returns it.
+func (w *warmupState) recentLogJoints(n int, dst []float64) []float64 {
+	k := min(n, 2*autoWindow)
+	for s := n - k; s < n; s++ {
+		dst = append(dst, w.recent[s%(2*autoWindow)])
+	}
+	return dst
+}
+
 // warmupInfo describes the warm-up after n sweeps to the moves (Warmup).
 func (c *Chain) warmupInfo(n int) Warmup {
 	o := c.run.opts
-	w := Warmup{Sweep: n, Adaptive: o.Warmup == AutoWarmup, Stationary: c.warm.stable}
+	w := Warmup{Sweep: n, Adaptive: o.adaptive(), Stationary: c.warm.stable}
 	if !w.Adaptive {
-		w.Stationary = o.Warmup / 2
+		w.Stationary = o.fixedWarmup() / 2
 	}
 	return w
 }
@@ -113,7 +157,7 @@ func (c *Chain) warmupInfo(n int) Warmup {
 // restartStationary starts the warm-up's stationary period anew after sweep n:
 // the moves forget what they collected for their fits (restarter).
 func (c *Chain) restartStationary(n int) {
-	c.warm.stable = n
+	c.warm.stable, c.warm.own = n, false
 	for _, m := range c.moves {
 		if r, ok := m.(restarter); ok {
 			r.restart()
@@ -139,7 +183,6 @@ func (c *Chain) dislodge() bool {
 	for i, s := range c.run.sites {
 		st := c.sites[i].stats
 		prop, acc := st.Proposals-w.proposals[i], acceptedMH(st)-w.accepted[i]
-		w.proposals[i], w.accepted[i] = st.Proposals, acceptedMH(st)
 		if s.Support == Discrete || s.Marginalised || prop < autoWindow/2 || acc > 0 {
 			continue
 		}
@@ -166,12 +209,28 @@ func (c *Chain) dislodgeSite(i int) bool {
 	if outsideSupport(c.run.sites[i], nxt.x) != "" {
 		return false
 	}
+	f0 := c.sc.sc.Score(c.x, i, nil, nil)
 	copy(xs, nxt.x)
-	if f := c.sc.sc.Score(c.x, i, nil, nil); !isFinite(f) {
+	if f := c.sc.sc.Score(c.x, i, nil, nil); !isFinite(f) || f0-f > dislodgeDrop(freeDim(c.run.sites[i])) {
 		copy(xs, cur.x)
 		return false
 	}
 	return true
+}
+
+// dislodgeDrop is the most a dislodging draw may lower the score of a site of d
+// free coordinates: a draw of a d-dimensional Gaussian lies χ²_d/2 below its
+// mode in log density, and this is the 1 − 10⁻⁴ quantile of χ²_d/2
+// (Wilson–Hilferty). A larger drop says the proposal does not fit the site's
+// conditional there, and its draw would be no typical point: on blr (seed 11),
+// with warm-ups lengthened by the chains' meetings, dislodging draws of beta
+// took one chain's log joint from −32 to −107, and in a cascade of windows to
+// −3·10⁷.
+func dislodgeDrop(d int) float64 {
+	const z = 3.719 // the standard normal's 1 − 10⁻⁴ quantile
+	k := 2 / (9 * float64(d))
+	q := float64(d) * math.Pow(1-k+z*math.Sqrt(k), 3)
+	return q / 2
 }
 
 // trendless reports whether the means of two windows of the log joint differ by at

@@ -349,10 +349,13 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	if cfg.Draws > 0 {
 		nDraws = cfg.Draws
 	}
-	opts := &nmc.Options{Chains: chains, Draws: nDraws, Seed: cfg.Seed, Warmup: nmc.AutoWarmup,
-		Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: cfg.NoGroupMoves}}}
+	// The reproduction keeps the settings its numbers were recorded with: each
+	// chain's adaptive warm-up on its own test (WarmupPerChain) and one start
+	// drawn by the model's Init (PriorStart), or no warm-up at all for plain NMC.
+	opts := &nmc.Options{Chains: chains, Draws: nDraws, Seed: cfg.Seed, Warmup: nmc.AutoWarmup, WarmupPerChain: true,
+		Start: nmc.PriorStart, StartCandidates: 1, Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: cfg.NoGroupMoves}}}
 	if cfg.NoGroupMoves {
-		opts.Warmup = 0
+		opts.Warmup = nmc.NoWarmup
 	}
 	if b.HeldOut != nil {
 		opts.HeldOut = nmc.HeldOutTotal(b.HeldOut)
@@ -374,7 +377,7 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	if err != nil {
 		return err
 	}
-	summary, err := diagnostics.Convergence(diagnosedDraws(res.Draws, opts.Warmup != 0), &diagnostics.SummaryOptions{Variables: spec.SummaryVariables})
+	summary, err := diagnostics.Convergence(diagnosedDraws(res.Draws, opts.Warmup != nmc.NoWarmup), &diagnostics.SummaryOptions{Variables: spec.SummaryVariables})
 	if err != nil {
 		return err
 	}

@@ -31,5 +31,5 @@ func ExampleRun() {
 			res.Variables[v], res.MaxRank, u.ChiSquare, u.DF, u.PValue > 0.001)
 	}
 	// Output:
-	// lambda: ranks 0 … 49, χ² = 2.30 on 4 df, uniform at p > 0.001: true
+	// lambda: ranks 0 … 49, χ² = 1.20 on 4 df, uniform at p > 0.001: true
 }

@@ -21,7 +21,16 @@ import (
 type runSettings struct {
 	chains, draws, warmup int
 	// autoWarmup asks for the adaptive warm-up (-warmup auto); warmup is then unused.
-	autoWarmup bool
+	// warmupMax bounds it (-warmup-max, 0: nmc.DefaultWarmupMax); warmupPerChain
+	// makes each chain end it on its own (-warmup-per-chain).
+	autoWarmup     bool
+	warmupMax      int
+	warmupPerChain bool
+	// start is the chains' start rule (-start); startCandidates the number of
+	// starts each chain draws by it, keeping the highest log joint
+	// (-start-candidates, 0: the default).
+	start           nmc.StartRule
+	startCandidates int
 	// firstChain is the global number of the run's first chain (-first-chain): the
 	// run samples chains firstChain … firstChain+chains−1 of a run split over tasks.
 	firstChain int
@@ -64,6 +73,10 @@ func (s runSettings) check() error {
 		return fmt.Errorf("-draws = %d, want at least 1", s.draws)
 	case s.warmup < 0:
 		return fmt.Errorf("-warmup = %d, want 0 or more", s.warmup)
+	case s.startCandidates < 0:
+		return fmt.Errorf("-start-candidates = %d, want 0 or more (0: the default)", s.startCandidates)
+	case s.warmupMax < 0:
+		return fmt.Errorf("-warmup-max = %d, want 0 or more (0: the default, %d)", s.warmupMax, nmc.DefaultWarmupMax)
 	case s.firstChain < 0:
 		return fmt.Errorf("-first-chain = %d, want 0 or more", s.firstChain)
 	case math.IsNaN(s.follow) || math.IsInf(s.follow, 0):
@@ -100,7 +113,22 @@ func (s runSettings) moves(m nmc.Model) ([]nmc.Move, error) {
 // adaptive warm-up.
 func (s runSettings) maxWarmup() int {
 	if s.autoWarmup {
+		if s.warmupMax > 0 {
+			return s.warmupMax
+		}
 		return nmc.DefaultWarmupMax
+	}
+	return s.warmup
+}
+
+// optionsWarmup returns nmc.Options.Warmup for the settings: nmc.AutoWarmup for
+// -warmup auto, nmc.NoWarmup for -warmup 0, else the number of sweeps.
+func (s runSettings) optionsWarmup() int {
+	switch {
+	case s.autoWarmup:
+		return nmc.AutoWarmup
+	case s.warmup == 0:
+		return nmc.NoWarmup
 	}
 	return s.warmup
 }
@@ -175,24 +203,24 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 			return nil, err
 		}
 	}
-	warmup := s.warmup
-	if s.autoWarmup {
-		warmup = nmc.AutoWarmup
-	}
 	moves, err := s.moves(b.Model)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.Model, err)
 	}
 	bar := newProgress(e.stderr, desc, s.chains, s.maxWarmup()+s.draws)
 	opts := &nmc.Options{
-		Chains:     s.chains,
-		FirstChain: s.firstChain,
-		Draws:      s.draws,
-		Warmup:     warmup,
-		Seed:       s.seed,
-		HeldOut:    b.HeldOut,
-		Moves:      moves,
-		Progress:   bar.callback(),
+		Chains:          s.chains,
+		FirstChain:      s.firstChain,
+		Draws:           s.draws,
+		Warmup:          s.optionsWarmup(),
+		WarmupMax:       s.warmupMax,
+		WarmupPerChain:  s.warmupPerChain,
+		Start:           s.start,
+		StartCandidates: s.startCandidates,
+		Seed:            s.seed,
+		HeldOut:         b.HeldOut,
+		Moves:           moves,
+		Progress:        bar.callback(),
 	}
 	if b.HeldOut != nil && int64(b.HeldOut.Len())*int64(s.chains)*int64(s.warmup+s.draws) > maxPointwiseHeldOut {
 		s.heldOutTotal = true // every point at every draw would not fit comfortably in memory

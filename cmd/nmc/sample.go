@@ -64,7 +64,11 @@ A run can be split over tasks (machines, job array tasks) that each sample a
 few of its chains: chain c of a run draws all its random numbers from PCG
 stream c of -seed, and -first-chain K gives a task chains K, K+1, …,
 K+chains−1 of the run. With the same model, data, -seed, -draws and -warmup
-they are bit for bit those chains of one run of all the chains. The -out file
+they are bit for bit those chains of one run of all the chains, provided the
+adaptive warm-up (-warmup auto, the default) runs per chain: give
+-warmup-per-chain to every task and to the run they are compared with (without
+it the chains meet at the end of every warm-up window and end their warm-up
+together, so a chain's warm-up depends on the chains it runs with). The -out file
 numbers a task's chains from 0 (its chain 0 is chain K of the run); give the
 tasks' files to nmc summary in chain order: it reads them as the chains of one
 run and numbers them 0, 1, … in the order given. Data generated without -train
@@ -99,7 +103,16 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	chains := fs.Int("chains", 4, "number of chains, run in parallel")
 	firstChain := fs.Int("first-chain", 0, "sample chains `K` … K+chains−1 of a run split over tasks (see above)")
 	warmup := &warmupFlag{auto: true}
-	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: each chain warms up until its log joint stops trending (200 to 1000 sweeps; at least 300 with a Hamiltonian block)")
+	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: the chains warm up until each one's log joint stops trending and they agree (R-hat of the log joint below 1.05), at least 200 sweeps (300 with a Hamiltonian block) and at most -warmup-max; 0: none (the paper's runs)")
+	warmupMax := fs.Int("warmup-max", 0, "the most sweeps of -warmup auto (0: the default, 1000)")
+	warmupPerChain := fs.Bool("warmup-per-chain", false, "-warmup auto: each chain ends its warm-up on its own test, without comparing the chains (needed by runs split with -first-chain, see above)")
+	start := nmc.DefaultStart
+	fs.Func("start", "where the chains start: uniform (Stan's rule: uniform(−2, 2) on each continuous coordinate's unconstrained scale, discrete sites from the prior) or prior (a draw of the model's prior) (default prior)", func(v string) error {
+		r, err := nmc.ParseStartRule(v)
+		start = r
+		return err
+	})
+	startCandidates := fs.Int("start-candidates", 0, "each chain draws `K` starts by -start and keeps the first whose log joint is not orders of magnitude below the best of them (0: the default, 8; 1: the first draw)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
 	explicitClasses := fs.Bool("explicit-classes", false, "annotation only: keep the classes z in the sweep as the paper has them (each updated by enumeration given pi and theta); default: z summed out of the scores of pi and theta, drawn exactly after each sweep and still recorded")
 	leads := fs.String("leads", "", "make lead-and-follow moves of these comma-separated `sites` after warm-up (random walks in their unconstrained coordinates; default: the sites the model declares)")
@@ -124,7 +137,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, seed: *seed, noGroupMoves: *noGroups, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, noHamiltonian: *noHMC, leapfrogs: *leapfrogs, logLik: *logLik, yRep: *yRep}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, warmupMax: *warmupMax, warmupPerChain: *warmupPerChain, start: start, startCandidates: *startCandidates, seed: *seed, noGroupMoves: *noGroups, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, noHamiltonian: *noHMC, leapfrogs: *leapfrogs, logLik: *logLik, yRep: *yRep}
 		if *leads != "" {
 			s.leads = strings.Split(*leads, ",")
 		}
@@ -212,11 +225,7 @@ func printSchedule(w io.Writer, d *models.Dataset, s runSettings) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", d.Model, err)
 	}
-	warmup := s.warmup
-	if s.autoWarmup {
-		warmup = nmc.AutoWarmup
-	}
-	sched, err := nmc.Plan(b.Model, &nmc.Options{Chains: s.chains, Draws: s.draws, Warmup: warmup, Moves: moves})
+	sched, err := nmc.Plan(b.Model, &nmc.Options{Chains: s.chains, Draws: s.draws, Warmup: s.optionsWarmup(), Moves: moves})
 	if err != nil {
 		return fmt.Errorf("%s: %w", d.Model, err)
 	}
@@ -383,14 +392,21 @@ func describeCost(res *nmc.Result, s runSettings, printed []diagnostics.SummaryR
 }
 
 // describeWarmup says how long the chains warmed up: "100 warm-up sweeps", or for
-// the adaptive warm-up "adaptive warm-up of 200, 250, … sweeps" (chain by chain).
+// the adaptive warm-up "adaptive warm-up of 250 sweeps" (the chains' common
+// length) or "adaptive warm-up of 200, 250, … sweeps" (chain by chain, with
+// -warmup-per-chain).
 func describeWarmup(s runSettings, res *nmc.Result) string {
 	if !s.autoWarmup {
 		return fmt.Sprintf("%d warm-up sweeps", s.warmup)
 	}
 	n := make([]string, len(res.WarmupSweeps))
+	same := true
 	for c, v := range res.WarmupSweeps {
 		n[c] = strconv.Itoa(v)
+		same = same && v == res.WarmupSweeps[0]
+	}
+	if same && len(n) > 0 {
+		return "adaptive warm-up of " + n[0] + " sweeps"
 	}
 	return "adaptive warm-up of " + strings.Join(n, ", ") + " sweeps"
 }

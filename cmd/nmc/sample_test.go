@@ -77,7 +77,15 @@ var tinySizes = map[string][]string{
 // (sigma_a, sigma_y) and one_comp_mm_elim_abs's sigma stay where a start drawn
 // from the prior leaves them for hundreds of sweeps without the adaptive warm-up's
 // escape moves (BENCHMARKS.md, the ported models), and nmc sample warns of it.
-var sampleArgs = map[string][]string{"varying_intercept": {"-warmup", "auto"}, "one_comp_mm_elim_abs": {"-warmup", "auto"}}
+//
+// These runs are smoke tests of the command's plumbing on tiny data, so they keep
+// the former starts (-start-candidates 1) and per-chain warm-up: with the default
+// 8 candidates arma11's sigma (20 steps, 5 warm-up sweeps) stays put in the 40
+// draws, and one_comp_mm_elim_abs's two chains on 6 points, slow to mix, end the
+// warm-up at its limit with the R-hat of their log joints at 1.06 to 1.6; both
+// are warned of.
+var sampleArgs = map[string][]string{"varying_intercept": {"-warmup", "auto"}, "one_comp_mm_elim_abs": {"-warmup", "auto", "-warmup-per-chain", "-start-candidates", "1"},
+	"arma11": {"-start-candidates", "1"}}
 
 func TestSampleEveryModel(t *testing.T) {
 	for _, model := range models.Names() {
@@ -563,6 +571,9 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"sample", "-model", "blr", "-warmup", "-1"}, exitUsage, "nmc sample: ", []string{"-warmup = -1"}},
 		{[]string{"sample", "-model", "blr", "-warmup", "some"}, exitUsage, "nmc sample: ", []string{"-warmup", `"some"`, "auto"}},
 		{[]string{"sample", "-model", "blr", "-first-chain", "-2"}, exitUsage, "nmc sample: ", []string{"-first-chain = -2"}},
+		{[]string{"sample", "-model", "blr", "-start", "origin"}, exitUsage, "nmc sample: ", []string{"-start", `"origin"`, "prior", "uniform"}},
+		{[]string{"sample", "-model", "blr", "-start-candidates", "-1"}, exitUsage, "nmc sample: ", []string{"-start-candidates = -1"}},
+		{[]string{"sample", "-model", "blr", "-warmup-max", "-4"}, exitUsage, "nmc sample: ", []string{"-warmup-max = -4"}},
 		{[]string{"sample", "-model", "blr", "-n", "-3"}, exitUsage, "nmc sample: ", []string{"-n = -3"}},
 		{[]string{"sample", "-model", "blr", "-n", "1"}, exitUsage, "nmc sample: ", []string{"-n = 1"}},
 		{[]string{"sample", "-model", "dirichlet_categorical", "-k", "3"}, exitUsage, "nmc sample: ", []string{"-k = 3", "4 categories"}},
@@ -862,5 +873,24 @@ func TestSampleSchedule(t *testing.T) {
 	out = mustRun(t, "sample", "-model", "blr", "-n", "100", "-k", "3", "-schedule", "-warmup", "0", "-no-group-moves")
 	if got, want := lines(out), []string{"sites"}; !slices.Equal(got, want) {
 		t.Errorf("blr, no warm-up, no group moves: schedule %q, want %q\n%s", got, want, out)
+	}
+}
+
+// TestSampleWarnsWarmupLimit: a warm-up that ends at -warmup-max without every
+// chain settled (here 100 sweeps, below the adaptive warm-up's minimum of 200) is
+// warned about on stderr and in the report, naming the chains; with the default
+// limit nothing is.
+func TestSampleWarnsWarmupLimit(t *testing.T) {
+	code, out, errOut := runCLI(t, "sample", "-model", "gamma_poisson", "-warmup-max", "100", "-draws", "50")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "warning: the adaptive warm-up reached its limit of 100 sweeps before the log joint of chains 0, 1, 2, 3 had stopped trending"
+	if !strings.Contains(errOut, "nmc sample: "+want) || !strings.Contains(out, want) {
+		t.Errorf("stderr %q and report %q do not warn %q", errOut, out, want)
+	}
+	code, out, errOut = runCLI(t, "sample", "-model", "gamma_poisson", "-draws", "50")
+	if code != 0 || strings.Contains(out+errOut, "warning") {
+		t.Errorf("default limit: exit %d, output %q %q, want no warning", code, out, errOut)
 	}
 }

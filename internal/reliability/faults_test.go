@@ -81,7 +81,9 @@ func (s *twoNormalsScorer) LogJoint(x []float64) float64 {
 func TestPanicInOneChain(t *testing.T) {
 	const draws = 200
 	init := [][]float64{{0, 0}, {1, -2}, {42, -3}, {-1, -4}}
-	opts := func() *nmc.Options { return &nmc.Options{Chains: 4, Draws: draws, Seed: 17, Init: init} }
+	opts := func() *nmc.Options {
+		return &nmc.Options{Warmup: nmc.NoWarmup, Chains: 4, Draws: draws, Seed: 17, Init: init}
+	}
 	clean, err := nmc.Sample(context.Background(), &twoNormals{}, opts())
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +169,7 @@ func TestCancelledRunWritesValidCSV(t *testing.T) {
 		time.Sleep(150 * time.Millisecond)
 		cancel()
 	}()
-	res, err := nmc.Sample(ctx, m, &nmc.Options{Chains: 3, Draws: draws, Seed: 5, Progress: func(p nmc.Progress) {
+	res, err := nmc.Sample(ctx, m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 3, Draws: draws, Seed: 5, Progress: func(p nmc.Progress) {
 		if p.Done > 0 {
 			select {
 			case started <- struct{}{}:
@@ -399,7 +401,7 @@ func TestCancelledDeriverRun(t *testing.T) {
 			}
 		}
 	}()
-	res, err := nmc.Sample(ctx, m, &nmc.Options{Chains: 2, Draws: 1 << 22, Seed: 2, Progress: func(p nmc.Progress) {
+	res, err := nmc.Sample(ctx, m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 2, Draws: 1 << 22, Seed: 2, Progress: func(p nmc.Progress) {
 		if p.Done > 0 {
 			select {
 			case started <- p.Chain:

@@ -308,19 +308,19 @@ func malformedCases() []malformedCase {
 		}), []string{`"w"`, "alpha[2]", "-0.5"}},
 
 		// nmc.Sample options.
-		{"Sample negative draws", "nmc: ", sample(nmc.Options{Draws: -5}), []string{"Options.Draws", "-5"}},
-		{"Sample negative chains", "nmc: ", sample(nmc.Options{Chains: -1}), []string{"Options.Chains", "-1"}},
+		{"Sample negative draws", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Draws: -5}), []string{"Options.Draws", "-5"}},
+		{"Sample negative chains", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Chains: -1}), []string{"Options.Chains", "-1"}},
 		{"Sample negative warm-up", "nmc: ", sample(nmc.Options{Warmup: -3}), []string{"Options.Warmup", "-3"}},
-		{"Sample Init length", "nmc: ", sample(nmc.Options{Init: [][]float64{{0, 1, 2}}}), []string{"Options.Init[0]", "3 values", "want 2"}},
-		{"Sample Init count", "nmc: ", sample(nmc.Options{Chains: 3, Init: [][]float64{{0, 1}, {0, 1}}}), []string{"Options.Init", "2 states", "3"}},
-		{"Sample Init NaN", "nmc: ", sample(nmc.Options{Init: [][]float64{{0, nan}}}), []string{"Options.Init[0][1]", "NaN"}},
-		{"Sample Init outside the support", "nmc: ", sample(nmc.Options{Init: [][]float64{{0, -1}}}), []string{"chain 0", `"sigma"`, "Options.Init"}},
-		{"Sample negative first chain", "nmc: ", sample(nmc.Options{FirstChain: -2}), []string{"Options.FirstChain", "-2"}},
-		{"Sample CrankNicolson gamma 1.5", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: 1.5}}}}}), []string{"SiteSteps.Real.Step", "CrankNicolson.Gamma", "1.5"}},
-		{"Sample CrankNicolson gamma -0.1", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: -0.1}}}}}), []string{"CrankNicolson.Gamma", "-0.1"}},
-		{"Sample CrankNicolson target 1", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.CrankNicolson{TargetAccept: 1}}}}}), []string{"CrankNicolson.TargetAccept", "1"}},
-		{"Sample BetaStep Beta(0, 1)", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.BetaStep{A: 0, B: 1}}}}}), []string{"SiteSteps.Real.Step", "Beta(0, 1)"}},
-		{"Sample nil *BetaStep", "nmc: ", sample(nmc.Options{Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: (*nmc.BetaStep)(nil)}}}}), []string{"SiteSteps.Real.Step", "nil *BetaStep"}},
+		{"Sample Init length", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Init: [][]float64{{0, 1, 2}}}), []string{"Options.Init[0]", "3 values", "want 2"}},
+		{"Sample Init count", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Chains: 3, Init: [][]float64{{0, 1}, {0, 1}}}), []string{"Options.Init", "2 states", "3"}},
+		{"Sample Init NaN", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Init: [][]float64{{0, nan}}}), []string{"Options.Init[0][1]", "NaN"}},
+		{"Sample Init outside the support", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Init: [][]float64{{0, -1}}}), []string{"chain 0", `"sigma"`, "Options.Init"}},
+		{"Sample negative first chain", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, FirstChain: -2}), []string{"Options.FirstChain", "-2"}},
+		{"Sample CrankNicolson gamma 1.5", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: 1.5}}}}}), []string{"SiteSteps.Real.Step", "CrankNicolson.Gamma", "1.5"}},
+		{"Sample CrankNicolson gamma -0.1", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.CrankNicolson{Gamma: -0.1}}}}}), []string{"CrankNicolson.Gamma", "-0.1"}},
+		{"Sample CrankNicolson target 1", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.CrankNicolson{TargetAccept: 1}}}}}), []string{"CrankNicolson.TargetAccept", "1"}},
+		{"Sample BetaStep Beta(0, 1)", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: nmc.BetaStep{A: 0, B: 1}}}}}), []string{"SiteSteps.Real.Step", "Beta(0, 1)"}},
+		{"Sample nil *BetaStep", "nmc: ", sample(nmc.Options{Warmup: nmc.NoWarmup, Moves: []nmc.Move{nmc.SiteSteps{Real: nmc.RealProposal{Step: (*nmc.BetaStep)(nil)}}}}), []string{"SiteSteps.Real.Step", "nil *BetaStep"}},
 		{"Sample nil model", "nmc: ", func(*testing.T) error {
 			_, err := nmc.Sample(context.Background(), nil, nil)
 			return err
@@ -438,7 +438,7 @@ func TestMalformedCaseSanity(t *testing.T) {
 	if _, err := models.ReadRegressionCSV(writeFile(t, "blr.csv", "y,x1,x2\n1,2,3\n0,1,2\n")); err != nil {
 		t.Errorf("ReadRegressionCSV: %v", err)
 	}
-	res, err := nmc.Sample(context.Background(), smallModel(t), &nmc.Options{Chains: 2, Draws: 5, Init: [][]float64{{0, 1}}})
+	res, err := nmc.Sample(context.Background(), smallModel(t), &nmc.Options{Warmup: nmc.NoWarmup, Chains: 2, Draws: 5, Init: [][]float64{{0, 1}}})
 	if err != nil {
 		t.Errorf("Sample: %v", err)
 	} else if n := res.Draws.NumDraws(1); n != 5 {

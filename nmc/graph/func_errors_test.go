@@ -117,7 +117,7 @@ func TestFuncPanicWhileSampling(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
-	_, err = nmc.Sample(context.Background(), m, &nmc.Options{Chains: 2, Draws: 50, Seed: 1})
+	_, err = nmc.Sample(context.Background(), m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 2, Draws: 50, Seed: 1})
 	if err == nil || !strings.Contains(err.Error(), "Func: the function panicked") || !strings.Contains(err.Error(), "a beyond 4") {
 		t.Errorf("Sample: %v, want an error quoting the panic", err)
 	}

@@ -135,7 +135,7 @@ func ExampleFunc() {
 	}
 	// Output:
 	// ka  1.0 ± 0.1 (simulated at 1)
-	// V   9.8 ± 0.5 (simulated at 10)
-	// Vm  9.0 ± 2.0 (simulated at 8)
-	// Km  5.4 ± 2.2 (simulated at 4)
+	// V   9.9 ± 0.5 (simulated at 10)
+	// Vm  8.7 ± 1.8 (simulated at 8)
+	// Km  5.1 ± 2.0 (simulated at 4)
 }

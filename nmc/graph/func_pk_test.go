@@ -231,9 +231,13 @@ func (s *pkRefScorer) Score(x []float64, _ int, grad, hess []float64) float64 {
 func (s *pkRefScorer) LogJoint(x []float64) float64 { return s.Score(x, 0, nil, nil) }
 
 // pkRun samples m with 4 chains of draws after the adaptive warm-up and returns
-// the summary of the four parameters and the run's CPU time (Result.CPU).
+// the summary of the four parameters and the run's CPU time (Result.CPU). It
+// keeps the former starts (one prior draw per chain): with the default 8
+// candidates the graph run of TestPKPosteriorMatchesHandWritten mixed Vm and Km
+// worse (bulk ESS 148 and 161, R-hat 1.028, against 443 and 460) — one seed
+// each, not yet known to be more than chance.
 func pkRun(t testing.TB, m nmc.Model, draws int, seed uint64) ([]diagnostics.SummaryRow, time.Duration) {
-	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: draws, Warmup: nmc.AutoWarmup, Seed: seed})
+	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: draws, Warmup: nmc.AutoWarmup, Seed: seed, StartCandidates: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

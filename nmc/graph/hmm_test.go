@@ -161,7 +161,7 @@ func TestHiddenMarkovChainByNode(t *testing.T) {
 		if f.ham {
 			draws = 1000 // each sweep runs the block's leapfrog steps
 		}
-		r, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Draws: draws, Seed: 3})
+		r, err := nmc.Sample(context.Background(), m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: 4, Draws: draws, Seed: 3})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

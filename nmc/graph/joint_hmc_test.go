@@ -196,7 +196,7 @@ func TestJointGradDrivesHMC(t *testing.T) {
 	if rate < 0.6 {
 		t.Fatalf("HMC accepted %.2f of its trajectories", rate)
 	}
-	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: chains, Draws: draws, Seed: 24})
+	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: chains, Draws: draws, Seed: 24})
 	if err != nil {
 		t.Fatal(err)
 	}

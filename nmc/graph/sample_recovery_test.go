@@ -180,7 +180,7 @@ func TestOneStepExactRecovery(t *testing.T) {
 			init[i] = make([]float64, nmc.Dim(m.Sites()))
 			c.start(rng, init[i])
 		}
-		res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: n, Draws: 1, Seed: 5, Init: init})
+		res, err := nmc.Sample(context.Background(), m, &nmc.Options{Warmup: nmc.NoWarmup, Chains: n, Draws: 1, Seed: 5, Init: init})
 		if err != nil {
 			t.Fatalf("%s: Sample: %v", c.name, err)
 		}
