@@ -181,6 +181,8 @@ type runResult struct {
 	joint, pointwise []float64
 	finalPointwise   float64
 	hasPointwise     bool
+	// warned holds warnings() once computed.
+	warned *[]string
 }
 
 // execute builds and samples the model of d with settings s, showing a progress
@@ -406,10 +408,26 @@ func printSites(w io.Writer, res *nmc.Result) {
 	}
 }
 
-// printWarnings writes each of the run's warnings (nmc.Result.Warnings: sites that
-// did not move in the recorded draws) on a line of its own after prefix.
-func printWarnings(w io.Writer, prefix string, res *nmc.Result) {
-	for _, msg := range res.Warnings() {
+// warnings returns the run's warnings: the sampler's (nmc.Result.Warnings: sites
+// that did not move, chains that did not agree at the end of the warm-up, restarts)
+// and the draws' (diagnostics.ConvergenceWarnings over every recorded quantity: an
+// R-hat above 1.05, a bulk ESS below 100 per chain).
+func (r *runResult) warnings() []string {
+	if r.warned != nil {
+		return *r.warned
+	}
+	msgs := r.res.Warnings()
+	if rows, err := diagnostics.Convergence(r.res.Draws, nil); err == nil {
+		msgs = append(msgs, diagnostics.ConvergenceWarnings(rows, r.res.Draws.NumChains())...)
+	}
+	r.warned = &msgs
+	return msgs
+}
+
+// printWarnings writes each of the run's warnings (runResult.warnings) on a line of
+// its own after prefix.
+func printWarnings(w io.Writer, prefix string, r *runResult) {
+	for _, msg := range r.warnings() {
 		fmt.Fprintf(w, "%s%s\n", prefix, msg)
 	}
 }

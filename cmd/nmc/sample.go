@@ -209,7 +209,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		printWarnings(e.stderr, "nmc sample: warning: ", r.res)
+		printWarnings(e.stderr, "nmc sample: warning: ", r)
 		return reportSample(e.stdout, r, s, sampleOutputs{draws: *out, summary: *summary, pll: *pll, plots: *plots, vars: *vars})
 	}
 }
@@ -300,7 +300,7 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 	}
 	fmt.Fprintln(w)
 	printSites(w, res)
-	printWarnings(w, "warning: ", res)
+	printWarnings(w, "warning: ", r)
 
 	if r.exact != nil {
 		refs, err := r.exact.References()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -40,10 +41,24 @@ func testData(t *testing.T) string {
 func mustRun(t *testing.T, args ...string) string {
 	t.Helper()
 	code, out, errOut := runCLI(t, args...)
-	if code != 0 || errOut != "" {
+	if code != 0 || withoutShortRunWarnings(errOut) != "" {
 		t.Fatalf("nmc %s: exit status %d, stderr %q\nstdout:\n%s", strings.Join(args, " "), code, errOut, out)
 	}
 	return out
+}
+
+// withoutShortRunWarnings returns stderr without the draws' convergence warnings
+// (an R-hat above 1.05, a bulk ESS below 100 per chain: diagnostics.
+// ConvergenceWarnings), which the tests' runs of a few dozen draws give as they
+// should; TestSampleWarnsConvergence tests them.
+func withoutShortRunWarnings(stderr string) string {
+	var kept []string
+	for _, line := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(line, "nmc sample: warning: R-hat of ") && !strings.HasPrefix(line, "nmc sample: warning: bulk ESS of ") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "")
 }
 
 // checkPNG checks that path is a PNG image of at least 400 × 250 pixels.
@@ -831,7 +846,7 @@ func TestSampleWarnsUnmoved(t *testing.T) {
 		t.Errorf("row of x %q, want 400 unmoved proposals and an acceptance rate of 0", lines[1])
 	}
 	b.Reset()
-	printWarnings(&b, "nmc sample: warning: ", res)
+	printWarnings(&b, "nmc sample: warning: ", &runResult{res: res})
 	want := `nmc sample: warning: site "x" did not move in the recorded draws of chains 0, 1: of its 800 proposals there (warm-up included) 0 moved it and 800 were its current point bit for bit`
 	if !strings.HasPrefix(b.String(), want) || strings.Count(b.String(), "\n") != 1 {
 		t.Errorf("warnings %q, want one line starting %q", b.String(), want)
@@ -889,8 +904,37 @@ func TestSampleWarnsWarmupLimit(t *testing.T) {
 	if !strings.Contains(errOut, "nmc sample: "+want) || !strings.Contains(out, want) {
 		t.Errorf("stderr %q and report %q do not warn %q", errOut, out, want)
 	}
-	code, out, errOut = runCLI(t, "sample", "-model", "gamma_poisson", "-draws", "50")
+	code, out, errOut = runCLI(t, "sample", "-model", "gamma_poisson", "-draws", "200")
 	if code != 0 || strings.Contains(out+errOut, "warning") {
 		t.Errorf("default limit: exit %d, output %q %q, want no warning", code, out, errOut)
+	}
+}
+
+// TestSampleWarnsConvergence: draws whose chains disagree get the R-hat and ESS
+// warnings of diagnostics.ConvergenceWarnings after the sampler's own, and draws
+// that agree none. The result is made by hand (a run of the sampler whose chains
+// disagree depends on the sampler's moves).
+func TestSampleWarnsConvergence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, shift := range []float64{0, 5} {
+		d := &draws.Draws{Names: []string{"a", "b"}}
+		for c := range 4 {
+			ch := make([]float64, 2*500)
+			for i := range 500 {
+				ch[2*i] = rng.NormFloat64() + shift*float64(c%2)
+				ch[2*i+1] = rng.NormFloat64()
+			}
+			d.Chains = append(d.Chains, ch)
+		}
+		var b strings.Builder
+		printWarnings(&b, "nmc sample: warning: ", &runResult{res: &nmc.Result{Draws: d}})
+		got := b.String()
+		if shift == 0 && got != "" {
+			t.Errorf("agreeing chains: warnings %q", got)
+		}
+		if shift != 0 && (!strings.Contains(got, "nmc sample: warning: R-hat of a is") ||
+			!strings.Contains(got, "nmc sample: warning: bulk ESS of a is") || strings.Contains(got, " b ")) {
+			t.Errorf("disagreeing chains: warnings %q, want a's R-hat and bulk ESS", got)
+		}
 	}
 }
