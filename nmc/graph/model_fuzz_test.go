@@ -245,17 +245,18 @@ func (m *fzModel) checkGenerated(t fzT, model *graph.Model, x []float64) {
 }
 
 // fdStep returns the finite-difference step of a site's coordinate at value v:
-// 1e-3, or 1e-3 of its distance to a bound if that is less than 1. (Not relative
-// to |v|: a Cauchy prior's location at −84415 varies on the scale of its width.)
+// 1e-3, or 1e-3 of its distance to a bound if that is less than 1, and at least
+// 1e-7·|v| (v ± h must differ from v), rounded so that v + h is exact. (Not 1e-3
+// of |v|: a Cauchy prior's location at −84415 varies on the scale of its width.)
 func fdStep(st nmc.Site, v float64) float64 {
-	h := 1.0
+	h := math.Max(1, 1e-4*math.Abs(v))
 	switch st.Support {
 	case nmc.Positive:
 		h = math.Min(h, v-st.Lower)
 	case nmc.Interval:
 		h = math.Min(h, math.Min(v-st.Lower, st.Upper-v))
 	}
-	return 1e-3 * h
+	return (v + 1e-3*h) - v
 }
 
 // move returns x with site i moved within its support.
