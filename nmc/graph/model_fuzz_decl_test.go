@@ -85,6 +85,16 @@ func (m *fzModel) boundedLatent() *fzNode {
 	if (lower != nil && lower.l != 1 && lower.l != n) || (upper != nil && upper.l != 1 && upper.l != n) {
 		return nil
 	}
+	if lower != nil && upper != nil && !lower.dep && !upper.dep {
+		// Constant bounds: lower + a positive value can round to lower (at
+		// 3.9e106), which Build refuses, as it should.
+		r := &refEval{vals: map[*fzNode][]float64{}}
+		for e := range n {
+			if !(r.at(lower, e, 0) < r.at(upper, e, 0)) {
+				return nil
+			}
+		}
+	}
 	d := &fzDist{fam: famFlat, g: graph.Flat()}
 	if m.byte()%3 != 0 {
 		d = m.scalarDist(false, false, n)

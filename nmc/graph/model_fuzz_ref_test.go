@@ -49,7 +49,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 			return math.Inf(-1)
 		}
 		z := (x[0] - mu) / s
-		return -0.5*z*z - math.Log(s) - halfLog2Pi
+		return -0.5*z*z - refLog(s) - halfLog2Pi
 	case famLogNormal:
 		mu, s := ps[0][0], ps[1][0]
 		if bad(s > 0 && !math.IsInf(s, 1) && !math.IsNaN(mu) && !math.IsInf(mu, 0)) {
@@ -58,8 +58,8 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		if !(x[0] > 0) || math.IsInf(x[0], 1) {
 			return math.Inf(-1)
 		}
-		z := (math.Log(x[0]) - mu) / s
-		return -0.5*z*z - math.Log(s) - halfLog2Pi - math.Log(x[0])
+		z := (refLog(x[0]) - mu) / s
+		return -0.5*z*z - refLog(s) - halfLog2Pi - refLog(x[0])
 	case famGamma:
 		a, b := ps[0][0], ps[1][0]
 		if bad(a > 0 && b > 0 && !math.IsInf(a, 1) && !math.IsInf(b, 1)) {
@@ -69,7 +69,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 			return math.Inf(-1)
 		}
 		lg, _ := math.Lgamma(a)
-		return a*math.Log(b) - lg + (a-1)*math.Log(x[0]) - b*x[0]
+		return a*refLog(b) - lg + (a-1)*refLog(x[0]) - b*x[0]
 	case famExponential:
 		r := ps[0][0]
 		if bad(r > 0 && !math.IsInf(r, 1)) {
@@ -78,7 +78,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		if !(x[0] >= 0) || math.IsInf(x[0], 1) {
 			return math.Inf(-1)
 		}
-		return math.Log(r) - r*x[0]
+		return refLog(r) - r*x[0]
 	case famCauchy:
 		mu, s := ps[0][0], ps[1][0]
 		if bad(s > 0 && !math.IsInf(s, 1) && !math.IsNaN(mu) && !math.IsInf(mu, 0)) {
@@ -88,7 +88,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 			return math.Inf(-1)
 		}
 		z := (x[0] - mu) / s
-		return -math.Log(math.Pi) - math.Log(s) - math.Log1p(z*z)
+		return -refLog(math.Pi) - refLog(s) - math.Log1p(z*z)
 	case famStudentT:
 		nu, mu, s := ps[0][0], ps[1][0], ps[2][0]
 		if bad(nu > 0 && s > 0 && !math.IsInf(nu, 1) && !math.IsInf(s, 1) && !math.IsNaN(mu) && !math.IsInf(mu, 0)) {
@@ -100,7 +100,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		z := (x[0] - mu) / s
 		l1, _ := math.Lgamma((nu + 1) / 2)
 		l2, _ := math.Lgamma(nu / 2)
-		return l1 - l2 - 0.5*math.Log(nu*math.Pi) - math.Log(s) - (nu+1)/2*math.Log1p(z*z/nu)
+		return l1 - l2 - 0.5*refLog(nu*math.Pi) - refLog(s) - (nu+1)/2*math.Log1p(z*z/nu)
 	case famPoisson:
 		r := ps[0][0]
 		if bad(r > 0 && !math.IsInf(r, 1)) {
@@ -111,7 +111,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 			return math.Inf(-1)
 		}
 		lf, _ := math.Lgamma(k + 1)
-		return k*math.Log(r) - r - lf
+		return k*refLog(r) - r - lf
 	case famFlat:
 		if math.IsInf(x[0], 0) {
 			return math.Inf(-1)
@@ -131,7 +131,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 				return math.Inf(-1)
 			}
 			sumX += x[i]
-			lp += (a - 1) * math.Log(x[i])
+			lp += (a - 1) * refLog(x[i])
 		}
 		if math.Abs(sumX-1) > 1e-9 {
 			return math.Inf(-1)
@@ -185,7 +185,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 				s -= l[i*n+j] * z[j]
 			}
 			z[i] = s / l[i*n+i]
-			lp -= 0.5*z[i]*z[i] + math.Log(l[i*n+i])
+			lp -= 0.5*z[i]*z[i] + refLog(l[i*n+i])
 		}
 		return lp
 	}
@@ -232,13 +232,17 @@ func refLSE(v []float64) float64 {
 	for _, a := range v {
 		s += math.Exp(a - m)
 	}
-	return m + math.Log(s)
+	return m + refLog(s)
 }
 
 // refHMM is the log marginal likelihood of a hidden Markov model by the forward
-// algorithm with scaling: logOmega N×K, gamma K×K, rho K (row-major). It is NaN
-// when a row of gamma or rho is not a probability vector.
-func refHMM(logOmega, gamma, rho []float64, n, k int) float64 {
+// algorithm in log space: logOmega N×K, gamma K×K, rho K (row-major). It is NaN
+// when a row of gamma or rho is not a probability vector. under reports that the
+// forward algorithm scaled by each step's largest emission (Σ_j S_j·e^{ω_j − max ω},
+// S_j the predicted probability of state j) underflows to 0 at a finite
+// likelihood: a state of negligible (or zero) predicted probability whose
+// emission exceeds every other's by more than ~708 nats.
+func refHMM(logOmega, gamma, rho []float64, n, k int) (ll float64, under bool) {
 	simplex := func(p []float64) bool {
 		s := 0.0
 		for _, v := range p {
@@ -250,52 +254,58 @@ func refHMM(logOmega, gamma, rho []float64, n, k int) float64 {
 		return math.Abs(s-1) <= 1e-9
 	}
 	if !simplex(rho) {
-		return math.NaN()
+		return math.NaN(), false
 	}
 	for i := range k {
 		if !simplex(gamma[i*k : (i+1)*k]) {
-			return math.NaN()
+			return math.NaN(), false
 		}
 	}
-	alpha := make([]float64, k)
+	// The forward recursion in log space: log α_t(j) = ω_t(j) + log Σ_i
+	// exp(log α_{t−1}(i) + log Γ_ij), log α_0(j) = log ρ_j + ω_0(j); a zero
+	// probability is −Inf and adds nothing.
+	la := make([]float64, k)
 	next := make([]float64, k)
-	ll := 0.0
+	terms := make([]float64, k)
 	for t := range n {
-		om := logOmega[t*k : (t+1)*k]
-		m := math.Inf(-1)
-		for _, v := range om {
-			if math.IsNaN(v) {
-				return math.NaN()
-			}
-			m = math.Max(m, v)
-		}
-		if math.IsInf(m, -1) {
-			return math.Inf(-1)
-		}
-		if math.IsInf(m, 1) {
-			return math.NaN()
-		}
-		c := 0.0
 		for j := range k {
-			p := rho[j]
-			if t > 0 {
-				p = 0
-				for i := range k {
-					p += alpha[i] * gamma[i*k+j]
-				}
+			om := logOmega[t*k+j]
+			if math.IsNaN(om) || math.IsInf(om, 1) {
+				return math.NaN(), false
 			}
-			next[j] = p * math.Exp(om[j]-m)
-			c += next[j]
+			if t == 0 {
+				next[j] = refLog(rho[j]) + om
+				continue
+			}
+			for i := range k {
+				terms[i] = la[i] + refLog(gamma[i*k+j])
+			}
+			next[j] = refLSE(terms) + om
 		}
-		if !(c > 0) {
-			return math.Inf(-1)
+		// The scaled recursion's normaliser at t: Σ_j e^{log S_j + ω_j − max ω}.
+		m, c := math.Inf(-1), 0.0
+		for j := range k {
+			m = math.Max(m, logOmega[t*k+j])
+		}
+		lse := 0.0 // log Σ_i α_{t−1}(i): the scaled recursion's S_j sum to 1
+		if t > 0 {
+			lse = refLSE(la)
 		}
 		for j := range k {
-			alpha[j] = next[j] / c
+			c += math.Exp(next[j] - lse - m)
 		}
-		ll += m + math.Log(c)
+		under = under || (c == 0 && !math.IsInf(refLSE(next), -1))
+		copy(la, next)
 	}
-	return ll
+	return refLSE(la), under
+}
+
+// refLog is log(v), right for subnormal v too (see refEval.fragile).
+func refLog(v float64) float64 {
+	if v > 0 && v < 0x1p-1022 {
+		return math.Log(v*0x1p52) - 52*math.Ln2
+	}
+	return math.Log(v)
 }
 
 // refEval evaluates the nodes of a fuzz model at a state x. Each node's values
@@ -307,6 +317,13 @@ type refEval struct {
 	x      []float64
 	vals   map[*fzNode][]float64
 	jitter float64
+	// fragile: a value was subnormal, or a hidden Markov model's forward
+	// algorithm scaled by each step's largest emission underflows where the
+	// likelihood is finite (see refHMM). The engine's results are then not
+	// vouched for: Go's math.Log is wrong for subnormal arguments on amd64
+	// (golang/go#56600: Log(5e-324) = −709.09, not −744.44), and the engine scales
+	// its forward algorithm so.
+	fragile bool
 }
 
 func (r *refEval) jit(n *fzNode, v []float64) []float64 {
@@ -350,6 +367,11 @@ func (r *refEval) val(n *fzNode) []float64 {
 		return v
 	}
 	v := r.jit(n, r.compute(n))
+	for _, a := range v {
+		if a != 0 && math.Abs(a) < 0x1p-1022 {
+			r.fragile = true
+		}
+	}
 	r.vals[n] = v
 	return v
 }
@@ -361,7 +383,7 @@ func refUnary(op fzOp, a, p float64) float64 {
 	case opExp:
 		return math.Exp(a)
 	case opLog:
-		return math.Log(a)
+		return refLog(a)
 	case opLog1p:
 		return math.Log1p(a)
 	case opSqrt:
@@ -488,7 +510,7 @@ func (r *refEval) compute(n *fzNode) []float64 {
 					out[e*n.w+c] = math.NaN()
 					continue
 				}
-				out[e*n.w+c] = refLSE([]float64{math.Log(th) + a, math.Log1p(-th) + b})
+				out[e*n.w+c] = refLSE([]float64{refLog(th) + a, math.Log1p(-th) + b})
 			}
 		}
 	case opDensity:
@@ -534,7 +556,9 @@ func (r *refEval) compute(n *fzNode) []float64 {
 		}
 	case opHMM:
 		lo, g, rho := n.args[0], n.args[1], n.args[2]
-		out[0] = refHMM(r.val(lo), r.val(g), r.val(rho), lo.l, lo.w)
+		var under bool
+		out[0], under = refHMM(r.val(lo), r.val(g), r.val(rho), lo.l, lo.w)
+		r.fragile = r.fragile || under
 	default:
 		panic("unknown op")
 	}
@@ -580,6 +604,11 @@ func (r *refEval) density(d *fzDist, x *fzNode, e int) float64 {
 // magnitudes: −Inf when a term is not finite.
 func (m *fzModel) refLogJoint(x []float64, jitter float64) (lj, mag float64) {
 	r := &refEval{x: x, vals: map[*fzNode][]float64{}, jitter: jitter}
+	defer func() {
+		if r.fragile {
+			lj, mag = math.NaN(), math.NaN()
+		}
+	}()
 	for _, t := range m.terms {
 		var v float64
 		switch {
@@ -597,7 +626,7 @@ func (m *fzModel) refLogJoint(x []float64, jitter float64) (lj, mag float64) {
 		}
 		if t.jac != nil { // a bounded latent's log Jacobian log(upper − lower)
 			for e := range t.n {
-				v += math.Log(r.at(t.jac[1], e, 0) - r.at(t.jac[0], e, 0))
+				v += refLog(r.at(t.jac[1], e, 0) - r.at(t.jac[0], e, 0))
 			}
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -621,6 +650,9 @@ func (m *fzModel) refDerived(x []float64) map[string]float64 {
 				out[derivedName(d.name, d.n.l, d.n.w, e, c)] = v[e*d.n.w+c]
 			}
 		}
+	}
+	if r.fragile {
+		return nil
 	}
 	return out
 }
