@@ -189,7 +189,7 @@ func (m *fzModel) mvn() *fzDist {
 	return d
 }
 
-// mvnLatent declares Latent(name, MVN) or observes data under an MVN.
+// mvnStep declares Latent(name, MVN) or observes data under an MVN.
 func (m *fzModel) mvnStep() {
 	d := m.mvn()
 	if d == nil {
@@ -211,7 +211,7 @@ func (m *fzModel) mvnStep() {
 	}
 }
 
-// simplexRow returns a node of one element of k components that is a
+// simplexRows returns a node of rows elements of k components, each a
 // probability vector: a constant, a Dirichlet latent, or the softmax of real
 // nodes (exp(v − LogSumExp(v))).
 func (m *fzModel) simplexRows(k, rows int) *fzNode {
