@@ -112,9 +112,20 @@ func (m *fzModel) funcNode(a *fzNode) {
 	}
 	f := func(_ *jet.Space, in, out []jet.Number) { runFuzzProgJet(prog, in, out) }
 	what := fmt.Sprintf("Func(%v, %d inputs)", prog, len(ins))
-	finite := true
+	// A factor of constant inputs is a constant, which Build refuses unless
+	// finite (a Square overflows at 1e200).
+	finite, dep := true, false
+	var in []float64
 	for _, b := range ins {
 		finite = finite && constOK(b, false)
+		dep = dep || b.dep
+		if finite && !b.dep {
+			in = append(in, (&refEval{vals: map[*fzNode][]float64{}}).val(b)...)
+		}
+	}
+	if finite && !dep {
+		out := runFuzzProgFloat(prog, in, 1)[0]
+		finite = !math.IsNaN(out) && !math.IsInf(out, 0)
 	}
 	if nout == 1 && m.byte()%2 == 0 && finite {
 		name := m.name("func")
