@@ -597,7 +597,27 @@ func (r *refEval) density(d *fzDist, x *fzNode, e int) float64 {
 		}
 		ps[i] = r.elemOf(p, e)
 	}
-	return refLogPDF(d.fam, r.elemOf(x, e), ps)
+	xv := r.elemOf(x, e)
+	if r.jitter != 0 {
+		// Jitter the arguments too: a log density's parts (a·log b, log Γ(a),
+		// (a − 1)·log x) can be far larger than their sum, and so is its rounding.
+		us := [...]float64{1, -0.7, 0.4, -0.9, 0.6}
+		jit := func(v []float64, data bool, i int) []float64 {
+			if data {
+				return v
+			}
+			out := make([]float64, len(v))
+			for c, a := range v {
+				out[c] = a * (1 + r.jitter*us[(i+c)%len(us)])
+			}
+			return out
+		}
+		for i := range ps {
+			ps[i] = jit(ps[i], d.params[i].op == opConst, i+1)
+		}
+		xv = jit(xv, x.op == opConst, 0)
+	}
+	return refLogPDF(d.fam, xv, ps)
 }
 
 // logJoint returns the reference log joint at x and the sum of its terms'
