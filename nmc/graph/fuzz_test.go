@@ -351,6 +351,12 @@ func checkFuzzBuild(t *testing.T, s *fuzzBuilder, data []byte) {
 		base, _, _ := strings.Cut(st.Name, "[")
 		off, size, err := m.Offset(base)
 		if err != nil {
+			// A single scalar declared with an indexed name ("a[1]") is a family of
+			// that name.
+			base = st.Name
+			off, size, err = m.Offset(base)
+		}
+		if err != nil {
 			t.Fatalf("Offset(%q) of site %q: %v", base, st.Name, err)
 		}
 		if off < 0 || size < 1 || off+size > dim {
