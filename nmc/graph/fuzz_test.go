@@ -279,79 +279,90 @@ func FuzzBuild(f *testing.F) {
 		for steps := 0; steps < 24 && len(s.p.b) > 0; steps++ {
 			s.step()
 		}
-		m, err := s.b.Build()
-		if err != nil {
-			t.Logf("Build: %v", err)
-			if m != nil {
-				t.Fatalf("Build returned a model with error %v", err)
-			}
-			if !strings.HasPrefix(err.Error(), "graph: ") && !strings.HasPrefix(err.Error(), "dist: ") {
-				t.Fatalf("Build error without a package prefix: %v\ncalls: %v", err, s.trace)
-			}
-			return
-		}
-		if m == nil {
-			t.Fatalf("Build returned neither a model nor an error\ncalls: %v", s.trace)
-		}
-		sites := m.Sites()
-		dim := 0
-		for _, st := range sites {
-			if st.Size < 1 {
-				t.Fatalf("site %q has size %d\ncalls: %v", st.Name, st.Size, s.trace)
-			}
-			dim += st.Size
-		}
-		x := make([]float64, dim)
-		if err := m.Init(rand.New(rand.NewPCG(uint64(len(data)), 9)), x); err != nil {
-			t.Logf("Init: %v", err)
-			if !strings.HasPrefix(err.Error(), "graph: ") {
-				t.Fatalf("Init error without the package prefix: %v", err)
-			}
-			return
-		}
-		if err := m.Init(rand.New(rand.NewPCG(1, 2)), make([]float64, dim+1)); err == nil {
-			t.Fatalf("Init accepted a state of %d coordinates for %d", dim+1, dim)
-		}
-		sc := m.NewScorer()
-		score := func(x []float64) {
-			for i, st := range sites {
-				var grad, hess []float64
-				if st.Support != nmc.Discrete {
-					grad, hess = make([]float64, st.Size), make([]float64, st.Size*st.Size)
-				}
-				sc.Score(x, i, grad, hess)
-				sc.Score(x, i, nil, nil)
-				if vs, ok := sc.(nmc.ValuesScorer); ok && st.Support == nmc.Discrete && st.NumValues > 0 {
-					vs.ScoreValues(x, i, make([]float64, st.NumValues))
-				}
-				_ = m.Neighbors(i)
-				_ = m.Blanket(i)
-			}
-			sc.LogJoint(x)
-			dst := make([]float64, len(m.DerivedNames()))
-			m.Derive(x, dst)
-		}
-		score(x)
-		// A state decoded from the rest of the bytes, in or out of the support.
-		y := append([]float64(nil), x...)
-		for i := range y {
-			if len(s.p.b) == 0 {
-				break
-			}
-			y[i] = s.p.float()
-		}
-		score(y)
-		for _, st := range sites {
-			base, _, _ := strings.Cut(st.Name, "[")
-			off, size, err := m.Offset(base)
-			if err != nil {
-				t.Fatalf("Offset(%q) of site %q: %v", base, st.Name, err)
-			}
-			if off < 0 || size < 1 || off+size > dim {
-				t.Fatalf("Offset(%q) = %d, %d for a state of %d", base, off, size, dim)
-			}
-		}
+		checkFuzzBuild(t, s, data)
 	})
+}
+
+// checkFuzzBuild builds the decoded program s and checks what FuzzBuild says.
+func checkFuzzBuild(t *testing.T, s *fuzzBuilder, data []byte) {
+	m, err := s.b.Build()
+	if err != nil {
+		t.Logf("Build: %v", err)
+		if m != nil {
+			t.Fatalf("Build returned a model with error %v", err)
+		}
+		if !strings.HasPrefix(err.Error(), "graph: ") && !strings.HasPrefix(err.Error(), "dist: ") {
+			t.Fatalf("Build error without a package prefix: %v\ncalls: %v", err, s.trace)
+		}
+		return
+	}
+	if m == nil {
+		t.Fatalf("Build returned neither a model nor an error\ncalls: %v", s.trace)
+	}
+	sites := m.Sites()
+	dim := 0
+	for _, st := range sites {
+		if st.Size < 1 {
+			t.Fatalf("site %q has size %d\ncalls: %v", st.Name, st.Size, s.trace)
+		}
+		dim += st.Size
+	}
+	x := make([]float64, dim)
+	if err := m.Init(rand.New(rand.NewPCG(uint64(len(data)), 9)), x); err != nil {
+		t.Logf("Init: %v", err)
+		if !strings.HasPrefix(err.Error(), "graph: ") {
+			t.Fatalf("Init error without the package prefix: %v", err)
+		}
+		return
+	}
+	if err := m.Init(rand.New(rand.NewPCG(1, 2)), make([]float64, dim+1)); err == nil {
+		t.Fatalf("Init accepted a state of %d coordinates for %d", dim+1, dim)
+	}
+	sc := m.NewScorer()
+	score := func(x []float64) {
+		for i, st := range sites {
+			var grad, hess []float64
+			if st.Support != nmc.Discrete {
+				grad, hess = make([]float64, st.Size), make([]float64, st.Size*st.Size)
+			}
+			sc.Score(x, i, grad, hess)
+			sc.Score(x, i, nil, nil)
+			if vs, ok := sc.(nmc.ValuesScorer); ok && st.Support == nmc.Discrete && st.NumValues > 0 {
+				vs.ScoreValues(x, i, make([]float64, st.NumValues))
+			}
+			_ = m.Neighbors(i)
+			_ = m.Blanket(i)
+		}
+		sc.LogJoint(x)
+		dst := make([]float64, len(m.DerivedNames()))
+		m.Derive(x, dst)
+	}
+	score(x)
+	// A state decoded from the rest of the bytes, in or out of the support.
+	y := append([]float64(nil), x...)
+	for i := range y {
+		if len(s.p.b) == 0 {
+			break
+		}
+		y[i] = s.p.float()
+	}
+	score(y)
+	for _, st := range sites {
+		base, _, _ := strings.Cut(st.Name, "[")
+		off, size, err := m.Offset(base)
+		if err != nil {
+			// A single scalar declared with an indexed name ("a[1]") is a family of
+			// that name.
+			base = st.Name
+			off, size, err = m.Offset(base)
+		}
+		if err != nil {
+			t.Fatalf("Offset(%q) of site %q: %v", base, st.Name, err)
+		}
+		if off < 0 || size < 1 || off+size > dim {
+			t.Fatalf("Offset(%q) = %d, %d for a state of %d", base, off, size, dim)
+		}
+	}
 }
 
 // FuzzGroups decodes a builder program as FuzzBuild does, then one to three groups

@@ -181,8 +181,21 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 		m.plan = newMemoPlan(m.factors, m.derived, !m.noMemo)
 	}
 	defer func() { m.constSc = nil }()
+	// Number every family's sites and coordinates before finding the supports:
+	// finding one evaluates constant parameters, an evaluation may collect the
+	// sites a node depends on (a CholeskyMul's covariance), and the plan keeps the
+	// site sets of the memoised nodes from then on (prepareDeps).
+	nsites, off := 0, 0
+	for _, f := range m.fams {
+		f.first, f.offset = nsites, off
+		if f.vector {
+			nsites, off = nsites+1, off+f.length
+		} else {
+			nsites, off = nsites+f.length, off+f.length*f.width
+		}
+	}
 	// Sites and supports.
-	off := 0
+	off = 0
 	for _, f := range m.fams {
 		f.first = len(m.sites)
 		f.offset = off
