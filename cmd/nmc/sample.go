@@ -209,8 +209,11 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
+		if err := reportSample(e.stdout, r, s, sampleOutputs{draws: *out, summary: *summary, pll: *pll, plots: *plots, vars: *vars}); err != nil {
+			return err // one line on stderr: the error, not the warnings besides it
+		}
 		printWarnings(e.stderr, "nmc sample: warning: ", r)
-		return reportSample(e.stdout, r, s, sampleOutputs{draws: *out, summary: *summary, pll: *pll, plots: *plots, vars: *vars})
+		return nil
 	}
 }
 
