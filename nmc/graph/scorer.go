@@ -91,6 +91,8 @@ type scorer struct {
 	jointCnt  []float64
 	jointTab  [][8]float64
 	jointNorm []float64
+	// blocks: JointHessian's compiled blocks (block.go).
+	blocks []*blockScore
 
 	// A value scorer's scratch for Init and Replicate: one element's parameter
 	// values and one drawn element.
