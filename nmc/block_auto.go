@@ -84,7 +84,25 @@ func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
 		return nil, nil
 	}
 	cand := autoCandidates(p)
-	if len(cand) == 0 {
+	du := 0
+	for _, i := range cand {
+		du += freeDim(run.sites[i])
+	}
+	// What can be measured: pairs of candidates not moved together by a declared
+	// group, and multi-coordinate Positive and Interval sites.
+	pairs := false
+	if len(cand) >= 2 && du <= maxc {
+		for _, g := range groupedPairs(run, cand) {
+			pairs = pairs || !g
+		}
+	}
+	var own []int
+	for _, i := range cand {
+		if s := run.sites[i]; s.Size >= 2 && s.Size <= maxc && (s.Support == Positive || s.Support == Interval) {
+			own = append(own, i)
+		}
+	}
+	if !pairs && len(own) == 0 {
 		return nil, nil
 	}
 	states := autoStates(run)
@@ -93,11 +111,7 @@ func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
 	}
 	var blocks []autoBlock
 	in := map[int]bool{}
-	du := 0
-	for _, i := range cand {
-		du += freeDim(run.sites[i])
-	}
-	if len(cand) >= 2 && du <= maxc {
+	if pairs {
 		blocks = joinCoupled(run, cand, siteCouplings(run, jh, cand, states), thr, maxc)
 		for _, b := range blocks {
 			for _, i := range b.sites {
@@ -105,9 +119,8 @@ func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
 			}
 		}
 	}
-	for _, i := range cand {
-		s := run.sites[i]
-		if in[i] || s.Size < 2 || s.Size > maxc || (s.Support != Positive && s.Support != Interval) {
+	for _, i := range own {
+		if in[i] {
 			continue
 		}
 		if c, ok := ownCoupling(run, jh, i, states, thr); ok {
@@ -223,8 +236,9 @@ func unconstrainedHessian(run *sampling, jh JointHessianer, sites []int, x []flo
 }
 
 // siteCouplings returns, for the candidate sites cand (indices into cand), the
-// largest coupling of each pair's coordinates at each state (NaN: not measured
-// there), as couplings[state][a*len(cand)+b].
+// largest coupling of each pair's coordinates at each state, as
+// couplings[state][a*len(cand)+b] (NaN where a diagonal is not negative; a nil
+// row for a state whose Hessian is not finite).
 func siteCouplings(run *sampling, jh JointHessianer, cand []int, states [][]float64) [][]float64 {
 	nc := len(cand)
 	out := make([][]float64, len(states))
@@ -233,11 +247,11 @@ func siteCouplings(run *sampling, jh JointHessianer, cand []int, states [][]floa
 		for k := range cs {
 			cs[k] = math.NaN()
 		}
-		out[s] = cs
 		coords, h := unconstrainedHessian(run, jh, cand, x)
 		if h == nil {
-			continue
+			continue // not measured: out[s] stays nil
 		}
+		out[s] = cs
 		du := coords.du
 		for a := range nc {
 			for b := a + 1; b < nc; b++ {
@@ -260,6 +274,7 @@ func siteCouplings(run *sampling, jh JointHessianer, cand []int, states [][]floa
 // joinCoupled joins the coupled pairs of cand into blocks (see AutoBlocks).
 func joinCoupled(run *sampling, cand []int, cs [][]float64, thr float64, maxc int) []autoBlock {
 	nc := len(cand)
+	grouped := groupedPairs(run, cand)
 	type edge struct {
 		a, b int
 		c    float64 // the median coupling over the states measured
@@ -267,17 +282,22 @@ func joinCoupled(run *sampling, cand []int, cs [][]float64, thr float64, maxc in
 	var edges []edge
 	for a := range nc {
 		for b := a + 1; b < nc; b++ {
+			if grouped[a*nc+b] {
+				continue
+			}
 			var vals []float64
-			above := 0
+			measured, above := 0, 0
 			for _, st := range cs {
-				if v := st[a*nc+b]; !math.IsNaN(v) {
+				if st == nil {
+					continue
+				}
+				measured++
+				if v := st[a*nc+b]; v >= thr && v < 1 {
 					vals = append(vals, v)
-					if v >= thr {
-						above++
-					}
+					above++
 				}
 			}
-			if len(vals) == 0 || 2*above < len(vals) {
+			if measured == 0 || 2*above < measured {
 				continue
 			}
 			slices.Sort(vals)
@@ -338,7 +358,7 @@ func joinCoupled(run *sampling, cand []int, cs [][]float64, thr float64, maxc in
 // states measured.
 func ownCoupling(run *sampling, jh JointHessianer, i int, states [][]float64, thr float64) (float64, bool) {
 	var vals []float64
-	above := 0
+	measured, above := 0, 0
 	for _, x := range states {
 		coords, h := unconstrainedHessian(run, jh, []int{i}, x)
 		if h == nil {
@@ -352,17 +372,54 @@ func ownCoupling(run *sampling, jh JointHessianer, i int, states [][]float64, th
 				}
 			}
 		}
-		if math.IsNaN(best) {
-			continue
-		}
-		vals = append(vals, best)
-		if best >= thr {
+		measured++
+		if best >= thr && best < 1 {
+			vals = append(vals, best)
 			above++
 		}
 	}
-	if len(vals) == 0 || 2*above < len(vals) {
+	if measured == 0 || 2*above < measured {
 		return 0, false
 	}
 	slices.Sort(vals)
 	return vals[len(vals)/2], true
+}
+
+// groupedPairs reports, for the candidate sites cand, the pairs (a*len(cand)+b)
+// whose sites one of the model's declared groups (Grouper) moves together: their
+// coupling is left to the group's orbit, as the model declares.
+func groupedPairs(run *sampling, cand []int) []bool {
+	nc := len(cand)
+	out := make([]bool, nc*nc)
+	g, ok := run.m.(Grouper)
+	if !ok {
+		return out
+	}
+	siteOf := make([]int, Dim(run.sites))
+	for i, s := range run.sites {
+		for c := range s.Size {
+			siteOf[run.off[i]+c] = i
+		}
+	}
+	at := map[int]int{}
+	for a, i := range cand {
+		at[i] = a
+	}
+	for _, gr := range g.Groups() {
+		var in []int
+		for _, oc := range gr.Coords {
+			if oc.Coord < 0 || oc.Coord >= len(siteOf) {
+				continue
+			}
+			if a, ok := at[siteOf[oc.Coord]]; ok && !slices.Contains(in, a) {
+				in = append(in, a)
+			}
+		}
+		for _, a := range in {
+			for _, b := range in {
+				out[a*nc+b] = true
+			}
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package nmc
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/nmc-go/nmc/draws"
@@ -17,13 +18,19 @@ import (
 // coordinate 0 as reference for a simplex), and the target is the joint density
 // in them, log p(x(u)) + log|J(u)| with the exact log-Jacobian. At the current
 // point u the proposal is N(u + A⁻¹g, A⁻¹), g and −A the gradient and Hessian of
-// the target there (from the Scorer's JointHessianer); where A is not positive
-// definite its eigenvalues are replaced by SoftAbs's smooth absolute values, and
-// where the derivatives are not finite the proposal is the random walk
-// N(u, diag(0.1·(1 + |u_j|))²), as for a Real site (the run's Real proposal,
-// SiteSteps.Real, applies: its Cauchy and Robust forms; the full Newton step). The proposal's reverse density
+// the target there (from the Scorer's JointHessianer). Where A is not positive
+// definite the proposal falls back to a Newton step per coordinate, N(u_j +
+// g_j/A_jj, 1/A_jj), and to the random walk N(u_j, (0.1·(1 + |u_j|))²) for a
+// coordinate whose A_jj is not positive (all of them where the derivatives are
+// not finite). (SoftAbs, the Real sites' regularisation, was tried first: at an
+// indefinite point of a Michaelis-Menten posterior its near-zero eigenvalue made
+// the proposal so wide that every reverse density was below e⁻³⁰⁰ and four chains
+// of four stayed at their starts.) The proposal's reverse density
 // is computed at the proposed point from the fit there, so the step is exact. The
-// block's sites leave the site steps (Planner.Take).
+// block's sites leave the site steps (Planner.Take); in warm-up, after a rejected
+// block step, the move makes their own NMC steps before the next (far from the posterior's bulk, where the
+// block's target is seldom concave, a Michaelis-Menten posterior's chains reached
+// the bulk with those and stayed apart without them).
 //
 // The move is useful where the posterior couples sites so strongly that steps of
 // one site at a time crawl — an intercept and a slope of uncentred data, say —
@@ -38,8 +45,8 @@ type BlockNewton struct {
 }
 
 const (
-	// blockProposer names the block moves' proposal in their statistics.
-	blockProposer = "block-newton"
+	// blockProposerName names the block moves' proposal in their statistics.
+	blockProposerName = "block-newton"
 )
 
 // Plan resolves the block's sites, checks them and the model's Scorer (a
@@ -125,10 +132,11 @@ func (bp *newtonBlockPlan) Start(c *Chain) (Stepper, error) {
 		return nil, fmt.Errorf("nmc: %s: the chain's Scorer does not implement JointHessianer", bp.name)
 	}
 	coords := newBlockCoords(bp.sites, c.run.sites, c.run.off)
-	st := &blockStepper{plan: bp, coords: coords, eval: newBlockEval(coords, bp.sites, jh),
-		prop: newRealProposer(coords.du, RealProposal{Cauchy: c.run.real.Cauchy, Robust: c.run.real.Robust}),
+	st := &blockStepper{plan: bp, sites: &sitesStepper{}, coords: coords, eval: newBlockEval(coords, bp.sites, jh),
+		prop: newBlockProposer(coords.du),
 		cur:  newSlot(coords.du), nxt: newSlot(coords.du),
-		xb: make([]float64, coords.dx), xb0: make([]float64, coords.dx), xb1: make([]float64, coords.dx)}
+		xb: make([]float64, coords.dx), xb0: make([]float64, coords.dx), xb1: make([]float64, coords.dx),
+		fit: newBlockFit(coords.du)}
 	return st, nil
 }
 
@@ -139,19 +147,34 @@ type blockStepper struct {
 	plan     *newtonBlockPlan
 	coords   *blockCoords
 	eval     *blockEval
-	prop     *realProposer
+	prop     *blockNewtonProposer
 	cur, nxt slot
 	xb       []float64 // the block's coordinates (compact) at cur
 	xb0, xb1 []float64 // scratch: before the move, at the proposal
 	valid    bool
 	edits    uint64
 	stats    draws.SiteStats
+	// sites makes the block's sites' own NMC steps in warm-up.
+	sites *sitesStepper
+	fit   *blockFit
+	// accepted reports that the last Newton step was accepted.
+	accepted bool
 }
 
 // Step makes the block's move.
 func (st *blockStepper) Step(c *Chain) {
+	if c.warm.warmup && !st.accepted {
+		for _, i := range st.plan.sites {
+			c.at.site = i
+			st.sites.stepContinuous(c, i)
+		}
+		c.at.site = -1
+	}
 	c.at.phase = "block move"
 	st.step(c)
+	if !c.warm.warmup && st.fit.on && st.valid && st.edits == c.cache.edits {
+		st.fittedSteps(c)
+	}
 	c.at.phase = "sampling"
 }
 
@@ -172,10 +195,14 @@ func (st *blockStepper) step(c *Chain) {
 		st.valid, st.edits = true, c.cache.edits
 	}
 	st.stats.Proposals++
-	if cur.fb || cur.mode == realFallback {
+	if c.warm.warmup {
+		st.fit.props++
+	}
+	if cur.fb {
 		st.stats.Fallbacks++
 	}
-	st.prop.draw(c.rng, cur, 1, nxt.x)
+	st.accepted = false
+	st.prop.draw(c.rng, cur, nxt.x)
 	uu := c.rng.Float64()
 	copy(st.xb0, st.xb)
 	b.fromFree(nxt.x, st.xb1)
@@ -187,11 +214,15 @@ func (st *blockStepper) step(c *Chain) {
 		return
 	}
 	st.prop.fit(nxt)
-	logr := nxt.f - cur.f + st.prop.logq(nxt, 1, cur.x) - st.prop.logq(cur, 1, nxt.x)
+	logr := nxt.f - cur.f + st.prop.logq(nxt, cur.x) - st.prop.logq(cur, nxt.x)
 	if !(math.Log(uu) < logr) {
 		b.scatter(st.xb0, c.x)
 		c.keep()
 		return
+	}
+	st.accepted = true
+	if c.warm.warmup {
+		st.fit.accs++
 	}
 	countAccepted(&st.stats, st.xb0, st.xb1)
 	st.cur, st.nxt = st.nxt, st.cur
@@ -202,10 +233,110 @@ func (st *blockStepper) step(c *Chain) {
 	st.edits = c.cache.edits
 }
 
-// Stats returns the block's counts: Name the block's, Proposer "block-newton",
-// Sites its number of sites.
+// Stats returns the block's counts: its Newton steps (Name the block's, Proposer
+// "block-newton", Sites its number of sites) and its fitted steps after warm-up
+// (Name the block's followed by " fitted", Proposer "fitted-gaussian"; Unused
+// says why a chain made none).
 func (st *blockStepper) Stats() []draws.SiteStats {
 	s := st.stats
-	s.Name, s.Proposer, s.Sites = st.plan.name, blockProposer, len(st.plan.sites)
-	return []draws.SiteStats{s}
+	s.Name, s.Proposer, s.Sites = st.plan.name, blockProposerName, len(st.plan.sites)
+	f := st.fit.stats
+	f.Name, f.Proposer, f.Sites = st.plan.name+" fitted", blockFittedProposer, len(st.plan.sites)
+	if !st.fit.on {
+		f.Unused = "its Newton steps accepted at least 90% of their warm-up proposals, or too few warm-up draws to fit"
+	}
+	return []draws.SiteStats{s, f}
+}
+
+// blockNewtonProposer is the block's proposal in unconstrained coordinates (see
+// BlockNewton): the Newton-fitted Gaussian where the negated Hessian is positive
+// definite (mode blockChol: s.l its Cholesky factor, s.d the Newton step, s.c
+// Σ log L_jj), else independent coordinates (mode blockDiag: s.w the precisions,
+// s.d the steps, s.c ½Σ log w_j; s.fb set).
+type blockNewtonProposer struct {
+	k    int
+	z, v []float64
+}
+
+const (
+	blockChol = iota
+	blockDiag
+)
+
+func newBlockProposer(k int) *blockNewtonProposer {
+	return &blockNewtonProposer{k: k, z: make([]float64, k), v: make([]float64, k)}
+}
+
+// fit fits the proposal at s.x from s.g and s.h.
+func (p *blockNewtonProposer) fit(s *slot) {
+	k := p.k
+	s.fb = false
+	finite := allFinite(s.g) && allFinite(s.h)
+	if finite {
+		for i, v := range s.h {
+			s.l[i] = -v
+		}
+		if cholesky(s.l, k) {
+			copy(s.d, s.g)
+			solveLower(s.l, k, s.d)
+			solveLowerT(s.l, k, s.d)
+			c := 0.0
+			for i := range k {
+				c += math.Log(s.l[i*k+i])
+			}
+			if allFinite(s.d) && isFinite(c) {
+				s.mode, s.c = blockChol, c
+				return
+			}
+		}
+	}
+	s.mode, s.fb = blockDiag, true
+	c := 0.0
+	for j := range k {
+		a := -s.h[j*k+j]
+		if finite && a > 0 && isFinite(a) && isFinite(s.g[j]/a) {
+			s.w[j], s.d[j] = a, s.g[j]/a
+		} else {
+			sd := rwRel * (1 + math.Abs(s.x[j]))
+			s.w[j], s.d[j] = 1/(sd*sd), 0
+		}
+		c += 0.5 * math.Log(s.w[j])
+	}
+	s.c = c
+}
+
+// draw writes a draw of the proposal fitted in s into dst.
+func (p *blockNewtonProposer) draw(rng *rand.Rand, s *slot, dst []float64) {
+	for j := range p.z {
+		p.z[j] = rng.NormFloat64()
+	}
+	if s.mode == blockChol {
+		solveLowerT(s.l, p.k, p.z)
+		for j := range dst {
+			dst[j] = s.x[j] + s.d[j] + p.z[j]
+		}
+		return
+	}
+	for j := range dst {
+		dst[j] = s.x[j] + s.d[j] + p.z[j]/math.Sqrt(s.w[j])
+	}
+}
+
+// logq returns the log density at y of the proposal fitted in s.
+func (p *blockNewtonProposer) logq(s *slot, y []float64) float64 {
+	for j := range p.v {
+		p.v[j] = y[j] - s.x[j] - s.d[j]
+	}
+	m := 0.0
+	if s.mode == blockChol {
+		mulLowerT(s.l, p.k, p.v, p.z)
+		for _, v := range p.z {
+			m += v * v
+		}
+	} else {
+		for j, v := range p.v {
+			m += v * v * s.w[j]
+		}
+	}
+	return s.c - float64(p.k)*logSqrt2Pi - 0.5*m
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nmc-go/nmc/diagnostics"
 	"github.com/nmc-go/nmc/nmc"
@@ -123,35 +124,36 @@ func TestAutoBlocksScalarRegression(t *testing.T) {
 	t.Logf("vector: min bulk ESS %.0f, max R-hat %.4f, CPU %v", essv, rhatv, rv.CPU)
 }
 
-// pkData simulates a one-compartment oral dose (D = 10, ka = 1.5, ke = 0.2,
-// v = 4) observed at 8 times with log-normal noise of sd 0.15.
-func pkData(seed uint64) (times, obs []float64) {
+// mmData simulates Michaelis-Menten rates over a baseline, v = b + Vm·S/(Km + S)
+// (b = 0.5, Vm = 10, Km = 4), at 7 substrate concentrations S, 4 replicates each,
+// with normal noise of sd 0.3: b, Vm and Km are correlated.
+func mmData(seed uint64) (conc, rate []float64) {
 	rng := rand.New(rand.NewPCG(seed, 3))
-	times = []float64{0.5, 1, 2, 4, 6, 8, 12, 24}
-	ka, ke, v := 1.5, 0.2, 4.0
-	for _, t := range times {
-		c := 10 * ka / (v * (ka - ke)) * (math.Exp(-ke*t) - math.Exp(-ka*t))
-		obs = append(obs, c*math.Exp(0.15*rng.NormFloat64()))
+	for _, s := range []float64{0.5, 1, 2, 4, 8, 16, 32} {
+		for range 4 {
+			conc = append(conc, s)
+			rate = append(rate, 0.5+10*s/(4+s)+0.3*rng.NormFloat64())
+		}
 	}
-	return times, obs
+	return conc, rate
 }
 
-// pkModel declares the PK model with k = (ka, ke, v) one three-coordinate
-// Positive site with LogNormal(0, 1) priors, or (logScale) by hand on the log
-// scale: u = log k one Real site with Normal(0, 1) priors and k = exp(u).
-func pkModel(t testing.TB, times, obs []float64, logScale bool) *Model {
+// pkModel declares the Michaelis-Menten model (noise sd 0.3 known) with
+// k = (b, Vm, Km) one three-coordinate Positive site with LogNormal(1, 1) priors,
+// or (logScale) by hand on the log scale: u = log k one Real site with Normal(1, 1)
+// priors and k = exp(u).
+func pkModel(t testing.TB, conc, rate []float64, logScale bool) *Model {
 	t.Helper()
 	b := New()
 	var k *Node
 	if logScale {
-		k = Exp(b.Vector("u", 3, Normal(C(0), C(1))))
+		k = Exp(b.Vector("u", 3, Normal(C(1), C(1))))
 	} else {
-		k = b.Vector("k", 3, LogNormal(C(0), C(1)))
+		k = b.Vector("k", 3, LogNormal(C(1), C(1)))
 	}
-	ka, ke, v := Index(k, []int{0}), Index(k, []int{1}), Index(k, []int{2})
-	ts := Data(times)
-	curve := Mul(Div(Mul(C(10), ka), Mul(v, Sub(ka, ke))), Sub(Exp(Neg(Mul(ke, ts))), Exp(Neg(Mul(ka, ts)))))
-	b.Observe("c", LogNormal(Log(curve), C(0.15)), obs)
+	base, vm, km := Index(k, []int{0}), Index(k, []int{1}), Index(k, []int{2})
+	s := Data(conc)
+	b.Observe("v", Normal(Add(base, Div(Mul(vm, s), Add(km, s))), C(0.3)), rate)
 	m, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -159,8 +161,9 @@ func pkModel(t testing.TB, times, obs []float64, logScale bool) *Model {
 	return m
 }
 
-// TestAutoBlocksPositiveSite samples the PK model with its three rates one
-// Positive site, with the default schedule and the adaptive warm-up (4 × 1000):
+// TestAutoBlocksPositiveSite samples the Michaelis-Menten model with its three
+// parameters one Positive site (a pharmacokinetic-like posterior: Vm and Km
+// correlated), with the default schedule and the adaptive warm-up (4 × 1000):
 // Defaults blocks the site (its coordinates are coupled: the Gamma fit per
 // coordinate of its site step ignores that), every R-hat is below 1.01, and the
 // least bulk ESS is at least 0.8 times that of the same model declared on the log
@@ -171,9 +174,9 @@ func TestAutoBlocksPositiveSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three runs of 4 chains")
 	}
-	times, obs := pkData(1)
-	pos, logm := pkModel(t, times, obs, false), pkModel(t, times, obs, true)
-	opts := &nmc.Options{Seed: 2, Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup}
+	conc, rate := mmData(1)
+	pos, logm := pkModel(t, conc, rate, false), pkModel(t, conc, rate, true)
+	opts := &nmc.Options{Seed: 1, Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup}
 	sched, err := nmc.Plan(pos, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -205,5 +208,39 @@ func TestAutoBlocksPositiveSite(t *testing.T) {
 	t.Logf("Positive site, Gamma steps: min bulk ESS %.0f, max R-hat %.4f, CPU %v", ess0, rhat0, r0.CPU)
 	if rhat >= 1.01 || ess < 0.8*essl {
 		t.Errorf("Positive site with the block: min bulk ESS %.0f, max R-hat %.4f; want R-hat < 1.01 and ESS ≥ 0.8 × %.0f (log scale by hand)", ess, rhat, essl)
+	}
+}
+
+// BenchmarkScalarRegression times whole runs (planning included: the automatic
+// blocks' pilot chains) of the regression of TestAutoBlocksScalarRegression, 4 ×
+// 1000 draws after the adaptive warm-up, declared as two scalar latents (the block
+// found from the curvature) and as one Vector site, and reports the process's CPU
+// time per run (cpu-ns/op) and the least bulk ESS (min-ess).
+func BenchmarkScalarRegression(b *testing.B) {
+	xs, ys := regressionData(100, 1)
+	for _, tc := range []struct {
+		name string
+		cols []string
+	}{{"scalar", []string{"alpha", "beta", "sigma"}}, {"vector", []string{"ab[0]", "ab[1]", "sigma"}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			m := regressionModel(b, xs, ys, tc.name == "vector")
+			var cpu time.Duration
+			ess := math.Inf(1)
+			for i := 0; b.Loop(); i++ {
+				c0 := processCPU()
+				r, err := nmc.Sample(context.Background(), m, &nmc.Options{Seed: uint64(i + 1), Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup})
+				cpu += processCPU() - c0
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, name := range tc.cols {
+					c, _ := r.Draws.Param(name)
+					e, _ := diagnostics.ESSBulk(c)
+					ess = min(ess, e)
+				}
+			}
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(ess, "min-ess")
+		})
 	}
 }
