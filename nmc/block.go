@@ -23,8 +23,9 @@ type JointHessianer interface {
 	// gradient and the Hessian are those of one extension of f off the simplex).
 	// Marginalised sites are summed out, as in LogJoint. Outside the support it
 	// returns −Inf (grad and hess unspecified); a non-finite return value means no
-	// derivatives. It leaves x unchanged, and the same x and sites give the same
-	// results on every call.
+	// derivatives. With grad and hess nil it returns f(x) alone (the same f as
+	// with them, to rounding). It leaves x unchanged, and the same x and sites give
+	// the same results on every call.
 	JointHessian(x []float64, sites []int, grad, hess []float64) float64
 }
 
@@ -241,6 +242,16 @@ type blockEval struct {
 func newBlockEval(coords *blockCoords, sites []int, jh JointHessianer) *blockEval {
 	return &blockEval{coords: coords, sites: sites, jh: jh,
 		gx: make([]float64, coords.dx), hx: make([]float64, coords.dx*coords.dx), scratch: make([]float64, coords.dx)}
+}
+
+// value returns t(u) at the chain's state x (block coordinates xb,
+// unconstrained u) without derivatives.
+func (e *blockEval) value(x, u []float64) float64 {
+	f := e.jh.JointHessian(x, e.sites, nil, nil)
+	if !isFinite(f) {
+		return f
+	}
+	return f + e.coords.logJacobian(u, e.scratch)
 }
 
 // at returns t(u) at the chain's state x, whose block coordinates are xb and

@@ -19,15 +19,15 @@ import (
 // (an intercept and the slope of uncentred data: 1 − 10⁻⁴ and more). Two sites are
 // coupled when the largest coupling of their coordinates is at least Threshold at
 // half or more of the measured states (those where both diagonals are negative).
-// It is measured at warm-up states: the ends of autoBlockStates short pilot
-// chains of single-site NMC steps (autoPilotSweeps sweeps from a start made as a
-// chain's, from a random stream of their own: the chains' draws do not depend on
-// them but through the blocks found).
+// It is measured at warm-up states: 4 states of 2 short pilot chains of
+// single-site NMC steps (after 15 and 30 sweeps from a start made as a chain's,
+// from a random stream of their own: the chains' draws do not depend on them but
+// through the blocks found).
 //
 //   - When the model's candidate sites (continuous, not Marginalised, not
 //     augmented, not in the Hamiltonian block, not taken by an earlier move) have
 //     at most MaxCoords unconstrained coordinates together, the couplings of every
-//     pair of them are measured at autoBlockStates states (one JointHessian of all
+//     pair of them are measured at the pilot states (one JointHessian of all
 //     of them per state), and the coupled pairs are joined into blocks, strongest
 //     first, as long as a block stays within MaxCoords coordinates (Kruskal's rule
 //     with a size cap).
@@ -53,10 +53,11 @@ type AutoBlocks struct {
 const (
 	defaultBlockThreshold = 0.5
 	defaultBlockMaxCoords = 64
-	// autoBlockStates is the number of states the couplings are measured at, and
-	// autoPilotSweeps the sweeps of the pilot chain that gives each.
-	autoBlockStates = 4
-	autoPilotSweeps = 25
+	// The couplings are measured at autoPilots × autoPilotStates states of
+	// autoPilots pilot chains of autoPilotSweeps sweeps each (see autoStates).
+	autoPilots      = 2
+	autoPilotStates = 2
+	autoPilotSweeps = 30
 	// autoBlockSeed is mixed into Options.Seed for the states' draws.
 	autoBlockSeed = 0x9e3779b97f4a7c15
 	// autoFound says how an automatic block was found, in the schedule.
@@ -170,12 +171,13 @@ func autoCandidates(p *Planner) []int {
 	return out
 }
 
-// autoStates returns the states the couplings are measured at: the ends of
-// autoBlockStates pilot chains, each started as a chain is (Options.Init, or
+// autoStates returns the states the couplings are measured at: warm-up states of
+// autoPilots pilot chains, each started as a chain is (Options.Init, or
 // Model.Init and start refinement) from a stream of its own (Options.Seed mixed
 // with autoBlockSeed) and run for autoPilotSweeps sweeps of single-site NMC
-// steps: warm-up states, nearer the posterior than the starts. A pilot that fails
-// (no valid start, a panic in model code) gives no state.
+// steps, each measured after every autoPilotSweeps/autoPilotStates sweeps:
+// states nearer the posterior than the starts. A pilot that fails (no valid
+// start, a panic in model code) gives no state.
 func autoStates(run *sampling) [][]float64 {
 	pr := *run
 	po := *run.opts
@@ -189,19 +191,17 @@ func autoStates(run *sampling) [][]float64 {
 	}
 	plan := &sitesPlan{sites: sites}
 	var out [][]float64
-	for k := range autoBlockStates {
-		if x := pilot(&pr, k, plan); x != nil {
-			out = append(out, x)
-		}
+	for k := range autoPilots {
+		out = append(out, pilot(&pr, k, plan)...)
 	}
 	return out
 }
 
-// pilot runs pilot chain k of autoStates and returns its last state, or nil.
-func pilot(run *sampling, k int, plan *sitesPlan) (x []float64) {
+// pilot runs pilot chain k of autoStates and returns its states measured.
+func pilot(run *sampling, k int, plan *sitesPlan) (xs [][]float64) {
 	defer func() {
 		if recover() != nil {
-			x = nil
+			xs = nil
 		}
 	}()
 	c := newChain(k, run)
@@ -210,13 +210,14 @@ func pilot(run *sampling, k int, plan *sitesPlan) (x []float64) {
 	}
 	st := &sitesStepper{plan: plan, perm: slices.Clone(plan.sites)}
 	c.warm.warmup = true
-	for range autoPilotSweeps {
+	every := autoPilotSweeps / autoPilotStates
+	for sweep := 1; sweep <= autoPilotSweeps; sweep++ {
 		st.Step(c)
+		if sweep%every == 0 && isFinite(c.sc.sc.LogJoint(c.x)) {
+			xs = append(xs, slices.Clone(c.x))
+		}
 	}
-	if !isFinite(c.sc.sc.LogJoint(c.x)) {
-		return nil
-	}
-	return c.x
+	return xs
 }
 
 // unconstrainedHessian returns the Hessian (du×du) of the log joint in the

@@ -184,7 +184,9 @@ func (st *blockStepper) fittedSteps(c *Chain) {
 		uu := c.rng.Float64()
 		b.fromFree(nxt.x, st.xb1)
 		b.scatter(st.xb1, c.x)
-		nxt.f = st.eval.at(c.x, st.xb1, nxt.x, nxt.g, nxt.h)
+		// The value alone; the derivatives (for the next Newton step) once
+		// accepted.
+		nxt.f = st.eval.value(c.x, nxt.x)
 		if !(nxt.f > math.Inf(-1)) || math.IsNaN(nxt.f) {
 			b.scatter(st.xb, c.x)
 			c.keep()
@@ -195,6 +197,9 @@ func (st *blockStepper) fittedSteps(c *Chain) {
 			b.scatter(st.xb, c.x)
 			c.keep()
 			continue
+		}
+		if v := st.eval.at(c.x, st.xb1, nxt.x, nxt.g, nxt.h); isFinite(v) {
+			nxt.f = v
 		}
 		countAccepted(&f.stats, st.xb, st.xb1)
 		p.fit(nxt)

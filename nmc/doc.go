@@ -19,6 +19,10 @@
 //
 //   - SiteSteps: every site gets one Metropolis-Hastings step, in a fresh random
 //     order each sweep (below).
+//   - AutoBlocks, BlockNewton: a joint Newton step of a block of continuous sites
+//     in unconstrained coordinates, for the blocks of strongly coupled sites found
+//     from the exact curvature (a Scorer that implements JointHessianer) or
+//     declared.
 //   - GroupMoves: a step along the orbit of each group the model declares (Grouper).
 //   - FittedSteps: after a warm-up, independence steps from Gaussians fitted to the
 //     Real blocks in warm-up.
@@ -70,7 +74,8 @@
 // validated before sampling: an orbit that can leave a site's support (a shift of a
 // Positive site, any orbit of an Interval, Simplex or Discrete site) is refused.
 // Their statistics are entries of Result.Moves ("orbit-newton");
-// Defaults.NoGroupMoves leaves them out, which gives the paper's plain NMC.
+// Defaults.NoGroupMoves leaves them out, and with Defaults.NoBlocks (the blocks
+// found from the curvature, see AutoBlocks) that gives the paper's plain NMC.
 //
 // # Fitted independence steps and the adaptive warm-up
 //

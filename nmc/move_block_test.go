@@ -142,7 +142,7 @@ func (m coupledModel) Score(x []float64, i int, grad, hess []float64) float64 {
 }
 
 func (m coupledModel) JointHessian(x []float64, sites []int, grad, hess []float64) float64 {
-	if grad == nil {
+	if grad == nil || hess == nil {
 		return m.all(x, nil, nil)
 	}
 	var g [coupledDim]float64
@@ -298,5 +298,57 @@ func TestBlockNewtonExact(t *testing.T) {
 				checkMean(t, tc.name+" "+name, series, exact[name])
 			}
 		})
+	}
+}
+
+// TestBlockNewtonBadInput checks the errors of BlockNewton's and AutoBlocks' plans:
+// no sites, an unknown name, a site given twice, a model whose Scorer is not a
+// JointHessianer, invalid AutoBlocks settings; and that AutoBlocks plans nothing
+// for such a model.
+func TestBlockNewtonBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		m    Model
+		move Move
+		want string
+	}{
+		{coupledModel{}, BlockNewton{}, "no sites"},
+		{coupledModel{}, BlockNewton{Sites: []string{"a", "q"}}, `no site or family "q"`},
+		{coupledModel{}, BlockNewton{Sites: []string{"a", "a"}}, `"a" is given twice`},
+		{newMVNModel(), BlockNewton{Sites: []string{"x"}}, "does not implement JointHessianer"},
+		{coupledModel{}, AutoBlocks{Threshold: 1.5}, "Threshold = 1.5"},
+		{coupledModel{}, AutoBlocks{MaxCoords: -1}, "MaxCoords = -1"},
+	} {
+		_, err := Plan(tc.m, &Options{Moves: []Move{SiteSteps{}, tc.move}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one containing %q", tc.move, err, tc.want)
+		}
+	}
+	s, err := Plan(newMVNModel(), &Options{Moves: []Move{SiteSteps{}, AutoBlocks{}}})
+	if err != nil || strings.Contains(s.String(), "block(") {
+		t.Errorf("AutoBlocks on a model without JointHessianer: %v, %q", err, s)
+	}
+}
+
+// TestAutoBlocksCoupled plans AutoBlocks on the coupled model: it finds exactly
+// the couplings the model builds in — (a, b), whose coupling is 0.99 everywhere,
+// the pairs (y, z) and (p, t) of the LogNormal couplings, and the 2-coordinate
+// Positive site w on its own — and a threshold above every coupling finds none.
+func TestAutoBlocksCoupled(t *testing.T) {
+	s, err := Plan(coupledModel{}, &Options{Seed: 1, Moves: []Move{SiteSteps{}, AutoBlocks{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("schedule:\n%s", s)
+	for _, want := range []string{"block(a, b):", "block(y, z):", "block(p, t):", "block(w):"} {
+		if !strings.Contains(s.String(), want) {
+			t.Errorf("no %s in the schedule:\n%s", want, s)
+		}
+	}
+	if got := strings.Count(s.String(), "\n"); got != 4 {
+		t.Errorf("%d moves, want the 4 blocks:\n%s", got, s)
+	}
+	s, err = Plan(coupledModel{}, &Options{Seed: 1, Moves: []Move{SiteSteps{}, AutoBlocks{Threshold: 0.999}}})
+	if err != nil || strings.Contains(s.String(), "block(") {
+		t.Errorf("threshold 0.999: %v\n%s", err, s)
 	}
 }

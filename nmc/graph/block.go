@@ -61,10 +61,18 @@ type blockPair struct {
 // listed continuous sites (the log joint up to a term that does not depend on
 // them; summed-out latents summed out) and writes its gradient and Hessian with
 // respect to their coordinates into grad and hess (nmc.JointHessianer), a
-// simplex's coordinates each taken as free. Outside the support it returns −Inf.
+// simplex's coordinates each taken as free; with both nil, the value alone (an
+// orbit score of the union without derivatives). Outside the support it returns
+// −Inf.
 func (s *scorer) JointHessian(x []float64, sites []int, grad, hess []float64) float64 {
 	bs := s.blockOf(sites)
 	n := bs.n
+	if grad == nil && hess == nil {
+		if len(sites) == 1 {
+			return s.Score(x, sites[0], nil, nil)
+		}
+		return s.blockOrbitScore(x, bs, bs.all, -1, -1, nil)
+	}
 	if len(grad) != n || len(hess) != n*n {
 		panic(fmt.Sprintf("graph: JointHessian: grad has %d entries and hess %d, the sites listed %d coordinates", len(grad), len(hess), n))
 	}

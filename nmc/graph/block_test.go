@@ -138,12 +138,15 @@ func moveBlock(all []nmc.Site, off, sites []int, x, base, d []float64, e float64
 // differences against LogJoint's, the gradient against JointGrad (within 1e-12
 // relative) and against fourth-order finite differences of LogJoint, d₁ᵀHd₂ (random
 // directions, and directions on two different sites, which test the cross terms
-// alone) against finite differences of the gradient, and exact symmetry.
+// alone) against finite differences of the gradient, and exact symmetry; where a
+// block is scored in one pass, the same block by site and orbit scores agrees;
+// the value alone (nil grad and hess) is the value with derivatives.
 func TestJointHessianFiniteDifferences(t *testing.T) {
 	models, _ := jointTestModels(t)
 	models["scalar regression"] = buildScalarRegression(t, 30, 1)
 	models["pk positive"] = buildPKPositive(t)
 	models["simplex mixed"] = buildSimplexMixed(t)
+	onePass := map[string][2]int{} // blocks of several sites: in one pass, by site and orbit scores
 	for _, name := range slices.Sorted(maps.Keys(models)) {
 		m := models[name]
 		rng := rand.New(rand.NewPCG(29, uint64(len(name))))
@@ -153,8 +156,8 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 		x := make([]float64, nmc.Dim(all))
 		base := make([]float64, len(x))
 		sc := m.newScorer()
-		checked := 0
-		for pt := range 3 {
+		checked, passes := 0, [2]int{}
+		for pt := range 2 {
 			if err := m.Init(rng, x); err != nil {
 				t.Fatal(err)
 			}
@@ -165,11 +168,14 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 				continue
 			}
 			copy(base, x)
-			blocks := [][]int{every}
+			var blocks [][]int
+			if len(every) <= 12 {
+				blocks = append(blocks, every)
+			}
 			for range 2 {
 				sub := slices.Clone(every)
 				rng.Shuffle(len(sub), func(a, b int) { sub[a], sub[b] = sub[b], sub[a] })
-				blocks = append(blocks, sub[:1+rng.IntN(len(sub))])
+				blocks = append(blocks, sub[:1+rng.IntN(min(len(sub), 8))])
 			}
 			for bi, sites := range blocks {
 				n := sitesSize(m, sites)
@@ -181,6 +187,33 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 					t.Fatalf("%s point %d block %d: value %g", name, pt, bi, f0)
 				}
 				checked++
+				if v := sc.JointHessian(x, sites, nil, nil); !close(v, f0, 1e-10) {
+					t.Errorf("%s point %d block %d: value alone %.15g, with derivatives %.15g", name, pt, bi, v, f0)
+				}
+				// The one-pass jets and the site and orbit scores agree.
+				bs := sc.blockOf(sites)
+				if bs.onePass {
+					passes[0]++
+					bs.onePass = false
+					gp, hp := make([]float64, n), make([]float64, n*n)
+					fp := sc.JointHessian(x, sites, gp, hp)
+					bs.onePass = true
+					if !close(fp, f0, 1e-10) {
+						t.Errorf("%s point %d block %d: one pass %.15g, site and orbit scores %.15g", name, pt, bi, f0, fp)
+					}
+					for c := range hp {
+						if !close(h[c], hp[c], 1e-9) {
+							t.Errorf("%s point %d block %d: H entry %d one pass %.15g, site and orbit scores %.15g", name, pt, bi, c, h[c], hp[c])
+						}
+					}
+					for c := range gp {
+						if !close(g[c], gp[c], 1e-10) {
+							t.Errorf("%s point %d block %d: gradient %d one pass %.15g, site and orbit scores %.15g", name, pt, bi, c, g[c], gp[c])
+						}
+					}
+				} else if len(sites) > 1 {
+					passes[1]++
+				}
 				sc.JointGrad(x, sites, gj, false)
 				for c := range g {
 					if !close(g[c], gj[c], 1e-12) {
@@ -263,6 +296,19 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 		}
 		if checked == 0 {
 			t.Errorf("%s: no acceptable point", name)
+		}
+		onePass[name] = passes
+	}
+	// Both ways are exercised: the one pass on the models of plain elementwise
+	// factors, site and orbit scores on the others.
+	for _, name := range []string{"testModels funnel", "simplex mixed"} {
+		if onePass[name][0] == 0 {
+			t.Errorf("%s: no block scored in one pass", name)
+		}
+	}
+	for _, name := range []string{"scalar regression", "dawid-skene summed", "mixture summed"} {
+		if onePass[name][1] == 0 {
+			t.Errorf("%s: no block of several sites scored by site and orbit scores", name)
 		}
 	}
 }
