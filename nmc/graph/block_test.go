@@ -312,3 +312,27 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 		}
 	}
 }
+
+// TestJointHessianNoAlloc checks that JointHessian allocates nothing once a
+// block is compiled: by site and orbit scores (the scalar regression), in one pass
+// (Neal's funnel) and for the value alone.
+func TestJointHessianNoAlloc(t *testing.T) {
+	for name, m := range map[string]*Model{"regression": buildScalarRegression(t, 30, 1), "funnel": testModels(t)["funnel"]} {
+		sc := m.newScorer()
+		x := make([]float64, nmc.Dim(m.Sites()))
+		if err := m.Init(rand.New(rand.NewPCG(1, 2)), x); err != nil {
+			t.Fatal(err)
+		}
+		sites := continuousSites(m)
+		n := sitesSize(m, sites)
+		g, h := make([]float64, n), make([]float64, n*n)
+		sc.JointHessian(x, sites, g, h)
+		sc.JointHessian(x, sites, nil, nil)
+		if a := testing.AllocsPerRun(20, func() {
+			sc.JointHessian(x, sites, g, h)
+			sc.JointHessian(x, sites, nil, nil)
+		}); a != 0 {
+			t.Errorf("%s: %v allocations per call", name, a)
+		}
+	}
+}
