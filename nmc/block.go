@@ -89,6 +89,43 @@ func (b *blockCoords) logJacobian(u, xb []float64) float64 {
 	return hamFromFreeRuns(b.runs, u, xb, true)
 }
 
+// blockBoxReal and blockBoxFree bound the block's proposals: a point with a Real
+// coordinate beyond ±blockBoxReal or another unconstrained coordinate beyond
+// ±blockBoxFree is rejected, as if outside the support. Far out, the graph
+// engine's scores can drop terms that depend on a coordinate (an Ordered gap at
+// 1e300 scored 0 where the log joint is −Inf: the value's derivative is below its
+// rounding), and heavy-tailed fitted or random-walk proposals then drifted there;
+// the box is fixed, so the steps stay exact for the target restricted to it.
+const (
+	blockBoxReal = 1e12
+	blockBoxFree = 40
+)
+
+// inBox reports whether the unconstrained point u and its coordinates xb are in
+// the box.
+func (b *blockCoords) inBox(u, xb []float64) bool {
+	for _, sg := range b.segs {
+		if sg.support == Real {
+			for _, v := range xb[sg.x : sg.x+sg.k] {
+				if !(math.Abs(v) <= blockBoxReal) {
+					return false
+				}
+			}
+			continue
+		}
+		n := sg.k
+		if sg.support == Simplex {
+			n = sg.k - 1
+		}
+		for _, v := range u[sg.u : sg.u+n] {
+			if !(math.Abs(v) <= blockBoxFree) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // derivs writes the gradient gu and the Hessian hu (du×du) of F(x(u)) + log|J(u)|
 // at u, xb = x(u), from the gradient gx and the Hessian hx (dx×dx) of F in x:
 // gu = Jᵀgx + ∇log|J| and hu = JᵀhxJ + Σ_i gx_i ∇²x_i + ∇²log|J|, per support:

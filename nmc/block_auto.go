@@ -37,8 +37,9 @@ import (
 //     (A simplex's Dirichlet fit already follows the negative dependence every
 //     simplex has, and a Real site's Newton fit its whole Hessian.)
 //
-// Every block's sites leave the site steps; the schedule prints each block with
-// its coupling (the median over the states of its strongest pair).
+// The schedule prints each block with its coupling (the median over the states of
+// its strongest pair); its sites' own steps are thinned after warm-up as
+// BlockNewton says.
 type AutoBlocks struct {
 	// Threshold is the coupling at which two sites are blocked (default 0.5: the
 	// partial correlation at which single-site steps need about 1/(1 − 0.5²) ≈ 1.3
@@ -130,11 +131,6 @@ func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
 	}
 	var out []Planned
 	for _, b := range blocks {
-		for _, i := range b.sites {
-			if err := p.Take(i); err != nil {
-				return nil, err
-			}
-		}
 		out = append(out, newNewtonBlockPlan(run.sites, b.sites, autoFound, b.coupling))
 	}
 	return out, nil

@@ -31,6 +31,8 @@ import (
 
 const (
 	blockFittedSteps  = 3
+	// blockThinAccept: see thin.
+	blockThinAccept = 0.5
 	blockFitMaxAccept = 0.9
 	blockFitInflate   = 1.1
 	// blockFitNu is the degrees of freedom of the multivariate t proposal.
@@ -110,6 +112,7 @@ func (st *blockStepper) Adapt(c *Chain, w Warmup) {
 // EndWarmup fits the proposal (see above) when the block's Newton steps accepted
 // less than blockFitMaxAccept of the stationary period's proposals.
 func (st *blockStepper) EndWarmup(c *Chain, w Warmup) {
+	defer st.thin(c)
 	f := st.fit
 	du := st.coords.du
 	f.on = false
@@ -137,6 +140,19 @@ func (st *blockStepper) EndWarmup(c *Chain, w Warmup) {
 		f.c += math.Log(f.l[j*du+j])
 	}
 	f.on = isFinite(f.c)
+}
+
+// thin makes the block's sites' own steps on every thinnedEvery-th sweep only
+// after warm-up (siteState.thinned) when its Newton steps accepted at least
+// blockThinAccept of their warm-up proposals or its fitted steps are on.
+func (st *blockStepper) thin(c *Chain) {
+	f := st.fit
+	if f.props == 0 || !(f.on || float64(f.accs) >= blockThinAccept*float64(f.props)) {
+		return
+	}
+	for _, i := range st.plan.sites {
+		c.sites[i].thinned = true
+	}
 }
 
 // logqFit returns the log density of the fitted proposal at u, up to a constant.
@@ -186,8 +202,11 @@ func (st *blockStepper) fittedSteps(c *Chain) {
 		b.scatter(st.xb1, c.x)
 		// The value alone; the derivatives (for the next Newton step) once
 		// accepted.
-		nxt.f = st.eval.value(c.x, nxt.x)
-		if !(nxt.f > math.Inf(-1)) || math.IsNaN(nxt.f) {
+		nxt.f = math.Inf(-1)
+		if b.inBox(nxt.x, st.xb1) {
+			nxt.f = st.eval.value(c.x, nxt.x)
+		}
+		if !isFinite(nxt.f) {
 			b.scatter(st.xb, c.x)
 			c.keep()
 			continue

@@ -26,11 +26,15 @@ import (
 // indefinite point of a Michaelis-Menten posterior its near-zero eigenvalue made
 // the proposal so wide that every reverse density was below e⁻³⁰⁰ and four chains
 // of four stayed at their starts.) The proposal's reverse density
-// is computed at the proposed point from the fit there, so the step is exact. The
-// block's sites leave the site steps (Planner.Take); in warm-up, after a rejected
-// block step, the move makes their own NMC steps before the next (far from the posterior's bulk, where the
-// block's target is seldom concave, a Michaelis-Menten posterior's chains reached
-// the bulk with those and stayed apart without them).
+// is computed at the proposed point from the fit there, so the step is exact.
+//
+// The block's sites keep their own NMC steps (SiteSteps) in warm-up: far from the
+// posterior's bulk, where the block's target is seldom concave, a
+// Michaelis-Menten posterior's chains reached the bulk with them and stayed apart
+// without them. After warm-up a chain makes the sites' own steps on every 8th sweep
+// only (as FittedSteps thins the sites of its blocks) when the block's Newton steps
+// accepted at least blockThinAccept of their warm-up proposals or its fitted steps
+// are on (see block_fitted.go); a chain without warm-up keeps them every sweep.
 //
 // The move is useful where the posterior couples sites so strongly that steps of
 // one site at a time crawl — an intercept and a slope of uncentred data, say —
@@ -83,11 +87,6 @@ func (bn BlockNewton) Plan(p *Planner) ([]Planned, error) {
 	if _, ok := p.run.m.NewScorer().(JointHessianer); !ok {
 		return nil, fmt.Errorf("nmc: BlockNewton: the model's Scorer does not implement JointHessianer (the joint derivatives of several sites)")
 	}
-	for _, i := range sites {
-		if err := p.Take(i); err != nil {
-			return nil, err
-		}
-	}
 	return []Planned{newNewtonBlockPlan(p.run.sites, sites, "", 0)}, nil
 }
 
@@ -132,7 +131,7 @@ func (bp *newtonBlockPlan) Start(c *Chain) (Stepper, error) {
 		return nil, fmt.Errorf("nmc: %s: the chain's Scorer does not implement JointHessianer", bp.name)
 	}
 	coords := newBlockCoords(bp.sites, c.run.sites, c.run.off)
-	st := &blockStepper{plan: bp, sites: &sitesStepper{}, coords: coords, eval: newBlockEval(coords, bp.sites, jh),
+	st := &blockStepper{plan: bp, coords: coords, eval: newBlockEval(coords, bp.sites, jh),
 		prop: newBlockProposer(coords.du),
 		cur:  newSlot(coords.du), nxt: newSlot(coords.du),
 		xb: make([]float64, coords.dx), xb0: make([]float64, coords.dx), xb1: make([]float64, coords.dx),
@@ -154,22 +153,11 @@ type blockStepper struct {
 	valid    bool
 	edits    uint64
 	stats    draws.SiteStats
-	// sites makes the block's sites' own NMC steps in warm-up.
-	sites *sitesStepper
-	fit   *blockFit
-	// accepted reports that the last Newton step was accepted.
-	accepted bool
+	fit *blockFit
 }
 
 // Step makes the block's move.
 func (st *blockStepper) Step(c *Chain) {
-	if c.warm.warmup && !st.accepted {
-		for _, i := range st.plan.sites {
-			c.at.site = i
-			st.sites.stepContinuous(c, i)
-		}
-		c.at.site = -1
-	}
 	c.at.phase = "block move"
 	st.step(c)
 	if !c.warm.warmup && st.fit.on && st.valid && st.edits == c.cache.edits {
@@ -185,7 +173,7 @@ func (st *blockStepper) step(c *Chain) {
 		b.gather(c.x, st.xb)
 		b.toFree(st.xb, cur.x)
 		cur.f = st.eval.at(c.x, st.xb, cur.x, cur.g, cur.h)
-		if !(cur.f > math.Inf(-1)) || math.IsNaN(cur.f) {
+		if !isFinite(cur.f) || !allFinite(cur.x) {
 			// Not finite at the current point (a coordinate at its support's edge
 			// through the maps): no move.
 			st.valid = false
@@ -201,14 +189,16 @@ func (st *blockStepper) step(c *Chain) {
 	if cur.fb {
 		st.stats.Fallbacks++
 	}
-	st.accepted = false
 	st.prop.draw(c.rng, cur, nxt.x)
 	uu := c.rng.Float64()
 	copy(st.xb0, st.xb)
 	b.fromFree(nxt.x, st.xb1)
 	b.scatter(st.xb1, c.x)
-	nxt.f = st.eval.at(c.x, st.xb1, nxt.x, nxt.g, nxt.h)
-	if !(nxt.f > math.Inf(-1)) || math.IsNaN(nxt.f) {
+	nxt.f = math.Inf(-1)
+	if b.inBox(nxt.x, st.xb1) {
+		nxt.f = st.eval.at(c.x, st.xb1, nxt.x, nxt.g, nxt.h)
+	}
+	if !isFinite(nxt.f) {
 		b.scatter(st.xb0, c.x)
 		c.keep()
 		return
@@ -220,7 +210,6 @@ func (st *blockStepper) step(c *Chain) {
 		c.keep()
 		return
 	}
-	st.accepted = true
 	if c.warm.warmup {
 		st.fit.accs++
 	}

@@ -265,9 +265,12 @@ func TestBlockNewtonExact(t *testing.T) {
 					t.Errorf("move %+v", st)
 				}
 			}
+			// The sites' own steps: every warm-up sweep, then every 8th sweep of
+			// a chain whose block accepted ≥ 50% in warm-up (all here: a and b's
+			// accepts every proposal).
 			for _, s := range r.Sites {
-				if s.Proposals > 4*200 {
-					t.Errorf("site %s stepped %d times, want warm-up steps alone (at most 800)", s.Name, s.Proposals)
+				if s.Proposals != 4*200+4*2000/8 {
+					t.Errorf("site %s stepped %d times, want 4 × (200 + 2000/8)", s.Name, s.Proposals)
 				}
 			}
 			a, b := column(t, r, "a"), column(t, r, "b")
@@ -344,8 +347,8 @@ func TestAutoBlocksCoupled(t *testing.T) {
 			t.Errorf("no %s in the schedule:\n%s", want, s)
 		}
 	}
-	if got := strings.Count(s.String(), "\n"); got != 4 {
-		t.Errorf("%d moves, want the 4 blocks:\n%s", got, s)
+	if got := strings.Count(s.String(), "\n"); got != 5 {
+		t.Errorf("%d moves, want the site steps and the 4 blocks:\n%s", got, s)
 	}
 	s, err = Plan(coupledModel{}, &Options{Seed: 1, Moves: []Move{SiteSteps{}, AutoBlocks{Threshold: 0.999}}})
 	if err != nil || strings.Contains(s.String(), "block(") {
