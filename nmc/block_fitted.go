@@ -30,9 +30,9 @@ import (
 // Real site, with FittedSteps) gave 7–1442 (531, 7, 966, 1442, 794, 354).
 
 const (
-	blockFittedSteps  = 3
+	blockFittedSteps = 3
 	// blockThinAccept: see thin.
-	blockThinAccept = 0.5
+	blockThinAccept   = 0.5
 	blockFitMaxAccept = 0.9
 	blockFitInflate   = 1.1
 	// blockFitNu is the degrees of freedom of the multivariate t proposal.

@@ -153,7 +153,7 @@ type blockStepper struct {
 	valid    bool
 	edits    uint64
 	stats    draws.SiteStats
-	fit *blockFit
+	fit      *blockFit
 }
 
 // Step makes the block's move.
