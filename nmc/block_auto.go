@@ -8,7 +8,7 @@ import (
 
 // AutoBlocks finds the blocks of strongly coupled continuous sites from the exact
 // curvature of the log joint and moves each by a block Newton step (BlockNewton);
-// Defaults plans it unless NoBlocks. Without a Scorer that implements
+// Defaults plans it with Blocks. Without a Scorer that implements
 // JointHessianer it plans nothing.
 //
 // The coupling of two coordinates a and b (in the unconstrained coordinates of

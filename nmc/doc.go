@@ -74,8 +74,7 @@
 // validated before sampling: an orbit that can leave a site's support (a shift of a
 // Positive site, any orbit of an Interval, Simplex or Discrete site) is refused.
 // Their statistics are entries of Result.Moves ("orbit-newton");
-// Defaults.NoGroupMoves leaves them out, and with Defaults.NoBlocks (the blocks
-// found from the curvature, see AutoBlocks) that gives the paper's plain NMC.
+// Defaults.NoGroupMoves leaves them out, which gives the paper's plain NMC.
 //
 // # Fitted independence steps and the adaptive warm-up
 //

@@ -114,7 +114,7 @@ func sbcFlags(fs *flag.FlagSet) func(*env, []string) error {
 		defer stop()
 		bar := newProgress(e.stderr, "sbc "+*model, 1, *sims)
 		cfg := sbc.Config{Simulator: sim, Sims: *sims, Seed: *seed, MaxRank: *maxRank, Thin: *thin, Warmup: *warmup, Chains: *chains,
-			Sampler: &nmc.Options{Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: *noGroups, NoBlocks: *noGroups}}}}
+			Sampler: &nmc.Options{Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: *noGroups}}}}
 		if bar != nil {
 			cfg.Progress = func(done, _ int) { bar.update(nmc.Progress{Done: done}) }
 		}

@@ -42,7 +42,6 @@ func ExampleBuilder_NoAutoGroups() {
 	fmt.Println("with NoAutoGroups:", len(build(false).Groups()), "groups")
 	// Output:
 	// sites: an NMC step of each of 7 sites, in a fresh random order (mu_a, sigma_a, a[0] … a[2], b, sigma_y)
-	// block(b, sigma_y): a Newton step of the 2 sites jointly, in unconstrained coordinates (found from the curvature, coupling 0.593)
 	// auto: dilate a about mu_a with sigma_a: a step along the group's orbit (orbit-newton), dilating 4 coordinates
 	// auto: shift mu_a with a: a step along the group's orbit (orbit-newton), shifting 4
 	// auto: shift b against a and mu_a: a step along the group's orbit (orbit-newton), shifting 5
