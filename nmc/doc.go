@@ -19,6 +19,10 @@
 //
 //   - SiteSteps: every site gets one Metropolis-Hastings step, in a fresh random
 //     order each sweep (below).
+//   - AutoBlocks, BlockNewton: a joint Newton step of a block of continuous sites
+//     in unconstrained coordinates, for the blocks of strongly coupled sites found
+//     from the exact curvature (a Scorer that implements JointHessianer) or
+//     declared.
 //   - GroupMoves: a step along the orbit of each group the model declares (Grouper).
 //   - FittedSteps: after a warm-up, independence steps from Gaussians fitted to the
 //     Real blocks in warm-up.

@@ -114,6 +114,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	})
 	startCandidates := fs.Int("start-candidates", 0, "each chain draws `K` starts by -start and keeps the first whose log joint is not orders of magnitude below the best of them (0: the default, 8; 1: the first draw)")
 	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
+	blocks := fs.Bool("blocks", false, "add block Newton moves of the strongly coupled sites found from the curvature (nmc.Defaults.Blocks)")
 	explicitClasses := fs.Bool("explicit-classes", false, "annotation only: keep the classes z in the sweep as the paper has them (each updated by enumeration given pi and theta); default: z summed out of the scores of pi and theta, drawn exactly after each sweep and still recorded")
 	leads := fs.String("leads", "", "make lead-and-follow moves of these comma-separated `sites` after warm-up (random walks in their unconstrained coordinates; default: the sites the model declares)")
 	follow := fs.Float64("follow", 0, "lead-and-follow moves: the least shift (nats) of a site's fitted proposal that makes it follow the lead; 0: the lead moves alone, negative: every site that reads the lead follows")
@@ -137,7 +138,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, warmupMax: *warmupMax, warmupPerChain: *warmupPerChain, start: start, startCandidates: *startCandidates, seed: *seed, noGroupMoves: *noGroups, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, noHamiltonian: *noHMC, leapfrogs: *leapfrogs, logLik: *logLik, yRep: *yRep}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, warmupMax: *warmupMax, warmupPerChain: *warmupPerChain, start: start, startCandidates: *startCandidates, seed: *seed, noGroupMoves: *noGroups, blocks: *blocks, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, noHamiltonian: *noHMC, leapfrogs: *leapfrogs, logLik: *logLik, yRep: *yRep}
 		if *leads != "" {
 			s.leads = strings.Split(*leads, ",")
 		}
@@ -228,7 +229,7 @@ func printSchedule(w io.Writer, d *models.Dataset, s runSettings) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", d.Model, err)
 	}
-	sched, err := nmc.Plan(b.Model, &nmc.Options{Chains: s.chains, Draws: s.draws, Warmup: s.optionsWarmup(), Moves: moves})
+	sched, err := nmc.Plan(b.Model, &nmc.Options{Chains: s.chains, Draws: s.draws, Warmup: s.optionsWarmup(), Seed: s.seed, Moves: moves})
 	if err != nil {
 		return fmt.Errorf("%s: %w", d.Model, err)
 	}

@@ -77,10 +77,14 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 			return
 		}
 		if s.orbit != nil && s.orbit.member[f.id] {
-			// Along a group's orbit: x(t) with dx/dt and d²x/dt² at t = 0.
+			// Along a group's orbit: x(t) with dx/dt and d²x/dt² at t = 0 (or,
+			// for JointHessian's blocks, coordinate oi[j] of several: block.go).
 			for c := range out {
 				j := base + c
 				out[c] = jet{v: s.x[j], kind: jUnit, gc: s.ou[j], hc: s.ow[j]}
+				if s.oi != nil {
+					out[c].i = int(s.oi[j])
+				}
 			}
 			return
 		}

@@ -91,6 +91,12 @@ type scorer struct {
 	jointCnt  []float64
 	jointTab  [][8]float64
 	jointNorm []float64
+	// blocks: JointHessian's compiled blocks; oi, while one is scored in one
+	// pass, the jet coordinate of each state coordinate of its member families
+	// (block.go).
+	blocks []*blockScore
+	oi     []int32
+	oiBuf  []int32
 
 	// A value scorer's scratch for Init and Replicate: one element's parameter
 	// values and one drawn element.

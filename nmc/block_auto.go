@@ -1,0 +1,422 @@
+package nmc
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// AutoBlocks finds the blocks of strongly coupled continuous sites from the exact
+// curvature of the log joint and moves each by a block Newton step (BlockNewton);
+// Defaults plans it with Blocks. Without a Scorer that implements
+// JointHessianer it plans nothing.
+//
+// The coupling of two coordinates a and b (in the unconstrained coordinates of
+// BlockNewton, log-Jacobians included) at a state is the normalised
+// cross-curvature |H_ab|/√(H_aa·H_bb), H the Hessian of the log joint there: the
+// absolute partial correlation of a Gaussian with precision −H, 0 for coordinates
+// no factor reads together, near 1 where one coordinate is pinned given the other
+// (an intercept and the slope of uncentred data: 1 − 10⁻⁴ and more). Two sites are
+// coupled when the largest coupling of their coordinates is at least Threshold at
+// half or more of the measured states (those where both diagonals are negative).
+// It is measured at warm-up states: 4 states of 2 short pilot chains of
+// single-site NMC steps (after 15 and 30 sweeps from a start made as a chain's,
+// from a random stream of their own: the chains' draws do not depend on them but
+// through the blocks found).
+//
+//   - When the model's candidate sites (continuous, not Marginalised, not
+//     augmented, not in the Hamiltonian block, not taken by an earlier move) have
+//     at most MaxCoords unconstrained coordinates together, the couplings of every
+//     pair of them are measured at the pilot states (one JointHessian of all
+//     of them per state), and the coupled pairs are joined into blocks, strongest
+//     first, as long as a block stays within MaxCoords coordinates (Kruskal's rule
+//     with a size cap).
+//   - A Positive or Interval site of two to MaxCoords coordinates, not in such a
+//     block, whose own coordinates are coupled, is a block of its own: its site
+//     step fits a Gamma or Beta per coordinate, which ignores their correlation.
+//     (A simplex's Dirichlet fit already follows the negative dependence every
+//     simplex has, and a Real site's Newton fit its whole Hessian.)
+//
+// The schedule prints each block with its coupling (the median over the states of
+// its strongest pair); its sites' own steps are thinned after warm-up as
+// BlockNewton says.
+type AutoBlocks struct {
+	// Threshold is the coupling at which two sites are blocked (default 0.5: the
+	// partial correlation at which single-site steps need about 1/(1 − 0.5²) ≈ 1.3
+	// times as many sweeps as joint ones on a Gaussian, and much more above it).
+	// Must be in [0, 1]; 0 means the default.
+	Threshold float64
+	// MaxCoords caps a block's unconstrained coordinates, and the candidate sites'
+	// for the search between sites (default 64). Must not be negative.
+	MaxCoords int
+}
+
+const (
+	defaultBlockThreshold = 0.5
+	defaultBlockMaxCoords = 64
+	// The couplings are measured at autoPilots × autoPilotStates states of
+	// autoPilots pilot chains of autoPilotSweeps sweeps each (see autoStates).
+	autoPilots      = 2
+	autoPilotStates = 2
+	autoPilotSweeps = 30
+	// autoBlockSeed is mixed into Options.Seed for the states' draws.
+	autoBlockSeed = 0x9e3779b97f4a7c15
+	// autoFound says how an automatic block was found, in the schedule.
+	autoFound = "found from the curvature"
+)
+
+// Plan measures the couplings and plans a BlockNewton move per block found.
+func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
+	thr, maxc := ab.Threshold, ab.MaxCoords
+	if !(thr >= 0 && thr <= 1) {
+		return nil, fmt.Errorf("nmc: AutoBlocks.Threshold = %g, want in [0, 1] (0: the default %g)", thr, defaultBlockThreshold)
+	}
+	if maxc < 0 {
+		return nil, fmt.Errorf("nmc: AutoBlocks.MaxCoords = %d is negative", maxc)
+	}
+	if thr == 0 {
+		thr = defaultBlockThreshold
+	}
+	if maxc == 0 {
+		maxc = defaultBlockMaxCoords
+	}
+	run := p.run
+	jh, ok := run.m.NewScorer().(JointHessianer)
+	if !ok {
+		return nil, nil
+	}
+	cand := autoCandidates(p)
+	du := 0
+	for _, i := range cand {
+		du += freeDim(run.sites[i])
+	}
+	// What can be measured: pairs of candidates not moved together by a declared
+	// group, and multi-coordinate Positive and Interval sites.
+	pairs := false
+	if len(cand) >= 2 && du <= maxc {
+		for _, g := range groupedPairs(run, cand) {
+			pairs = pairs || !g
+		}
+	}
+	var own []int
+	for _, i := range cand {
+		if s := run.sites[i]; s.Size >= 2 && s.Size <= maxc && (s.Support == Positive || s.Support == Interval) {
+			own = append(own, i)
+		}
+	}
+	if !pairs && len(own) == 0 {
+		return nil, nil
+	}
+	states := autoStates(run)
+	if len(states) == 0 {
+		return nil, nil
+	}
+	var blocks []autoBlock
+	in := map[int]bool{}
+	if pairs {
+		blocks = joinCoupled(run, cand, siteCouplings(run, jh, cand, states), thr, maxc)
+		for _, b := range blocks {
+			for _, i := range b.sites {
+				in[i] = true
+			}
+		}
+	}
+	for _, i := range own {
+		if in[i] {
+			continue
+		}
+		if c, ok := ownCoupling(run, jh, i, states, thr); ok {
+			blocks = append(blocks, autoBlock{sites: []int{i}, coupling: c})
+		}
+	}
+	var out []Planned
+	for _, b := range blocks {
+		out = append(out, newNewtonBlockPlan(run.sites, b.sites, autoFound, b.coupling))
+	}
+	return out, nil
+}
+
+// autoBlock is a block found: its sites in state order and its coupling.
+type autoBlock struct {
+	sites    []int
+	coupling float64
+}
+
+// autoCandidates returns the sites AutoBlocks may block, in state order.
+func autoCandidates(p *Planner) []int {
+	run := p.run
+	skip := make([]bool, len(run.sites))
+	if a, ok := run.m.(Augmenter); ok {
+		for _, i := range a.AugmentedSites() {
+			if i >= 0 && i < len(skip) {
+				skip[i] = true
+			}
+		}
+	}
+	if ham, err := hamiltonianSites(run.m, run.sites); err == nil {
+		for _, i := range ham {
+			skip[i] = true
+		}
+	}
+	var out []int
+	for i, s := range run.sites {
+		if s.Support != Discrete && !s.Marginalised && !skip[i] && !p.taken[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// autoStates returns the states the couplings are measured at: warm-up states of
+// autoPilots pilot chains, each started as a chain is (Options.Init, or
+// Model.Init and start refinement) from a stream of its own (Options.Seed mixed
+// with autoBlockSeed) and run for autoPilotSweeps sweeps of single-site NMC
+// steps, each measured after every autoPilotSweeps/autoPilotStates sweeps:
+// states nearer the posterior than the starts. A pilot that fails (no valid
+// start, a panic in model code) gives no state.
+func autoStates(run *sampling) [][]float64 {
+	pr := *run
+	po := *run.opts
+	po.Draws, po.Warmup, po.Seed = 0, 0, run.opts.Seed^autoBlockSeed
+	pr.opts, pr.ncols, pr.nHeld, pr.gen = &po, 0, 0, nil
+	var sites []int
+	for i, s := range run.sites {
+		if !s.Marginalised {
+			sites = append(sites, i)
+		}
+	}
+	plan := &sitesPlan{sites: sites}
+	var out [][]float64
+	for k := range autoPilots {
+		out = append(out, pilot(&pr, k, plan)...)
+	}
+	return out
+}
+
+// pilot runs pilot chain k of autoStates and returns its states measured.
+func pilot(run *sampling, k int, plan *sitesPlan) (xs [][]float64) {
+	defer func() {
+		if recover() != nil {
+			xs = nil
+		}
+	}()
+	c := newChain(k, run)
+	if c.startScorer() != nil || c.init() != nil {
+		return nil
+	}
+	st := &sitesStepper{plan: plan, perm: slices.Clone(plan.sites)}
+	c.warm.warmup = true
+	every := autoPilotSweeps / autoPilotStates
+	for sweep := 1; sweep <= autoPilotSweeps; sweep++ {
+		st.Step(c)
+		if sweep%every == 0 && isFinite(c.sc.sc.LogJoint(c.x)) {
+			xs = append(xs, slices.Clone(c.x))
+		}
+	}
+	return xs
+}
+
+// unconstrainedHessian returns the Hessian (du×du) of the log joint in the
+// unconstrained coordinates of the listed sites at x, with the block's maps, or
+// nil where it is not finite.
+func unconstrainedHessian(run *sampling, jh JointHessianer, sites []int, x []float64) (*blockCoords, []float64) {
+	coords := newBlockCoords(sites, run.sites, run.off)
+	ev := newBlockEval(coords, sites, jh)
+	xb, u := make([]float64, coords.dx), make([]float64, coords.du)
+	gu, hu := make([]float64, coords.du), make([]float64, coords.du*coords.du)
+	coords.gather(x, xb)
+	coords.toFree(xb, u)
+	if f := ev.at(x, xb, u, gu, hu); !isFinite(f) || !allFinite(hu) {
+		return coords, nil
+	}
+	return coords, hu
+}
+
+// siteCouplings returns, for the candidate sites cand (indices into cand), the
+// largest coupling of each pair's coordinates at each state, as
+// couplings[state][a*len(cand)+b] (NaN where a diagonal is not negative; a nil
+// row for a state whose Hessian is not finite).
+func siteCouplings(run *sampling, jh JointHessianer, cand []int, states [][]float64) [][]float64 {
+	nc := len(cand)
+	out := make([][]float64, len(states))
+	for s, x := range states {
+		cs := make([]float64, nc*nc)
+		for k := range cs {
+			cs[k] = math.NaN()
+		}
+		coords, h := unconstrainedHessian(run, jh, cand, x)
+		if h == nil {
+			continue // not measured: out[s] stays nil
+		}
+		out[s] = cs
+		du := coords.du
+		for a := range nc {
+			for b := a + 1; b < nc; b++ {
+				sa, sb := coords.segs[a], coords.segs[b]
+				best := math.NaN()
+				for p := sa.u; p < sa.u+freeDim(run.sites[cand[a]]); p++ {
+					for q := sb.u; q < sb.u+freeDim(run.sites[cand[b]]); q++ {
+						if c := coupling(h, du, p, q); c > best || math.IsNaN(best) {
+							best = c
+						}
+					}
+				}
+				cs[a*nc+b] = best
+			}
+		}
+	}
+	return out
+}
+
+// joinCoupled joins the coupled pairs of cand into blocks (see AutoBlocks).
+func joinCoupled(run *sampling, cand []int, cs [][]float64, thr float64, maxc int) []autoBlock {
+	nc := len(cand)
+	grouped := groupedPairs(run, cand)
+	type edge struct {
+		a, b int
+		c    float64 // the median coupling over the states measured
+	}
+	var edges []edge
+	for a := range nc {
+		for b := a + 1; b < nc; b++ {
+			if grouped[a*nc+b] {
+				continue
+			}
+			var vals []float64
+			measured, above := 0, 0
+			for _, st := range cs {
+				if st == nil {
+					continue
+				}
+				measured++
+				if v := st[a*nc+b]; v >= thr && v < 1 {
+					vals = append(vals, v)
+					above++
+				}
+			}
+			if measured == 0 || 2*above < measured {
+				continue
+			}
+			slices.Sort(vals)
+			edges = append(edges, edge{a, b, vals[len(vals)/2]})
+		}
+	}
+	slices.SortStableFunc(edges, func(x, y edge) int {
+		switch {
+		case x.c > y.c:
+			return -1
+		case x.c < y.c:
+			return 1
+		}
+		return 0
+	})
+	root := make([]int, nc)
+	size := make([]int, nc)
+	best := make([]float64, nc) // per root: the block's strongest coupling
+	for a := range root {
+		root[a], size[a] = a, freeDim(run.sites[cand[a]])
+	}
+	find := func(a int) int {
+		for root[a] != a {
+			root[a] = root[root[a]]
+			a = root[a]
+		}
+		return a
+	}
+	for _, e := range edges {
+		ra, rb := find(e.a), find(e.b)
+		if ra == rb || size[ra]+size[rb] > maxc {
+			continue
+		}
+		root[rb] = ra
+		size[ra] += size[rb]
+		best[ra] = max(best[ra], best[rb], e.c)
+	}
+	var out []autoBlock
+	members := map[int][]int{}
+	var order []int
+	for a := range nc {
+		r := find(a)
+		if _, ok := members[r]; !ok {
+			order = append(order, r)
+		}
+		members[r] = append(members[r], cand[a])
+	}
+	for _, r := range order {
+		if len(members[r]) >= 2 {
+			out = append(out, autoBlock{sites: members[r], coupling: best[r]})
+		}
+	}
+	return out
+}
+
+// ownCoupling returns the median over the states of the largest coupling of site
+// i's own coordinates, and whether it is at least thr at half or more of the
+// states measured.
+func ownCoupling(run *sampling, jh JointHessianer, i int, states [][]float64, thr float64) (float64, bool) {
+	var vals []float64
+	measured, above := 0, 0
+	for _, x := range states {
+		coords, h := unconstrainedHessian(run, jh, []int{i}, x)
+		if h == nil {
+			continue
+		}
+		best := math.NaN()
+		for p := range coords.du {
+			for q := p + 1; q < coords.du; q++ {
+				if c := coupling(h, coords.du, p, q); c > best || math.IsNaN(best) {
+					best = c
+				}
+			}
+		}
+		measured++
+		if best >= thr && best < 1 {
+			vals = append(vals, best)
+			above++
+		}
+	}
+	if measured == 0 || 2*above < measured {
+		return 0, false
+	}
+	slices.Sort(vals)
+	return vals[len(vals)/2], true
+}
+
+// groupedPairs reports, for the candidate sites cand, the pairs (a*len(cand)+b)
+// whose sites one of the model's declared groups (Grouper) moves together: their
+// coupling is left to the group's orbit, as the model declares.
+func groupedPairs(run *sampling, cand []int) []bool {
+	nc := len(cand)
+	out := make([]bool, nc*nc)
+	g, ok := run.m.(Grouper)
+	if !ok {
+		return out
+	}
+	siteOf := make([]int, Dim(run.sites))
+	for i, s := range run.sites {
+		for c := range s.Size {
+			siteOf[run.off[i]+c] = i
+		}
+	}
+	at := map[int]int{}
+	for a, i := range cand {
+		at[i] = a
+	}
+	for _, gr := range g.Groups() {
+		var in []int
+		for _, oc := range gr.Coords {
+			if oc.Coord < 0 || oc.Coord >= len(siteOf) {
+				continue
+			}
+			if a, ok := at[siteOf[oc.Coord]]; ok && !slices.Contains(in, a) {
+				in = append(in, a)
+			}
+		}
+		for _, a := range in {
+			for _, b := range in {
+				out[a*nc+b] = true
+			}
+		}
+	}
+	return out
+}
