@@ -138,18 +138,7 @@ func (s *scorer) exactSiteScore(x []float64, i int, grad, hess []float64) float6
 	s.grad, s.hess = grad[:s.k], hess[:s.k*s.k]
 	clear(s.grad)
 	clear(s.hess)
-	var lin []int32
-	if s.m.linSites != nil {
-		lin = s.m.linSites[i]
-	}
-	var picks *sitePicks
-	if s.m.margPicks != nil {
-		picks = &s.m.margPicks[i]
-	}
-	var pack []selPack
-	if s.m.selPacks != nil {
-		pack = s.m.selPacks[i]
-	}
+	lin, picks, pack := s.m.siteTables(i)
 	return s.sumBlanket(s.m.blanket[i], pack, s.m.groups[i], lin, s.m.margOf[i], picks, true, true)
 }
 
@@ -170,20 +159,7 @@ func (s *scorer) blockOrbitScore(x []float64, bs *blockScore, o *orbit, p, q int
 	if q >= 0 {
 		s.ou[q] = 1
 	}
-	s.x, s.active, s.orbit = x, -1, o
-	s.k, s.ops.k, s.base = 1, 1, 0
-	s.newCall()
-	deriv := d != nil
-	if deriv {
-		s.orbitGH = [2]float64{}
-		s.grad, s.hess = s.orbitGH[:1], s.orbitGH[1:]
-	}
-	f := s.sumBlanket(o.blanket, nil, o.groups, o.lin, o.marg, nil, deriv, true)
-	s.orbit = nil
-	if deriv {
-		d[0], d[1] = s.orbitGH[0], s.orbitGH[1]
-	}
-	return f
+	return s.orbitSum(x, o, d)
 }
 
 // blockOf returns the compiled block of the listed sites, compiling it on first

@@ -40,6 +40,13 @@ func (s *scorer) ScoreOrbit(x []float64, g int, d *[2]float64) float64 {
 			s.ou[c.Coord], s.ow[c.Coord] = c.Rate, 0
 		}
 	}
+	return s.orbitSum(x, o, d)
+}
+
+// orbitSum returns the score of orbit o's blanket at x along the direction already
+// set in s.ou and s.ow, with its first and second derivatives in t in d when d is
+// not nil.
+func (s *scorer) orbitSum(x []float64, o *orbit, d *[2]float64) float64 {
 	s.x, s.active, s.orbit = x, -1, o
 	s.k, s.ops.k, s.base = 1, 1, 0
 	s.newCall()

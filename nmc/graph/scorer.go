@@ -235,18 +235,7 @@ func (s *scorer) score(x []float64, i int, grad, hess []float64, withMarg bool) 
 		clear(s.grad)
 		clear(s.hess)
 	}
-	var lin []int32
-	if s.m.linSites != nil {
-		lin = s.m.linSites[i]
-	}
-	var picks *sitePicks
-	if s.m.margPicks != nil {
-		picks = &s.m.margPicks[i]
-	}
-	var pack []selPack
-	if s.m.selPacks != nil {
-		pack = s.m.selPacks[i]
-	}
+	lin, picks, pack := s.m.siteTables(i)
 	margs := s.m.margOf[i]
 	if !withMarg {
 		margs, picks = nil, nil
@@ -585,4 +574,20 @@ func (s *scorer) factorGroup(g *group, deriv bool) float64 {
 		}
 	}
 	return total
+}
+
+// siteTables returns the compiled tables of site i's blanket that sumBlanket reads:
+// its linear factors, its summed-out groups' picks and its selection packs (each
+// nil when the model has none).
+func (m *Model) siteTables(i int) (lin []int32, picks *sitePicks, pack []selPack) {
+	if m.linSites != nil {
+		lin = m.linSites[i]
+	}
+	if m.margPicks != nil {
+		picks = &m.margPicks[i]
+	}
+	if m.selPacks != nil {
+		pack = m.selPacks[i]
+	}
+	return lin, picks, pack
 }
