@@ -333,29 +333,6 @@ func (m *Model) unionOrbit(sites []int) *orbit {
 	all = slices.DeleteFunc(all, func(en entry) bool {
 		return m.linOf != nil && m.linOf[en.f] >= 0 && slices.Contains(o.lin, m.linOf[en.f])
 	})
-	slices.SortFunc(all, func(a, b entry) int {
-		if a.f != b.f {
-			return int(a.f) - int(b.f)
-		}
-		return int(a.e) - int(b.e)
-	})
-	all = slices.Compact(all)
-	for lo := 0; lo < len(all); {
-		hi := lo
-		for hi < len(all) && all[hi].f == all[lo].f {
-			hi++
-		}
-		run := all[lo:hi]
-		if vals := m.groupValues(int(run[0].f), -1); vals > 0 && len(run) >= minGroup {
-			gr := group{f: run[0].f, values: vals, elems: make([]int32, len(run))}
-			for i, en := range run {
-				gr.elems[i] = en.e
-			}
-			o.groups = append(o.groups, gr)
-		} else {
-			o.blanket = append(o.blanket, run...)
-		}
-		lo = hi
-	}
+	m.splitBlanket(all, o)
 	return o
 }

@@ -329,33 +329,40 @@ func (m *Model) orbitBlankets(blankets [][]entry) {
 				o.marg = append(o.marg, m.margOf[s]...)
 			}
 		}
-		slices.SortFunc(all, func(a, b entry) int {
-			if a.f != b.f {
-				return int(a.f) - int(b.f)
-			}
-			return int(a.e) - int(b.e)
-		})
-		all = slices.Compact(all)
 		slices.Sort(o.marg)
 		o.marg = slices.Compact(o.marg)
-		for lo := 0; lo < len(all); {
-			hi := lo
-			for hi < len(all) && all[hi].f == all[lo].f {
-				hi++
-			}
-			run := all[lo:hi]
-			// No member is discrete, so a factor tallied by value never has its
-			// values moved by the orbit: the site-free test (s = −1) applies.
-			if vals := m.groupValues(int(run[0].f), -1); vals > 0 && len(run) >= minGroup {
-				gr := group{f: run[0].f, values: vals, elems: make([]int32, len(run))}
-				for i, en := range run {
-					gr.elems[i] = en.e
-				}
-				o.groups = append(o.groups, gr)
-			} else {
-				o.blanket = append(o.blanket, run...)
-			}
-			lo = hi
+		m.splitBlanket(all, o)
+	}
+}
+
+// splitBlanket sorts the factor elements all of an orbit's blanket, drops repeats,
+// and adds each factor's elements to o: as a group tallied by value (groupValues)
+// when there are at least minGroup of them, else to o.blanket. No member of an
+// orbit is discrete, so a factor tallied by value never has its values moved by
+// the orbit: the site-free test (s = −1) applies.
+func (m *Model) splitBlanket(all []entry, o *orbit) {
+	slices.SortFunc(all, func(a, b entry) int {
+		if a.f != b.f {
+			return int(a.f) - int(b.f)
 		}
+		return int(a.e) - int(b.e)
+	})
+	all = slices.Compact(all)
+	for lo := 0; lo < len(all); {
+		hi := lo
+		for hi < len(all) && all[hi].f == all[lo].f {
+			hi++
+		}
+		run := all[lo:hi]
+		if vals := m.groupValues(int(run[0].f), -1); vals > 0 && len(run) >= minGroup {
+			gr := group{f: run[0].f, values: vals, elems: make([]int32, len(run))}
+			for i, en := range run {
+				gr.elems[i] = en.e
+			}
+			o.groups = append(o.groups, gr)
+		} else {
+			o.blanket = append(o.blanket, run...)
+		}
+		lo = hi
 	}
 }
