@@ -277,8 +277,8 @@ func randomAnnotationState(rng *rand.Rand, f annotationLayout, x []float64) {
 
 // closeRel reports whether a and b agree to tol relative to max(1, |a|, |b|).
 func closeRel(a, b, tol float64) bool {
-	if math.IsInf(a, -1) && math.IsInf(b, -1) {
-		return true
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return a == b
 	}
 	return math.Abs(a-b) <= tol*max(1, math.Abs(a), math.Abs(b))
 }

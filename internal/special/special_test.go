@@ -21,6 +21,9 @@ func close(got, want, tol float64) bool {
 	if got == want {
 		return true
 	}
+	if math.IsInf(got, 0) || math.IsInf(want, 0) {
+		return false
+	}
 	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
 }
 

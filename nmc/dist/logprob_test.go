@@ -15,6 +15,9 @@ func eqLP(got, want, tol float64) bool {
 	if got == want {
 		return true
 	}
+	if math.IsInf(got, 0) || math.IsInf(want, 0) {
+		return false // unequal, and an infinite difference is within no tolerance
+	}
 	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
 }
 

@@ -290,6 +290,9 @@ func close(a, b, rel float64) bool {
 	if math.IsNaN(a) || math.IsNaN(b) {
 		return false
 	}
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return a == b // an infinite difference is not within any tolerance of an infinite value
+	}
 	return math.Abs(a-b) <= rel*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 

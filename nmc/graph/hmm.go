@@ -41,6 +41,7 @@ type hmmScratch struct {
 	rho    []jet     // K: the initial distribution
 	om     []jet     // K: log ω_t, the emissions of one step
 	omStep []float64 // K: ω_t = exp(log ω_t − m_t)
+	omSafe []float64 // K: ω_t rescaled by rescale when the step would underflow
 	// The emissions by distinct datum (hmmColumns): per datum u and state j, log ω
 	// (tab[u·K+j]) and ω = exp(log ω − mu[u]) (omv), mu[u] = max_j log ω; tabLive:
 	// whether a column depends on the active site.
@@ -67,7 +68,7 @@ func (x *opScratch) hmmFor(n *Node, K, k int) *hmmScratch {
 		if x.hmm == nil {
 			x.hmm = map[*Node]*hmmScratch{}
 		}
-		h = &hmmScratch{k: -1, gam: make([]jet, K*K), rho: make([]jet, K), om: make([]jet, K), omStep: make([]float64, K), probs: make([]float64, K)}
+		h = &hmmScratch{k: -1, gam: make([]jet, K*K), rho: make([]jet, K), om: make([]jet, K), omStep: make([]float64, K), omSafe: make([]float64, K), probs: make([]float64, K)}
 		x.hmm[n] = h
 	}
 	if h.k < k {
@@ -166,6 +167,7 @@ func (o *hmmOp) forward(s *scorer, n *Node, filt []float64) jet {
 		if !ok {
 			return jet{v: bad}
 		}
+		omv, m = x.rescale(cur, om, omv, m, K, w)
 		if omLive && !live {
 			live = x.goLive(cur, K, w)
 		}

@@ -11,7 +11,8 @@ import "math"
 // / Z − ∇Z ∇Zᵀ / Z². The backward messages are rescaled at every step (their scale
 // only adds to log p(y)). It returns false, having computed nothing of use, when
 // an emission turns out to depend on the active site (a log_omega that is not
-// planned by distinct datum, read step by step).
+// planned by distinct datum, read step by step), or when a normaliser is 0 (no
+// path explains the data, or the scaling underflowed: forward decides).
 func (o *hmmOp) backwardRho(s *scorer, x *hmmScratch, lw *Node) (jet, bool) {
 	K, N, k := o.states, o.steps, s.ops.k
 	// x.prev holds β̃_t (K values), x.cur the next ones; both have room for K blocks.
@@ -45,7 +46,8 @@ func (o *hmmOp) backwardRho(s *scorer, x *hmmScratch, lw *Node) (jet, bool) {
 			sum += v
 		}
 		if !(sum > 0) || math.IsInf(sum, 1) {
-			return jet{v: badNormaliser(sum)}, true
+			// 0: no path, or an underflow the forward algorithm's rescaling avoids.
+			return jet{v: badNormaliser(sum)}, sum != 0
 		}
 		inv := 1 / sum
 		for i := range next {
@@ -63,7 +65,7 @@ func (o *hmmOp) backwardRho(s *scorer, x *hmmScratch, lw *Node) (jet, bool) {
 		z += x.rho[j].v * beta[j]
 	}
 	if !(z > 0) || math.IsInf(z, 1) {
-		return jet{v: badNormaliser(z)}, true
+		return jet{v: badNormaliser(z)}, z != 0
 	}
 	e := float64(expo)
 	v := sumM + math.Log(z) + (math.Log(acc) + e*hmmLn2Lo + e*hmmLn2Hi)

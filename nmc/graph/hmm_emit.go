@@ -192,3 +192,50 @@ func (x *hmmScratch) emissionTable(s *scorer, pl *hmmColumns, K int) (float64, b
 	}
 	return 0, true
 }
+
+// rescale returns the emissions ω_t of a step of the forward algorithm and their
+// scale m_t as given, unless the step's normaliser Σ_j S_j·ω_t(j) (S_j the
+// predicted probability of state j, the values of the blocks of cur) would
+// underflow: when the state of the largest emission, which sets m_t, has a zero or
+// negligible predicted probability and every other state's emission lies more than
+// ~708 nats below it. The likelihood is finite then, but exp(log ω − m_t) rounds to
+// 0 wherever S_j > 0. Those steps are rescaled by the largest log S_j + log ω_t(j)
+// of the states that can be reached, which makes that state's term 1 (its weight is
+// capped at 2^1000, so a state of subnormal S_j may be counted short). The steps
+// that do not underflow keep their arithmetic.
+func (x *hmmScratch) rescale(cur []float64, om []jet, omv []float64, m float64, K, w int) ([]float64, float64) {
+	c := 0.0
+	for j := 0; j < K; j++ {
+		c += cur[j*w] * omv[j]
+	}
+	if c >= 0x1p-1022 || math.IsNaN(c) {
+		return omv, m
+	}
+	best := math.Inf(-1)
+	for j := 0; j < K; j++ {
+		if sj := cur[j*w]; sj > 0 && !math.IsInf(om[j].v, -1) {
+			best = max(best, om[j].v+logSubnormal(sj))
+		}
+	}
+	if math.IsInf(best, -1) {
+		return omv, m // no state can be reached: the step's normaliser is 0
+	}
+	safe := x.omSafe[:K]
+	for j := 0; j < K; j++ {
+		if cur[j*w] > 0 {
+			safe[j] = min(math.Exp(om[j].v-best), 0x1p1000)
+		} else {
+			safe[j] = 0
+		}
+	}
+	return safe, best
+}
+
+// logSubnormal is log(v) for v > 0, right for subnormal v too (Go's math.Log is
+// not on amd64: golang/go#56600).
+func logSubnormal(v float64) float64 {
+	if v < 0x1p-1022 {
+		return math.Log(v*0x1p52) - 52*math.Ln2
+	}
+	return math.Log(v)
+}

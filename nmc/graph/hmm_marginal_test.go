@@ -156,8 +156,8 @@ func TestHMMMarginalEnumeration(t *testing.T) {
 
 // TestHMMMarginalZeros: transitions and emissions of probability 0 (a left-to-right
 // chain with a constant Gamma, a state whose data are impossible), the log density
-// where no path is possible, and a far-off emission scale that would underflow
-// without the per-step scaling.
+// where no path is possible, a far-off emission scale that would underflow
+// without the per-step scaling, and a largest emission in an unreachable state.
 func TestHMMMarginalZeros(t *testing.T) {
 	t.Parallel()
 	gamma := []float64{0.7, 0.3, 0, 0, 0.6, 0.4, 0, 0, 1}
@@ -171,6 +171,10 @@ func TestHMMMarginalZeros(t *testing.T) {
 		{"impossible state", [][]float64{{-1, math.Inf(-1), -3}, {-0.5, -4, math.Inf(-1)}, {math.Inf(-1), -1, -0.1}, {-3, -0.2, -1}}},
 		{"underflow", [][]float64{{-900, -950, -1000}, {-800, -801, -900}, {-1200, -1100, -1000}, {-700, -800, -720}}},
 		{"no path", [][]float64{{math.Inf(-1), -1, -1}, {-1, -1, -1}}},
+		// The largest emission in a state that cannot be reached (probability 0
+		// at t = 0, 1) or has probability ~e^-1000 (t = 2), every reachable
+		// one more than 708 nats below it: the scaled steps underflowed to −Inf.
+		{"unreachable largest", [][]float64{{-800, 0, 0}, {-900, -1600, 0}, {-700, -1000, -1}, {-2, -1, -1}}},
 	}
 	for _, c := range cases {
 		// log ω = finite + log(mask), mask 0 where log ω is −Inf and 1 elsewhere.
@@ -529,3 +533,57 @@ func TestHMMNoAllocation(t *testing.T) {
 }
 
 var _ nmc.Generator = (*Model)(nil)
+
+// TestHMMMarginalUnreachableLargest: a state that cannot be reached (Γ keeps the
+// chain in state 0, ρ starts it there) has emissions 800 nats above state 0's at
+// every step. The log marginal likelihood is state 0's alone, Σ_t log N(y_t | u, 1)
+// − 800, whatever the path of the summed-out forward algorithm (the emissions vary
+// with the active site u, or the transition row or ρ is the active site); the
+// scaled forward steps that set their scale by the largest emission underflowed
+// to −Inf here.
+func TestHMMMarginalUnreachableLargest(t *testing.T) {
+	t.Parallel()
+	y := []float64{0.3, -1.2, 0.8, 2.1, -0.4}
+	b := New()
+	u := b.Latent("u", Normal(C(0), C(1)))
+	row := b.Latent("row", Dirichlet(Vec(1, 1)))
+	rho := b.Latent("rho", Dirichlet(Vec(1, 1)))
+	// Γ = [[1, 0], [1, 0]] and ρ = (1, 0) through products with a zero mask: the
+	// latents row and ρ are read (their sites' scores go through the HMM) but
+	// state 1 is never entered.
+	masked := func(p *Node) *Node { return Add(Mul(p, Vec(0, 0)), Vec(1, 0)) }
+	gam := Concat(masked(row), masked(row))
+	lo := Stack(Sub(LogDensity(Normal(u, C(1)), Data(y)), C(800)), Data(make([]float64, len(y))))
+	b.Factor("y", HMMMarginal(lo, gam, masked(rho)))
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := m.NewScorer()
+	for _, uv := range []float64{-1, 0.7, 3} {
+		x := []float64{uv, 0.4, 0.6, 0.2, 0.8}
+		// The log joint: u's prior, the Dirichlet(1, 1) densities (log 1 = 0 on
+		// the simplex) and state 0's emissions.
+		want, wg, wh := -0.5*uv*uv-0.5*math.Log(2*math.Pi), -uv, -1.0
+		for _, v := range y {
+			want += -0.5*(v-uv)*(v-uv) - 0.5*math.Log(2*math.Pi) - 800
+			wg += v - uv
+			wh--
+		}
+		if lj := sc.LogJoint(x); !close(lj, want, 1e-12) {
+			t.Errorf("u = %g: LogJoint %.17g, want %.17g", uv, lj, want)
+		}
+		g, h := make([]float64, 1), make([]float64, 1)
+		if f := sc.Score(x, 0, g, h); math.IsInf(f, 0) || !close(g[0], wg, 1e-10) || !close(h[0], wh, 1e-10) {
+			t.Errorf("u = %g: score of u %v, gradient %.17g (want %.17g), Hessian %.17g (want %.17g)", uv, f, g[0], wg, h[0], wh)
+		}
+		for i := 1; i < 3; i++ {
+			g, h := make([]float64, 2), make([]float64, 4)
+			f := sc.Score(x, i, g, h)
+			// The density does not depend on the row or ρ: a flat score.
+			if math.IsInf(f, 0) || math.IsNaN(f) || g[0] != g[1] || h[0] != 0 && !close(h[0], h[1], 1e-12) {
+				t.Errorf("u = %g: score of site %d %v, gradient %v, Hessian %v", uv, i, f, g, h)
+			}
+		}
+	}
+}

@@ -33,7 +33,8 @@ func (x *hmmScratch) liveRow(K int) int {
 // with the tangents ∂ã/∂Γ_r· carried forward and ∂β̃/∂Γ_r· backward: O(K³) per step
 // instead of the forward recursion's blocks of K·(1 + k + k²). The forward pass
 // keeps, per step, ω_t, s_t, ã_{t−1}(r) and its tangents. It returns false, having
-// computed nothing of use, when an emission depends on the active site.
+// computed nothing of use, when an emission depends on the active site or a
+// normaliser is 0 (no path, or an underflow: forward decides).
 func (o *hmmOp) rowOnly(s *scorer, x *hmmScratch, lw *Node, r int) (jet, bool) {
 	K, N, k := o.states, o.steps, s.ops.k
 	x.growRow(N, K)
@@ -59,7 +60,8 @@ func (o *hmmOp) rowOnly(s *scorer, x *hmmScratch, lw *Node, r int) (jet, bool) {
 		pt, acc, expo, ok = x.rowForward(N, K, r)
 	}
 	if !ok {
-		return jet{v: pt}, true
+		// −Inf: no path, or an underflow the forward algorithm's rescaling avoids.
+		return jet{v: pt}, !math.IsInf(pt, -1)
 	}
 	if K == 2 {
 		x.rowBackward2(N, r)

@@ -237,12 +237,8 @@ func refLSE(v []float64) float64 {
 
 // refHMM is the log marginal likelihood of a hidden Markov model by the forward
 // algorithm in log space: logOmega N×K, gamma K×K, rho K (row-major). It is NaN
-// when a row of gamma or rho is not a probability vector. under reports that the
-// forward algorithm scaled by each step's largest emission (Σ_j S_j·e^{ω_j − max ω},
-// S_j the predicted probability of state j) underflows to 0 at a finite
-// likelihood: a state of negligible (or zero) predicted probability whose
-// emission exceeds every other's by more than ~708 nats.
-func refHMM(logOmega, gamma, rho []float64, n, k int) (ll float64, under bool) {
+// when a row of gamma or rho is not a probability vector.
+func refHMM(logOmega, gamma, rho []float64, n, k int) float64 {
 	simplex := func(p []float64) bool {
 		s := 0.0
 		for _, v := range p {
@@ -254,11 +250,11 @@ func refHMM(logOmega, gamma, rho []float64, n, k int) (ll float64, under bool) {
 		return math.Abs(s-1) <= 1e-9
 	}
 	if !simplex(rho) {
-		return math.NaN(), false
+		return math.NaN()
 	}
 	for i := range k {
 		if !simplex(gamma[i*k : (i+1)*k]) {
-			return math.NaN(), false
+			return math.NaN()
 		}
 	}
 	// The forward recursion in log space: log α_t(j) = ω_t(j) + log Σ_i
@@ -271,7 +267,7 @@ func refHMM(logOmega, gamma, rho []float64, n, k int) (ll float64, under bool) {
 		for j := range k {
 			om := logOmega[t*k+j]
 			if math.IsNaN(om) || math.IsInf(om, 1) {
-				return math.NaN(), false
+				return math.NaN()
 			}
 			if t == 0 {
 				next[j] = refLog(rho[j]) + om
@@ -282,22 +278,9 @@ func refHMM(logOmega, gamma, rho []float64, n, k int) (ll float64, under bool) {
 			}
 			next[j] = refLSE(terms) + om
 		}
-		// The scaled recursion's normaliser at t: Σ_j e^{log S_j + ω_j − max ω}.
-		m, c := math.Inf(-1), 0.0
-		for j := range k {
-			m = math.Max(m, logOmega[t*k+j])
-		}
-		lse := 0.0 // log Σ_i α_{t−1}(i): the scaled recursion's S_j sum to 1
-		if t > 0 {
-			lse = refLSE(la)
-		}
-		for j := range k {
-			c += math.Exp(next[j] - lse - m)
-		}
-		under = under || (c == 0 && !math.IsInf(refLSE(next), -1))
 		copy(la, next)
 	}
-	return refLSE(la), under
+	return refLSE(la)
 }
 
 // refLog is log(v), right for subnormal v too (see refEval.fragile).
@@ -317,12 +300,9 @@ type refEval struct {
 	x      []float64
 	vals   map[*fzNode][]float64
 	jitter float64
-	// fragile: a value was subnormal, or a hidden Markov model's forward
-	// algorithm scaled by each step's largest emission underflows where the
-	// likelihood is finite (see refHMM). The engine's results are then not
+	// fragile: a value was subnormal. The engine's results are then not
 	// vouched for: Go's math.Log is wrong for subnormal arguments on amd64
-	// (golang/go#56600: Log(5e-324) = −709.09, not −744.44), and the engine scales
-	// its forward algorithm so.
+	// (golang/go#56600: Log(5e-324) = −709.09, not −744.44).
 	fragile bool
 }
 
@@ -556,9 +536,7 @@ func (r *refEval) compute(n *fzNode) []float64 {
 		}
 	case opHMM:
 		lo, g, rho := n.args[0], n.args[1], n.args[2]
-		var under bool
-		out[0], under = refHMM(r.val(lo), r.val(g), r.val(rho), lo.l, lo.w)
-		r.fragile = r.fragile || under
+		out[0] = refHMM(r.val(lo), r.val(g), r.val(rho), lo.l, lo.w)
 	default:
 		panic("unknown op")
 	}

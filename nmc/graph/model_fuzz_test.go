@@ -86,8 +86,7 @@ func decodeFuzzModel(data []byte) *fzModel {
 // rounding errors, where the differences converge). The hidden states of
 // HiddenMarkov models must be generated in range. States the engine cannot be held
 // to are not compared (refEval.fragile): a subnormal value (Go's math.Log is wrong
-// there on amd64), or a hidden Markov model whose scaled forward algorithm
-// underflows at a finite likelihood.
+// there on amd64).
 func FuzzModel(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 6, 7, 0, 0, 3, 0, 10, 0, 0, 1})
 	f.Fuzz(fuzzModel)

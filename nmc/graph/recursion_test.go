@@ -52,6 +52,9 @@ func recursionCases(tb testing.TB, T int) []recursionCase {
 
 // relClose reports whether a and b agree to tol relative to max(1, |a|, |b|).
 func relClose(a, b, tol float64) bool {
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return a == b
+	}
 	return math.Abs(a-b) <= tol*max(1, math.Abs(a), math.Abs(b))
 }
 
