@@ -3,7 +3,6 @@ package nmc
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 )
 
 // The fitted blocks (FittedSteps): which coordinates form them, the ring of
@@ -69,7 +68,7 @@ func fittedBlocks(sites []Site, groups []orbitBlock) []blockPlan {
 			}
 		}
 		whole = whole && k == len(coords)
-		blocks = append(blocks, blockPlan{name: "fitted(" + strings.Join(names, ", ") + ")", coords: coords, sites: ss, group: g.index, site: -1, whole: whole})
+		blocks = append(blocks, blockPlan{name: "fitted(" + familyList(names) + ")", coords: coords, sites: ss, group: g.index, site: -1, whole: whole})
 	}
 	for i, s := range sites {
 		if s.Support != Real || s.Size < 2 || s.Size > maxFittedDim {

@@ -48,7 +48,9 @@ import (
 // whose step would accept at least 25% (estimated at the end of warm-up) steps its
 // sites only on every 8th sweep (KeepSiteSteps keeps them in every sweep). Without
 // a warm-up (or without blocks) it plans nothing. Every block's statistics are an
-// entry of Result.Moves: Name "fitted(" followed by the block's sites and ")",
+// entry of Result.Moves: Name "fitted(" followed by the block's sites and ")"
+// (three or more of one plate shortened to the first and last, "a[0] … a[84]", as
+// BlockNewton's),
 // Proposer "fitted-gaussian" or "fitted-t", Sites the number of sites in the block;
 // only the steps after warm-up are counted, and a block a chain left to its own
 // steps, or could not fit, says why in Unused.
