@@ -166,8 +166,22 @@ func LogSumExp(xs []float64) float64 {
 
 // LogGamma returns log |Γ(x)|.
 func LogGamma(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		// log Γ(x) = −log x − γx + O(x²): −log x to double precision. math.Lgamma
+		// takes math.Log of x, wrong for subnormals on amd64 (golang/go#56600).
+		return -Log(x)
+	}
 	v, _ := math.Lgamma(x)
 	return v
+}
+
+// Log returns math.Log(x), right for subnormal x too: Go's math.Log is not there
+// on amd64 (golang/go#56600: Log(5e-324) = −709.09, not −744.44).
+func Log(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log(x*0x1p52) - 52*math.Ln2
+	}
+	return math.Log(x)
 }
 
 // LogBeta returns log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a+b) for a, b > 0, and NaN

@@ -418,3 +418,26 @@ func TestRandLogGammaDraws(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSubnormal: Log and LogGamma at subnormal arguments, where Go's math.Log
+// is wrong on amd64 (golang/go#56600), against log x = log(x·2⁵²) − 52 log 2 of a
+// normal x·2⁵², and LogGamma against −log x (log Γ(x) = −log x − γx + O(x²)).
+func TestLogSubnormal(t *testing.T) {
+	for _, x := range []float64{5e-324, 1e-320, 0x1p-1023, 0x1p-1022 * 0.75} {
+		want := -744.44007192138126 // log(5e-324) = log(2^-1074)
+		if x != 5e-324 {
+			want = math.Log(x*0x1p100) - 100*math.Ln2
+		}
+		if got := Log(x); !close(got, want, 1e-15) {
+			t.Errorf("Log(%g) = %.17g, want %.17g", x, got, want)
+		}
+		if got := LogGamma(x); !close(got, -want, 1e-15) {
+			t.Errorf("LogGamma(%g) = %.17g, want %.17g", x, got, -want)
+		}
+	}
+	for _, x := range []float64{0x1p-1022, 1e-300, 0.5, 3} {
+		if Log(x) != math.Log(x) {
+			t.Errorf("Log(%g) = %v, math.Log %v", x, Log(x), math.Log(x))
+		}
+	}
+}

@@ -46,7 +46,7 @@ const halfDiffSwitch = 20
 // cancellation of the direct form for large a (where it tends to −1/(8a)).
 func lgammaHalfDiff(a float64) float64 {
 	if a < halfDiffSwitch {
-		return lgamma(a+0.5) - lgamma(a) - 0.5*math.Log(a)
+		return lgamma(a+0.5) - lgamma(a) - 0.5*special.Log(a)
 	}
 	// Stirling: log Γ(z) = (z−½) log z − z + ½ log 2π + S(z), so the difference is
 	// a·log(1 + x) − ½ + S(a+½) − S(a) with x = 1/(2a), and

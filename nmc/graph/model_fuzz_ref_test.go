@@ -68,7 +68,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		if !(x[0] > 0) || math.IsInf(x[0], 1) {
 			return math.Inf(-1)
 		}
-		lg, _ := math.Lgamma(a)
+		lg := refLgamma(a)
 		return a*refLog(b) - lg + (a-1)*refLog(x[0]) - b*x[0]
 	case famExponential:
 		r := ps[0][0]
@@ -98,8 +98,8 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 			return math.Inf(-1)
 		}
 		z := (x[0] - mu) / s
-		l1, _ := math.Lgamma((nu + 1) / 2)
-		l2, _ := math.Lgamma(nu / 2)
+		l1 := refLgamma((nu + 1) / 2)
+		l2 := refLgamma(nu / 2)
 		return l1 - l2 - 0.5*refLog(nu*math.Pi) - refLog(s) - (nu+1)/2*math.Log1p(z*z/nu)
 	case famPoisson:
 		r := ps[0][0]
@@ -110,7 +110,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		if k < 0 || k != math.Floor(k) || math.IsInf(k, 1) {
 			return math.Inf(-1)
 		}
-		lf, _ := math.Lgamma(k + 1)
+		lf := refLgamma(k + 1)
 		return k*refLog(r) - r - lf
 	case famFlat:
 		if math.IsInf(x[0], 0) {
@@ -125,7 +125,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 				return math.NaN()
 			}
 			sumA += a
-			lg, _ := math.Lgamma(a)
+			lg := refLgamma(a)
 			lp -= lg
 			if !(x[i] >= 0) {
 				return math.Inf(-1)
@@ -136,7 +136,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		if math.Abs(sumX-1) > 1e-9 {
 			return math.Inf(-1)
 		}
-		lg, _ := math.Lgamma(sumA)
+		lg := refLgamma(sumA)
 		return lp + lg
 	case famMVNCov, famMVNChol:
 		n := len(x)
@@ -281,6 +281,16 @@ func refHMM(logOmega, gamma, rho []float64, n, k int) float64 {
 		copy(la, next)
 	}
 	return refLSE(la)
+}
+
+// refLgamma is log |Γ(v)|, right for subnormal v too: −log v there (math.Lgamma
+// takes math.Log of v, wrong for subnormals on amd64, golang/go#56600).
+func refLgamma(v float64) float64 {
+	if v > 0 && v < 0x1p-1022 {
+		return -refLog(v)
+	}
+	lg, _ := math.Lgamma(v)
+	return lg
 }
 
 // refLog is log(v), right for subnormal v too (see refEval.fragile).
