@@ -351,12 +351,20 @@ func (m *fzModel) checkDerivs(t fzT, x []float64, st nmc.Site, o int, grad, hess
 	// Steps within the coordinates' curvature scales 1/√|H_jj| (the engine's H
 	// sets only the resolution): a Cauchy location with a scale of 1e-4 varies
 	// within a step of 1e-3.
+	// A coordinate far from 0 on a wide curvature scale (a Gamma(54000, 2)
+	// density at 27000: 1/√|H| = 116) gets a step of up to 10⁻³ of its size and
+	// of that scale: at 10⁻³ the second difference H·h² = 7e-11 is below the
+	// rounding of the reference's (a − 1)·log x ≈ 5·10⁵.
 	steps := make([]float64, k)
 	for j := range k {
+		v := x[o+j]
 		c := math.Sqrt(math.Abs(hess[j*k+j]))
-		steps[j] = fdStep(st, x[o+j])
-		if c > 1 {
-			steps[j] = (x[o+j] + steps[j]/c) - x[o+j]
+		steps[j] = fdStep(st, v)
+		switch rel := fdStep(st, v) * math.Abs(v); {
+		case c > 1:
+			steps[j] = (v + steps[j]/c) - v
+		case rel > steps[j] && fdStep(st, v) == (v+1e-3)-v:
+			steps[j] = (v + math.Min(rel, 1e-3/c)) - v
 		}
 		if !(steps[j] > 0) {
 			return
