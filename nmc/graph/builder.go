@@ -131,6 +131,8 @@ type Builder struct {
 	// noMemo (tests) memoises no node (memo.go): every element is evaluated once
 	// per path that reads it, as the engine did before memoisation.
 	noMemo bool
+	// noMixRows (tests) scores mixture factors element by element (mixrows.go).
+	noMixRows bool
 }
 
 type namedNode struct {
@@ -333,7 +335,7 @@ func (b *Builder) Build() (built *Model, err error) {
 // newModel returns an uncompiled model of b's families, factors and derived
 // quantities.
 func (b *Builder) newModel() *Model {
-	return &Model{fams: b.fams, factors: b.factors, derived: b.derived, hmms: b.hmms, noLinear: b.noLinear, noMemo: b.noMemo}
+	return &Model{fams: b.fams, factors: b.factors, derived: b.derived, hmms: b.hmms, noLinear: b.noLinear, noMemo: b.noMemo, noMixRows: b.noMixRows}
 }
 
 // elemIndexName formats plate indices of element e of a family.

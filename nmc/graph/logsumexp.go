@@ -296,10 +296,19 @@ func (logMixOp) eval(s *scorer, n *Node, e int, out []jet) {
 // every term a product of quantities in [0, 1/θ] and [0, 1/(1 − θ)], so nothing is
 // lost when θ is near 0 or 1 or when |a − b| is large.
 func logMix(theta, a, b float64, d1 *[3]float64, d2 *[9]float64) (float64, bool) {
-	if !(theta >= 0 && theta <= 1) || math.IsNaN(a) || math.IsNaN(b) {
+	if !(theta >= 0 && theta <= 1) {
 		return math.NaN(), false
 	}
-	u, w := math.Log(theta)+a, math.Log1p(-theta)+b
+	return logMixLogs(theta, math.Log(theta), math.Log1p(-theta), a, b, d1, d2)
+}
+
+// logMixLogs is logMix given θ in [0, 1], log θ and log1p(−θ) (a mixture factor's
+// rows share them: mixrows.go).
+func logMixLogs(theta, logTheta, log1mTheta, a, b float64, d1 *[3]float64, d2 *[9]float64) (float64, bool) {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN(), false
+	}
+	u, w := logTheta+a, log1mTheta+b
 	hi, lo := u, w
 	if lo > hi {
 		hi, lo = lo, hi

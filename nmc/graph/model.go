@@ -56,6 +56,11 @@ type Model struct {
 	linOf     []int32     // per factor: its index in linear, or −1
 	noLinear  bool        // see Builder.noLinear
 	noMemo    bool        // see Builder.noMemo
+	// mixRows: per factor, its row plan as a mixture factor (mixrows.go), or nil
+	// (nil without any); numMix of them.
+	mixRows   []*mixFactor
+	numMix    int
+	noMixRows bool // see Builder.noMixRows
 
 	// plan numbers the nodes and chooses the memoised ones (memo.go); constSc
 	// evaluates constant parameters during compile.
@@ -328,6 +333,7 @@ func (m *Model) compile(groups []groupDecl, margs []*family) error {
 	m.compileValPlans()
 	m.compileConstPriors()
 	m.compileConjugate()
+	m.compileMixRows()
 	m.neighbors = make([][]int, len(m.sites))
 	for s := range nb {
 		for t := range nb[s] {

@@ -33,6 +33,7 @@ type scorer struct {
 	memos      []dist.Memo   // per factor: parameter-only terms (dist.MemoDeriver)
 	mv         []mvCache     // per MatVec node over a Vector site or a plate: X·v at the last two v seen
 	lin        []*linScratch // per linear factor (linear.go), made when first needed
+	mix        []*mixScratch // per mixture factor (mixrows.go), made when first needed
 	epoch      uint64        // counts Score, LogJoint and values calls (for mvCache)
 
 	// Memoised node elements (memo.go): the model's plan, per memoised node its
@@ -188,6 +189,14 @@ func (s *scorer) LogJoint(x []float64) float64 {
 			}
 			continue
 		}
+		if mf := s.m.mixFor(int32(fi)); mf != nil {
+			t, _ := s.mixRun(mf, mf.all, false, false)
+			total += t
+			if math.IsInf(total, -1) || math.IsNaN(total) {
+				return total
+			}
+			continue
+		}
 		var own []int32
 		if s.m.inMarg != nil {
 			own = s.m.inMarg[fi]
@@ -280,8 +289,14 @@ func (s *scorer) sumBlanket(bl []entry, pack []selPack, gs []group, lin, margs [
 				}
 				continue
 			}
-			total += s.factorElem(int(en.f), int(en.e), deriv, continuous)
-			n++
+			if mf := s.m.mixFor(en.f); mf != nil {
+				t, used := s.mixRun(mf, bl[n:], deriv, continuous)
+				total += t
+				n += used
+			} else {
+				total += s.factorElem(int(en.f), int(en.e), deriv, continuous)
+				n++
+			}
 			if math.IsInf(total, -1) || math.IsNaN(total) {
 				s.resetBatches()
 				return total
@@ -391,8 +406,16 @@ func (s *scorer) scoreChunk(w, c int) {
 		h.grad, h.hess = gh[:k], gh[k:]
 	}
 	total := 0.0
-	for _, en := range bl[lo:hi] {
-		total += h.factorElem(int(en.f), int(en.e), deriv, continuous)
+	for n := lo; n < hi; {
+		en := bl[n]
+		if mf := s.m.mixFor(en.f); mf != nil {
+			t, used := h.mixRun(mf, bl[n:hi], deriv, continuous)
+			total += t
+			n += used
+		} else {
+			total += h.factorElem(int(en.f), int(en.e), deriv, continuous)
+			n++
+		}
 		if math.IsInf(total, -1) || math.IsNaN(total) {
 			break
 		}
