@@ -110,13 +110,13 @@ func (ms *mixScratch) toNodes(mf *mixFactor) {
 // sums of their derivatives in the active extended parameters in ms.g and ms.h;
 // NaN or ±Inf when a row is not finite.
 func (s *scorer) mixRows(mf *mixFactor, ms *mixScratch, run []entry, deriv bool) float64 {
-	var theta, logTheta, log1mTheta float64
+	var lm mixWeight
 	if mf.logMix {
-		theta = ms.pv[0]
+		theta := ms.pv[0]
 		if !(theta >= 0 && theta <= 1) {
 			return math.NaN()
 		}
-		logTheta, log1mTheta = math.Log(theta), math.Log1p(-theta)
+		lm = mixWeight{math.Log(theta), math.Log1p(-theta), 1 / theta, 1 / (1 - theta)}
 	}
 	// Per component, the row-independent parts of the closed forms.
 	// norm (valid where closed): mixNormal: μ, 1/σ, 1/σ², −log σ − log √(2π);
@@ -148,8 +148,6 @@ func (s *scorer) mixRows(mf *mixFactor, ms *mixScratch, run []entry, deriv bool)
 		}
 	}
 	total := 0.0
-	var d1m [3]float64
-	var d2m [9]float64
 	for _, en := range run {
 		r := int(en.e)
 		for j := range mf.comps {
@@ -196,13 +194,13 @@ func (s *scorer) mixRows(mf *mixFactor, ms *mixScratch, run []entry, deriv bool)
 		var v float64
 		if mf.logMix {
 			var ok bool
-			v, ok = logMixLogs(theta, logTheta, log1mTheta, ms.lv[1], ms.lv[2], &d1m, &d2m)
+			if deriv {
+				v, ok = lm.row(ms.lv[1], ms.lv[2], ms.d1, ms.d2)
+			} else {
+				v, ok = lm.value(ms.lv[1], ms.lv[2])
+			}
 			if !ok {
 				return v
-			}
-			if deriv {
-				copy(ms.d1, d1m[:])
-				copy(ms.d2, d2m[:])
 			}
 		} else {
 			var ok bool
@@ -336,3 +334,62 @@ func (ms *mixScratch) logSumExpRow(deriv bool) (float64, bool) {
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// mixWeight is LogMix's weight θ as its rows read it: log θ, log1p(−θ), 1/θ and
+// 1/(1 − θ).
+type mixWeight struct{ logT, log1mT, invT, inv1mT float64 }
+
+// value returns log(θe^a + (1 − θ)e^b), computed as logMix computes it; ok is
+// false when it is not finite.
+func (w *mixWeight) value(a, b float64) (float64, bool) {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN(), false
+	}
+	hi, lo := w.logT+a, w.log1mT+b
+	if lo > hi {
+		hi, lo = lo, hi
+	}
+	if math.IsInf(hi, 0) {
+		return hi, false
+	}
+	return hi + math.Log1p(math.Exp(lo-hi)), true
+}
+
+// row is logMixLogs with the inverses of θ and 1 − θ kept (products where it
+// divides), writing the derivatives in (θ, a, b) into d1 (3) and d2 (3×3).
+func (w *mixWeight) row(a, b float64, d1, d2 []float64) (float64, bool) {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN(), false
+	}
+	u, v := w.logT+a, w.log1mT+b
+	hi, lo := u, v
+	if lo > hi {
+		hi, lo = lo, hi
+	}
+	if math.IsInf(hi, 0) {
+		return hi, false
+	}
+	e := math.Exp(lo - hi)
+	l := hi + math.Log1p(e)
+	rHi := 1 / (1 + e)
+	p, q := rHi, e*rHi
+	if v > u {
+		p, q = q, p
+	}
+	ea, eb := p*w.invT, q*w.inv1mT
+	if !(p > 1e-280) {
+		ea = math.Exp(a - l)
+	}
+	if !(q > 1e-280) {
+		eb = math.Exp(b - l)
+	}
+	d1 = d1[:3]
+	d1[0], d1[1], d1[2] = ea-eb, p, q
+	ta := ea*q + eb*p
+	pq := p * q
+	d2 = d2[:9]
+	d2[0], d2[1], d2[2] = -(ea-eb)*(ea-eb), ta, -ta
+	d2[3], d2[4], d2[5] = ta, pq, -pq
+	d2[6], d2[7], d2[8] = -ta, -pq, pq
+	return l, true
+}
