@@ -311,6 +311,14 @@
 // of (α, β) about 0 reads X·β from the cache. Such a model runs as fast as the
 // regression scorers written by hand (BENCHMARKS.md).
 //
+// A mixture likelihood — a Factor of LogMix or LogSumExp of LogDensity terms whose
+// values are data and whose parameters are shared scalars, as the normal mixture
+// above — is scored the same way: per row in the space of those few parameters
+// (each component's log density and its derivatives in closed form, combined by
+// the stable log-sum-exp), summed, and chained through the parameters' jets once
+// per score (mixrows.go); a site's score of normal_mixture's 1,000 rows costs
+// 45–65 µs instead of 350.
+//
 // # References
 //
 // Arora, N. S., Tehrani, N. K., Shah, K. D., Tingley, M., Li, Y. L., Torabi, N.,
