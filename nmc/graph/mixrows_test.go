@@ -284,3 +284,25 @@ func TestMixRowsImpossible(t *testing.T) {
 		}
 	}
 }
+
+// TestMixRowsChunked: a blanket of more than chunkedMinElems elements is scored in
+// chunks on several goroutines (scoreChunked), each chunk's part of the mixture
+// factor by rows; the scores equal the element-by-element path's.
+func TestMixRowsChunked(t *testing.T) {
+	y := mixNormalData(rand.New(rand.NewPCG(4, 4)), chunkedMinElems+1000, -1, 1)
+	fast, ref := mixNormalModel(t, y, false), mixNormalModel(t, y, true)
+	x := []float64{-1.1, 2.05, 0.9, 1.1, 0.35}
+	sf, sr := fast.NewScorer(), ref.NewScorer()
+	for i, s := range fast.Sites() {
+		if len(fast.blanket[i]) < chunkedMinElems {
+			t.Fatalf("site %s: blanket of %d elements is not chunked", s.Name, len(fast.blanket[i]))
+		}
+		g1, h1, g2, h2 := make([]float64, 1), make([]float64, 1), make([]float64, 1), make([]float64, 1)
+		f1, f2 := sf.Score(x, i, g1, h1), sr.Score(x, i, g2, h2)
+		for _, d := range [][2]float64{{f1, f2}, {g1[0], g2[0]}, {h1[0], h2[0]}} {
+			if r := relDiff(d[0], d[1]); !(r <= 1e-10) {
+				t.Errorf("site %s: by rows %.15g, element by element %.15g", s.Name, d[0], d[1])
+			}
+		}
+	}
+}
