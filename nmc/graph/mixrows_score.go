@@ -37,9 +37,30 @@ func (s *scorer) mixRun(mf *mixFactor, bl []entry, deriv, skipConst bool) (float
 	}
 	if deriv {
 		ms.toNodes(mf)
+		ms.dropUnread()
 		s.chainSums(ms.jets, ms.gn, ms.hn)
 	}
 	return t, n
+}
+
+// dropUnread makes constant the jets of the nodes whose sums are all 0 (a weight
+// whose every term has responsibility 0), so that chainSums does not multiply 0
+// by their derivatives, which may be infinite (log w at w = 0), as the element
+// path skips such terms.
+func (ms *mixScratch) dropUnread() {
+	nn := len(ms.jets)
+	for a := range ms.jets {
+		if ms.jets[a].kind == jConst || ms.gn[a] != 0 {
+			continue
+		}
+		zero := true
+		for b := range nn {
+			zero = zero && ms.hn[a*nn+b] == 0
+		}
+		if zero {
+			ms.jets[a] = jet{v: ms.jets[a].v}
+		}
+	}
 }
 
 // setActive lists the extended parameters that depend on the active coordinates
