@@ -105,6 +105,9 @@ type mixScratch struct {
 	argv     []float64 // a generic component's arguments
 	ad1, ad2 []float64 // and its derivatives
 	bad      []int8    // per component: CheckParams unknown (0), passed (1), failed (−1)
+	// The rows' terms at the last two states scored (mixrows_terms.go).
+	terms [2]mixTerms
+	clock uint64
 }
 
 // mixPair is a pair of active extended parameters p ≤ q and where its row term is

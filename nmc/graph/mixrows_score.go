@@ -133,6 +133,7 @@ func (ms *mixScratch) toNodes(mf *mixFactor) {
 func (s *scorer) mixRows(mf *mixFactor, ms *mixScratch, run []entry, deriv bool) float64 {
 	var lm mixWeight
 	if mf.logMix {
+		// θ, the first node.
 		theta := ms.pv[0]
 		if !(theta >= 0 && theta <= 1) {
 			return math.NaN()
@@ -168,6 +169,8 @@ func (s *scorer) mixRows(mf *mixFactor, ms *mixScratch, run []entry, deriv bool)
 			closed[j] = true
 		}
 	}
+	tc, reuse := ms.rowTerms(mf, run)
+	nt := mf.rowTerms()
 	total := 0.0
 	for _, en := range run {
 		r := int(en.e)
@@ -212,23 +215,19 @@ func (s *scorer) mixRows(mf *mixFactor, ms *mixScratch, run []entry, deriv bool)
 			}
 			ms.lv[c.loc] = lp
 		}
+		var tv []float64
+		if tc != nil {
+			tv = tc.vals[r*nt : (r+1)*nt]
+		}
 		var v float64
+		var ok bool
 		if mf.logMix {
-			var ok bool
-			if deriv {
-				v, ok = lm.row(ms.lv[1], ms.lv[2], ms.d1, ms.d2)
-			} else {
-				v, ok = lm.value(ms.lv[1], ms.lv[2])
-			}
-			if !ok {
-				return v
-			}
+			v, ok = lm.row(ms.lv[1], ms.lv[2], deriv, ms.d1, ms.d2, tv, reuse)
 		} else {
-			var ok bool
-			v, ok = ms.logSumExpRow(deriv)
-			if !ok {
-				return v
-			}
+			v, ok = ms.logSumExpRow(deriv, tv, reuse)
+		}
+		if !ok {
+			return v
 		}
 		total += v
 		if !deriv {
@@ -246,6 +245,9 @@ func (s *scorer) mixRows(mf *mixFactor, ms *mixScratch, run []entry, deriv bool)
 			}
 			ms.h[pr.idx] += w
 		}
+	}
+	if tc != nil {
+		tc.ok = true
 	}
 	return total
 }
@@ -307,110 +309,4 @@ func (ms *mixScratch) badParams(c *mixComp, j int) bool {
 	return ms.bad[j] < 0
 }
 
-// logSumExpRow returns log Σᵢ exp(lvᵢ), computed as jetOps.logSumExp computes it,
-// and, with deriv, its derivatives in the locals: d1ᵢ = pᵢ, d2ᵢᵢ = pᵢ·Σ_{j≠i} pⱼ
-// (not pᵢ(1 − pᵢ), which loses the small weights' digits), d2ᵢⱼ = −pᵢpⱼ. ok is false
-// when the value is not finite.
-func (ms *mixScratch) logSumExpRow(deriv bool) (float64, bool) {
-	lv := ms.lv
-	imax := 0
-	for i, v := range lv {
-		if math.IsNaN(v) {
-			return v, false
-		}
-		if v > lv[imax] {
-			imax = i
-		}
-	}
-	m := lv[imax]
-	if math.IsInf(m, 0) {
-		return m, false
-	}
-	sum := 0.0
-	for i, v := range lv {
-		if i != imax {
-			sum += math.Exp(v - m)
-		}
-	}
-	lse := m + math.Log1p(sum)
-	if !deriv {
-		return lse, true
-	}
-	n := len(lv)
-	p := ms.d1
-	for i, v := range lv {
-		p[i] = math.Exp(v - lse)
-	}
-	for i := range n {
-		rest := 0.0
-		for j := range n {
-			if j != i {
-				rest += p[j]
-				ms.d2[i*n+j] = -p[i] * p[j]
-			}
-		}
-		ms.d2[i*n+i] = p[i] * rest
-	}
-	return lse, true
-}
-
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// mixWeight is LogMix's weight θ as its rows read it: log θ, log1p(−θ), 1/θ and
-// 1/(1 − θ).
-type mixWeight struct{ logT, log1mT, invT, inv1mT float64 }
-
-// value returns log(θe^a + (1 − θ)e^b), computed as logMix computes it; ok is
-// false when it is not finite.
-func (w *mixWeight) value(a, b float64) (float64, bool) {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return math.NaN(), false
-	}
-	hi, lo := w.logT+a, w.log1mT+b
-	if lo > hi {
-		hi, lo = lo, hi
-	}
-	if math.IsInf(hi, 0) {
-		return hi, false
-	}
-	return hi + math.Log1p(math.Exp(lo-hi)), true
-}
-
-// row is logMixLogs with the inverses of θ and 1 − θ kept (products where it
-// divides), writing the derivatives in (θ, a, b) into d1 (3) and d2 (3×3).
-func (w *mixWeight) row(a, b float64, d1, d2 []float64) (float64, bool) {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return math.NaN(), false
-	}
-	u, v := w.logT+a, w.log1mT+b
-	hi, lo := u, v
-	if lo > hi {
-		hi, lo = lo, hi
-	}
-	if math.IsInf(hi, 0) {
-		return hi, false
-	}
-	e := math.Exp(lo - hi)
-	l := hi + math.Log1p(e)
-	rHi := 1 / (1 + e)
-	p, q := rHi, e*rHi
-	if v > u {
-		p, q = q, p
-	}
-	ea, eb := p*w.invT, q*w.inv1mT
-	if !(p > 1e-280) {
-		ea = math.Exp(a - l)
-	}
-	if !(q > 1e-280) {
-		eb = math.Exp(b - l)
-	}
-	d1 = d1[:3]
-	d1[0], d1[1], d1[2] = ea-eb, p, q
-	ta := ea*q + eb*p
-	pq := p * q
-	d2 = d2[:9]
-	d2[0], d2[1], d2[2] = -(ea-eb)*(ea-eb), ta, -ta
-	d2[3], d2[4], d2[5] = ta, pq, -pq
-	d2[6], d2[7], d2[8] = -ta, -pq, pq
-	return l, true
-}

@@ -306,3 +306,47 @@ func TestMixRowsChunked(t *testing.T) {
 		}
 	}
 }
+
+// TestMixRowsTermsReuse: scores that read the rows' terms kept for the last two
+// states (mixrows_terms.go) equal, bit for bit, those of a scorer that computes
+// them afresh, over a sequence of states that returns to earlier ones as a
+// sampler's steps do (current, proposal, current, …) and leaves them.
+func TestMixRowsTermsReuse(t *testing.T) {
+	for _, mm := range mixModels(t) {
+		sites := mm.fast.Sites()
+		rng := rand.New(rand.NewPCG(8, 1))
+		states := make([][]float64, 4)
+		for i := range states {
+			states[i] = make([]float64, nmc.Dim(sites))
+			if err := mm.fast.Init(rng, states[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		kept := mm.fast.NewScorer()
+		for step, si := range []int{0, 1, 0, 2, 2, 1, 3, 0, 3, 3, 1, 2, 0} {
+			x := states[si]
+			i := step % len(sites)
+			k := sites[i].Size
+			g1, h1 := make([]float64, k), make([]float64, k*k)
+			g2, h2 := make([]float64, k), make([]float64, k*k)
+			var f1, f2 float64
+			if step%3 == 2 {
+				f1, f2 = kept.Score(x, i, nil, nil), mm.fast.NewScorer().Score(x, i, nil, nil)
+			} else {
+				f1, f2 = kept.Score(x, i, g1, h1), mm.fast.NewScorer().Score(x, i, g2, h2)
+			}
+			lj1, lj2 := kept.LogJoint(x), mm.fast.NewScorer().LogJoint(x)
+			same := math.Float64bits(f1) == math.Float64bits(f2) && math.Float64bits(lj1) == math.Float64bits(lj2)
+			for p := range g1 {
+				same = same && math.Float64bits(g1[p]) == math.Float64bits(g2[p])
+			}
+			for p := range h1 {
+				same = same && math.Float64bits(h1[p]) == math.Float64bits(h2[p])
+			}
+			if !same {
+				t.Errorf("%s step %d (state %d, site %s): kept terms give %.17g %v %v (log joint %.17g), fresh %.17g %v %v (%.17g)",
+					mm.name, step, si, sites[i].Name, f1, g1, h1, lj1, f2, g2, h2, lj2)
+			}
+		}
+	}
+}
