@@ -16,10 +16,11 @@ import (
 //		graph.LogDensity(graph.Normal(graph.Index(mu, []int{1}), graph.Index(sigma, []int{1})), y)))
 //
 // Element by element, each row's component densities are chained into jets in the
-// active site's coordinates (dense ones for a site of several coordinates): 300–400 ns
+// active site's coordinates (dense ones for a site of several coordinates): 300–430 ns
 // per row and site score of normal_mixture. Every row reads the same few shared
-// scalars, so such a factor is scored in their space instead (45–65 ns per row,
-// most of it the row's exponential): per row, each component's log density
+// scalars, so such a factor is scored in their space instead (40–60 ns per row,
+// most of it the row's exponential; 25–35 ns at a state just scored, whose
+// exponentials are kept: mixrows_terms.go): per row, each component's log density
 // and its first and second derivatives in its own parameters (closed forms for
 // Normal and Poisson, the family's Derivs for the others), combined by the stable
 // log-sum-exp (or LogMix's own responsibilities) with exact derivatives, summed over
