@@ -493,12 +493,30 @@ func (s *scorer) factorElem(fi, e int, deriv, skipConst bool) float64 {
 		}
 	}
 	if skipConst && !anyDeriv {
-		return 0
+		return s.constElem(d.fam, na)
 	}
 	if !deriv || !anyDeriv {
 		return d.fam.LogProb(s.argv[:na], d.k)
 	}
 	return s.chain(fi, args, 1)
+}
+
+// constElem is factorElem's contribution of an element none of whose arguments
+// depends on the active site: 0 (it adds the same to the scores of both states of a
+// step), unless an argument is NaN or a Factor's value is not a log density (NaN,
+// ±Inf) — an expression of the active site that failed (a scale below 0, a weight
+// outside [0, 1]) leaves a constant NaN jet, and the state is impossible: −Inf, as
+// LogJoint says.
+func (s *scorer) constElem(fam dist.Family, na int) float64 {
+	for _, v := range s.argv[:na] {
+		if math.IsNaN(v) {
+			return math.Inf(-1)
+		}
+	}
+	if _, ok := fam.(exprFactor); ok && math.IsInf(s.argv[1], 0) {
+		return math.Inf(-1)
+	}
+	return 0
 }
 
 // chain returns w·log p at s.argv and adds w times its derivatives with respect to
