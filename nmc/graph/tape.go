@@ -60,9 +60,23 @@ const (
 	tSqrtC
 	tSqrtD
 	tGeneral // a node element by the general path: a indexes tape.nodes, b the element, sub 1 if it depends
-	tLogS    // v[out] = log v[a] (a Normal's scale)
-	tNormal  // a Normal observation c with mean a, scale b, log scale aux; sub: 1 the mean depends, 2 the scale
+	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out
+	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux (−1: computed here); sub: 1 the mean depends, 2 the scale
 	tFactor  // blanket element b of factor a by factorElem
+
+	// Fused instructions (fuse, tape_compile.go): two or three of the above whose
+	// intermediate results have no other reader, computed operation for operation
+	// as the instructions they replace.
+	tMulAddC    // a·b + aux
+	tSubMulC    // aux·(a − b)
+	tMulAddKD   // a·b + aux, aux dependent (tMulC, tAddKD)
+	tAxpyKD     // a + aux·b, b dependent (tMulKD, tAddKD)
+	tAxpyDD     // a + aux·b, a and b dependent (tMulKD, tAddDD)
+	tSubMulKD   // aux·(a − b), b dependent (tSubKD, tMulKD)
+	tSubMulAdd  // e + aux·(a − b), b and e dependent (tSubKD, tMulKD, tAddDD)
+	tMulSquare  // a·b², b dependent (tSquareD, tMulKD)
+	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD)
+	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD)
 )
 
 // tinst is one tape instruction.
@@ -71,6 +85,7 @@ type tinst struct {
 	sub      uint8
 	a, b     int32
 	out, aux int32
+	e        int32 // tSubMulAdd's addend
 	c        float64
 }
 
@@ -167,9 +182,10 @@ func (s *scorer) tapeScore(i int, bl []entry, lin, margs []int32, deriv bool) (f
 	return f, true
 }
 
-// normalOK is dist.Normal's check of its arguments.
+// normalOK is dist.Normal's check of its arguments (written for the inliner:
+// runTape is too large for math.IsInf to be inlined in it).
 func normalOK(x, mu, s float64) bool {
-	return x-x == 0 && mu-mu == 0 && s > 0 && !math.IsInf(s, 1)
+	return x-x == 0 && mu-mu == 0 && s > 0 && s <= math.MaxFloat64
 }
 
 // runTape runs t with derivatives: the score, its derivatives added to s.grad[0]
@@ -245,11 +261,20 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			f, d1, d2 := unaryDerivs(opKind(in.sub), in.c, a.v, true)
 			sl[in.out] = tslot{f, d1 * a.g, d2*a.g*a.g + d1*a.h}
 		case tSquareC:
-			sl[in.out].v = square(sl[in.a].v)
+			v := sl[in.a].v
+			r := v * v
+			if !(r >= 0x1p-1022) {
+				r = square(v)
+			}
+			sl[in.out].v = r
 		case tSquareD:
 			a := &sl[in.a]
+			r := a.v * a.v
+			if !(r >= 0x1p-1022) {
+				r = square(a.v)
+			}
 			d1 := 2 * a.v
-			sl[in.out] = tslot{square(a.v), d1 * a.g, 2*a.g*a.g + d1*a.h}
+			sl[in.out] = tslot{r, d1 * a.g, 2*a.g*a.g + d1*a.h}
 		case tSqrtC:
 			sl[in.out].v = math.Sqrt(sl[in.a].v)
 		case tSqrtD:
@@ -258,14 +283,56 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			d1 := 0.5 / f
 			d2 := -0.25 / (f * a.v)
 			sl[in.out] = tslot{f, d1 * a.g, d2*a.g*a.g + d1*a.h}
+		case tMulAddC:
+			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
+		case tSubMulC:
+			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
+		case tMulAddKD:
+			d := &sl[in.aux]
+			sl[in.out] = tslot{float64(sl[in.a].v*sl[in.b].v) + d.v, d.g, d.h}
+		case tAxpyKD:
+			k, d := sl[in.aux].v, &sl[in.b]
+			sl[in.out] = tslot{sl[in.a].v + float64(k*d.v), k * d.g, k * d.h}
+		case tAxpyDD:
+			a, k, d := &sl[in.a], sl[in.aux].v, &sl[in.b]
+			sl[in.out] = tslot{a.v + float64(k*d.v), a.g + float64(k*d.g), a.h + float64(k*d.h)}
+		case tSubMulKD:
+			k, d := sl[in.aux].v, &sl[in.b]
+			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
+			sl[in.out] = tslot{k * tv, k * tg, k * th}
+		case tSubMulAdd:
+			k, d, a := sl[in.aux].v, &sl[in.b], &sl[in.e]
+			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
+			sl[in.out] = tslot{a.v + float64(k*tv), a.g + float64(k*tg), a.h + float64(k*th)}
+		case tMulSquare:
+			k, d := sl[in.a].v, &sl[in.b]
+			r := d.v * d.v
+			if !(r >= 0x1p-1022) {
+				r = square(d.v)
+			}
+			d1 := 2 * d.v
+			tg, th := d1*d.g, float64(2*d.g*d.g)+float64(d1*d.h)
+			sl[in.out] = tslot{k * r, k * tg, k * th}
+		case tAddSqrtDD, tAddSqrtKD:
+			a, b := &sl[in.a], &sl[in.b]
+			v, g, h := a.v+b.v, b.g, b.h
+			if in.op == tAddSqrtDD {
+				g, h = a.g+b.g, a.h+b.h
+			}
+			f := math.Sqrt(v)
+			d1 := 0.5 / f
+			d2 := -0.25 / (f * v)
+			sl[in.out] = tslot{f, d1 * g, float64(d2*g*g) + float64(d1*h)}
 		case tGeneral:
 			v, g, h, dep := s.generalElem(t.nodes[in.a], int(in.b))
 			if dep != (in.sub == 1) {
 				return 0, false
 			}
 			sl[in.out] = tslot{v, g, h}
-		case tLogS:
-			sl[in.out].v = math.Log(sl[in.a].v)
+		case tScale:
+			sv := sl[in.a].v
+			is := 1 / sv
+			sl[in.out] = tslot{math.Log(sv), is, is * is}
 		case tNormal:
 			mu, sg := &sl[in.a], &sl[in.b]
 			xv, m, sv := in.c, mu.v, sg.v
@@ -274,14 +341,21 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 				s.grad[0], s.hess[0] = G, H
 				return total, true
 			}
-			is := 1 / sv
+			var logS, is, is2 float64
+			if in.aux >= 0 {
+				sc := &sl[in.aux]
+				logS, is, is2 = sc.v, sc.g, sc.h
+			} else {
+				logS = math.Log(sv)
+				is = 1 / sv
+				is2 = is * is
+			}
 			z := (xv - m) * is
-			is2 := is * is
-			lp := -0.5*z*z - sl[in.aux].v - logSqrt2Pi
-			if math.IsInf(lp, 0) || math.IsNaN(lp) {
+			lp := -0.5*z*z - logS - logSqrt2Pi
+			if lp-lp != 0 { // ±Inf or NaN
 				// chain returns such a density without its derivatives.
 				total += lp
-				if math.IsInf(total, -1) || math.IsNaN(total) {
+				if !(total >= -math.MaxFloat64) {
 					s.grad[0], s.hess[0] = G, H
 					return total, true
 				}
@@ -333,7 +407,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 					H += h * sg.g * sg.g
 				}
 			}
-			if math.IsInf(total, -1) || math.IsNaN(total) {
+			if !(total >= -math.MaxFloat64) {
 				s.grad[0], s.hess[0] = G, H
 				return total, true
 			}
@@ -341,7 +415,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			s.grad[0], s.hess[0] = G, H
 			total += s.factorElem(int(in.a), int(in.b), true, true)
 			G, H = s.grad[0], s.hess[0]
-			if math.IsInf(total, -1) || math.IsNaN(total) {
+			if !(total >= -math.MaxFloat64) {
 				return total, true
 			}
 		}
@@ -374,16 +448,38 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			f, _, _ := unaryDerivs(opKind(in.sub), in.c, sl[in.a].v, false)
 			sl[in.out].v = f
 		case tSquareC, tSquareD:
-			sl[in.out].v = square(sl[in.a].v)
+			v := sl[in.a].v
+			r := v * v
+			if !(r >= 0x1p-1022) {
+				r = square(v)
+			}
+			sl[in.out].v = r
 		case tSqrtC, tSqrtD:
 			sl[in.out].v = math.Sqrt(sl[in.a].v)
+		case tMulAddC, tMulAddKD:
+			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
+		case tSubMulC, tSubMulKD:
+			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
+		case tAxpyKD, tAxpyDD:
+			sl[in.out].v = sl[in.a].v + float64(sl[in.aux].v*sl[in.b].v)
+		case tSubMulAdd:
+			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
+		case tMulSquare:
+			v := sl[in.b].v
+			r := v * v
+			if !(r >= 0x1p-1022) {
+				r = square(v)
+			}
+			sl[in.out].v = sl[in.a].v * r
+		case tAddSqrtDD, tAddSqrtKD:
+			sl[in.out].v = math.Sqrt(sl[in.a].v + sl[in.b].v)
 		case tGeneral:
 			v, _, _, dep := s.generalElem(t.nodes[in.a], int(in.b))
 			if dep != (in.sub == 1) {
 				return 0, false
 			}
 			sl[in.out].v = v
-		case tLogS:
+		case tScale:
 			sl[in.out].v = math.Log(sl[in.a].v)
 		case tNormal:
 			// dist.Normal's LogProb.
@@ -392,13 +488,19 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 				return total + math.Inf(-1), true
 			}
 			z := (xv - m) / sv
-			total += -0.5*z*z - sl[in.aux].v - logSqrt2Pi
-			if math.IsInf(total, -1) || math.IsNaN(total) {
+			var logS float64
+			if in.aux >= 0 {
+				logS = sl[in.aux].v
+			} else {
+				logS = math.Log(sv)
+			}
+			total += -0.5*z*z - logS - logSqrt2Pi
+			if !(total >= -math.MaxFloat64) {
 				return total, true
 			}
 		case tFactor:
 			total += s.factorElem(int(in.a), int(in.b), false, true)
-			if math.IsInf(total, -1) || math.IsNaN(total) {
+			if !(total >= -math.MaxFloat64) {
 				return total, true
 			}
 		}

@@ -1,7 +1,5 @@
 package graph
 
-import "math"
-
 // The compiler of a site's tape (tape.go).
 
 // tkey is a node element.
@@ -64,7 +62,7 @@ func compileTape(m *Model, i int) *tape {
 		if sub == 0 {
 			continue // constant in the site: skipped (factorElem's skipConst)
 		}
-		c.emit(tinst{op: tNormal, sub: sub, a: mu.ref, b: sg.ref, aux: c.logOf(sg), c: fc.obs[e]})
+		c.emit(tinst{op: tNormal, sub: sub, a: mu.ref, b: sg.ref, aux: c.scaleOf(sg), c: fc.obs[e]})
 	}
 	return c.finish()
 }
@@ -91,15 +89,13 @@ func (c *tapeCompiler) out(in tinst, kind uint8) toperand {
 	return toperand{ref: in.out, kind: kind}
 }
 
-// logOf returns the slot of log σ for a Normal's scale σ, computed once per scale.
-func (c *tapeCompiler) logOf(sg toperand) int32 {
-	if sg.kind == tkImm {
-		return c.imm(math.Log(sg.val)).ref
-	}
+// scaleOf returns the slot of tScale's (log σ, 1/σ, 1/σ²) for a Normal's scale σ,
+// computed once per scale.
+func (c *tapeCompiler) scaleOf(sg toperand) int32 {
 	if l, ok := c.logs[sg.ref]; ok {
 		return l
 	}
-	l := c.out(tinst{op: tLogS, a: sg.ref}, tkCst).ref
+	l := c.out(tinst{op: tScale, a: sg.ref}, tkCst).ref
 	c.logs[sg.ref] = l
 	return l
 }
@@ -303,7 +299,26 @@ func (c *tapeCompiler) readsAny(n *Node) bool {
 	return false
 }
 
-// finish numbers the slots, the constants first, and returns the tape.
+// operands returns the slot fields instruction in reads.
+func operands(in *tinst) []*int32 {
+	switch in.op {
+	case tLoad, tActive, tGeneral, tFactor:
+		return nil
+	case tScale, tNegC, tNegD, tUnaryC, tUnaryD, tSquareC, tSquareD, tSqrtC, tSqrtD:
+		return []*int32{&in.a}
+	case tNormal, tMulAddC, tSubMulC, tMulAddKD, tAxpyKD, tAxpyDD, tSubMulKD:
+		if in.aux < 0 {
+			return []*int32{&in.a, &in.b}
+		}
+		return []*int32{&in.a, &in.b, &in.aux}
+	case tSubMulAdd:
+		return []*int32{&in.a, &in.b, &in.aux, &in.e}
+	}
+	return []*int32{&in.a, &in.b} // binary, tMulSquare, tAddSqrt
+}
+
+// finish numbers the slots, the constants first, fuses instructions and returns
+// the tape.
 func (c *tapeCompiler) finish() *tape {
 	t := c.t
 	nImm := int32(len(t.imm))
@@ -316,23 +331,102 @@ func (c *tapeCompiler) finish() *tape {
 	}
 	for k := range t.code {
 		in := &t.code[k]
+		for _, r := range operands(in) {
+			fix(r)
+		}
 		switch in.op {
 		case tFactor:
-		case tLoad, tActive, tGeneral:
-			fix(&in.out)
-		case tNormal:
-			fix(&in.a)
-			fix(&in.b)
-			fix(&in.aux)
-		case tLogS, tNegC, tNegD, tUnaryC, tUnaryD, tSquareC, tSquareD, tSqrtC, tSqrtD:
-			fix(&in.a)
-			fix(&in.out)
-		default: // binary
-			fix(&in.a)
-			fix(&in.b)
+		default:
 			fix(&in.out)
 		}
 	}
 	t.slots = int(nImm + c.slots)
+	t.code = fuse(t.code, t.slots)
 	return t
+}
+
+// fuse replaces runs of instructions whose intermediate results have no other
+// reader by the fused instructions that compute the same, in one step.
+func fuse(code []tinst, slots int) []tinst {
+	uses := make([]int32, slots)
+	for k := range code {
+		for _, r := range operands(&code[k]) {
+			uses[*r]++
+		}
+	}
+	var out []tinst
+	for i := 0; i < len(code); i++ {
+		in := code[i]
+		if i+1 < len(code) && in.op != tFactor && in.op != tNormal && uses[in.out] == 1 {
+			if f, ok := fuse2(&in, &code[i+1]); ok {
+				i++
+				if f.op == tSubMulKD && i+1 < len(code) && uses[f.out] == 1 {
+					if nx := &code[i+1]; nx.op == tAddDD && (nx.a == f.out) != (nx.b == f.out) {
+						e := nx.a
+						if e == f.out {
+							e = nx.b
+						}
+						f = tinst{op: tSubMulAdd, a: f.a, b: f.b, aux: f.aux, e: e, out: nx.out}
+						i++
+					}
+				}
+				out = append(out, f)
+				continue
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// fuse2 returns the fused instruction of p and its only reader q, which follows it.
+func fuse2(p, q *tinst) (tinst, bool) {
+	t := p.out
+	other := func() (int32, bool) { // q's operand other than t
+		switch {
+		case q.a == t && q.b != t:
+			return q.b, true
+		case q.b == t && q.a != t:
+			return q.a, true
+		}
+		return 0, false
+	}
+	f := tinst{out: q.out, aux: -1}
+	switch {
+	case p.op == tMulC && q.op == tAddC:
+		r, ok := other()
+		f.op, f.a, f.b, f.aux = tMulAddC, p.a, p.b, r
+		return f, ok
+	case p.op == tSubC && q.op == tMulC:
+		k, ok := other()
+		f.op, f.a, f.b, f.aux = tSubMulC, p.a, p.b, k
+		return f, ok
+	case p.op == tMulC && q.op == tAddKD && q.a == t:
+		f.op, f.a, f.b, f.aux = tMulAddKD, p.a, p.b, q.b
+		return f, true
+	case p.op == tMulKD && q.op == tAddKD && q.b == t:
+		f.op, f.a, f.b, f.aux = tAxpyKD, q.a, p.b, p.a
+		return f, true
+	case p.op == tMulKD && q.op == tAddDD:
+		x, ok := other()
+		f.op, f.a, f.b, f.aux = tAxpyDD, x, p.b, p.a
+		return f, ok
+	case p.op == tSubKD && q.op == tMulKD && q.b == t:
+		f.op, f.a, f.b, f.aux = tSubMulKD, p.a, p.b, q.a
+		return f, true
+	case p.op == tSquareD && q.op == tMulKD && q.b == t:
+		f.op, f.a, f.b = tMulSquare, q.a, p.a
+		return f, true
+	case p.op == tAddDD && q.op == tSqrtD:
+		f.op, f.a, f.b = tAddSqrtDD, p.a, p.b
+		return f, true
+	case p.op == tAddKD && q.op == tSqrtD:
+		f.op, f.a, f.b = tAddSqrtKD, p.a, p.b
+		return f, true
+	case p.op == tScale && q.op == tNormal && q.aux == t && q.a != t && q.b != t:
+		f = *q
+		f.aux = -1 // the scale's terms computed by the Normal
+		return f, true
+	}
+	return tinst{}, false
 }
