@@ -67,16 +67,16 @@ const (
 	// Fused instructions (fuse, tape_compile.go): two or three of the above whose
 	// intermediate results have no other reader, computed operation for operation
 	// as the instructions they replace.
-	tMulAddC    // a·b + aux
-	tSubMulC    // aux·(a − b)
-	tMulAddKD   // a·b + aux, aux dependent (tMulC, tAddKD)
-	tAxpyKD     // a + aux·b, b dependent (tMulKD, tAddKD)
-	tAxpyDD     // a + aux·b, a and b dependent (tMulKD, tAddDD)
-	tSubMulKD   // aux·(a − b), b dependent (tSubKD, tMulKD)
-	tSubMulAdd  // e + aux·(a − b), b and e dependent (tSubKD, tMulKD, tAddDD)
-	tMulSquare  // a·b², b dependent (tSquareD, tMulKD)
-	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD)
-	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD)
+	tMulAddC   // a·b + aux
+	tSubMulC   // aux·(a − b)
+	tMulAddKD  // a·b + aux, aux dependent (tMulC, tAddKD)
+	tAxpyKD    // a + aux·b, b dependent (tMulKD, tAddKD)
+	tAxpyDD    // a + aux·b, a and b dependent (tMulKD, tAddDD)
+	tSubMulKD  // aux·(a − b), b dependent (tSubKD, tMulKD)
+	tSubMulAdd // e + aux·(a − b), b and e dependent (tSubKD, tMulKD, tAddDD)
+	tMulSquare // a·b², b dependent (tSquareD, tMulKD)
+	tAddSqrtDD // √(a + b), a and b dependent (tAddDD, tSqrtD)
+	tAddSqrtKD // √(a + b), b dependent (tAddKD, tSqrtD)
 )
 
 // tinst is one tape instruction.
