@@ -67,16 +67,19 @@ const (
 	// Fused instructions (fuse, tape_compile.go): two or three of the above whose
 	// intermediate results have no other reader, computed operation for operation
 	// as the instructions they replace.
-	tMulAddC   // a·b + aux
-	tSubMulC   // aux·(a − b)
-	tMulAddKD  // a·b + aux, aux dependent (tMulC, tAddKD)
-	tAxpyKD    // a + aux·b, b dependent (tMulKD, tAddKD)
-	tAxpyDD    // a + aux·b, a and b dependent (tMulKD, tAddDD)
-	tSubMulKD  // aux·(a − b), b dependent (tSubKD, tMulKD)
-	tSubMulAdd // e + aux·(a − b), b and e dependent (tSubKD, tMulKD, tAddDD)
-	tMulSquare // a·b², b dependent (tSquareD, tMulKD)
-	tAddSqrtDD // √(a + b), a and b dependent (tAddDD, tSqrtD)
-	tAddSqrtKD // √(a + b), b dependent (tAddKD, tSqrtD)
+	tMulAddC    // a·b + aux
+	tSubMulC    // aux·(a − b)
+	tMulAddKD   // a·b + aux, aux dependent (tMulC, tAddKD)
+	tAxpyKD     // a + aux·b, b dependent (tMulKD, tAddKD)
+	tAxpyDD     // a + aux·b, a and b dependent (tMulKD, tAddDD)
+	tSubMulKD   // aux·(a − b), b dependent (tSubKD, tMulKD)
+	tSubMulAdd  // e + aux·(a − b), b and e dependent (tSubKD, tMulKD, tAddDD)
+	tMulSquare  // a·b², b dependent (tSquareD, tMulKD)
+	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD)
+	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD)
+	tSubMulAddC // e + aux·(a − b), values only (tSubC, tMulC, tAddC)
+	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD)
+	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD)
 )
 
 // tinst is one tape instruction.
@@ -323,6 +326,18 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			d1 := 0.5 / f
 			d2 := -0.25 / (f * v)
 			sl[in.out] = tslot{f, d1 * g, float64(d2*g*g) + float64(d1*h)}
+		case tSubMulAddC:
+			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
+		case tMulAddDK, tMulAddDD:
+			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
+			pv := float64(a.v * b.v)
+			pg, ph := b.v*a.g+a.v*b.g, b.v*a.h+a.v*b.h+2*a.g*b.g // tMulDD's
+			pg, ph = float64(pg), float64(ph)
+			if in.op == tMulAddDK {
+				sl[in.out] = tslot{c.v + pv, pg, ph}
+			} else {
+				sl[in.out] = tslot{c.v + pv, c.g + pg, c.h + ph}
+			}
 		case tGeneral:
 			v, g, h, dep := s.generalElem(t.nodes[in.a], int(in.b))
 			if dep != (in.sub == 1) {
@@ -462,8 +477,10 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
 		case tAxpyKD, tAxpyDD:
 			sl[in.out].v = sl[in.a].v + float64(sl[in.aux].v*sl[in.b].v)
-		case tSubMulAdd:
+		case tSubMulAdd, tSubMulAddC:
 			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
+		case tMulAddDK, tMulAddDD:
+			sl[in.out].v = sl[in.aux].v + float64(sl[in.a].v*sl[in.b].v)
 		case tMulSquare:
 			v := sl[in.b].v
 			r := v * v

@@ -311,7 +311,9 @@ func operands(in *tinst) []*int32 {
 			return []*int32{&in.a, &in.b}
 		}
 		return []*int32{&in.a, &in.b, &in.aux}
-	case tSubMulAdd:
+	case tMulAddDK, tMulAddDD:
+		return []*int32{&in.a, &in.b, &in.aux}
+	case tSubMulAdd, tSubMulAddC:
 		return []*int32{&in.a, &in.b, &in.aux, &in.e}
 	}
 	return []*int32{&in.a, &in.b} // binary, tMulSquare, tAddSqrt
@@ -360,13 +362,16 @@ func fuse(code []tinst, slots int) []tinst {
 		if i+1 < len(code) && in.op != tFactor && in.op != tNormal && uses[in.out] == 1 {
 			if f, ok := fuse2(&in, &code[i+1]); ok {
 				i++
-				if f.op == tSubMulKD && i+1 < len(code) && uses[f.out] == 1 {
-					if nx := &code[i+1]; nx.op == tAddDD && (nx.a == f.out) != (nx.b == f.out) {
+				if (f.op == tSubMulKD || f.op == tSubMulC) && i+1 < len(code) && uses[f.out] == 1 {
+					nx := &code[i+1]
+					add := map[tOp]tOp{tSubMulKD: tAddDD, tSubMulC: tAddC}[f.op]
+					if nx.op == add && (nx.a == f.out) != (nx.b == f.out) {
 						e := nx.a
 						if e == f.out {
 							e = nx.b
 						}
-						f = tinst{op: tSubMulAdd, a: f.a, b: f.b, aux: f.aux, e: e, out: nx.out}
+						op := map[tOp]tOp{tSubMulKD: tSubMulAdd, tSubMulC: tSubMulAddC}[f.op]
+						f = tinst{op: op, a: f.a, b: f.b, aux: f.aux, e: e, out: nx.out}
 						i++
 					}
 				}
@@ -417,6 +422,13 @@ func fuse2(p, q *tinst) (tinst, bool) {
 	case p.op == tSquareD && q.op == tMulKD && q.b == t:
 		f.op, f.a, f.b = tMulSquare, q.a, p.a
 		return f, true
+	case p.op == tMulDD && q.op == tAddKD && q.b == t:
+		f.op, f.a, f.b, f.aux = tMulAddDK, p.a, p.b, q.a
+		return f, true
+	case p.op == tMulDD && q.op == tAddDD:
+		x, ok := other()
+		f.op, f.a, f.b, f.aux = tMulAddDD, p.a, p.b, x
+		return f, ok
 	case p.op == tAddDD && q.op == tSqrtD:
 		f.op, f.a, f.b = tAddSqrtDD, p.a, p.b
 		return f, true

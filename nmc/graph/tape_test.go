@@ -132,7 +132,7 @@ func TestTapeMatchesGeneralPath(t *testing.T) {
 			}
 		})
 	}
-	for op := tLoad; op <= tAddSqrtKD; op++ {
+	for op := tLoad; op <= tMulAddDD; op++ {
 		if !seen[op] {
 			t.Errorf("no tape holds instruction %d", op)
 		}
