@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -200,6 +201,44 @@ func TestTapeNoAllocation(t *testing.T) {
 		}
 		if sc.tape.runs == 0 {
 			t.Errorf("%s: no tape ran", rc.name)
+		}
+	}
+}
+
+// TestTapeConcurrentScorers checks that scorers of one model on several
+// goroutines, compiling the sites' tapes at their first scores, give the scores of
+// a scorer without tapes (run with -race: the tapes are shared).
+func TestTapeConcurrentScorers(t *testing.T) {
+	c := recursionCases(t, 20)[1] // GARCH: a Bounded latent, a general node
+	x := c.state(rand.New(rand.NewPCG(9, 9)))
+	ref := c.m.newScorer()
+	ref.tape.off = true
+	n := len(c.m.Sites())
+	want := make([][3]float64, n)
+	for i := range n {
+		g, h := make([]float64, 1), make([]float64, 1)
+		want[i][0] = ref.Score(x, i, g, h)
+		want[i][1], want[i][2] = g[0], h[0]
+	}
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			sc := c.m.newScorer()
+			g, h := make([]float64, 1), make([]float64, 1)
+			for r := range 3 * n {
+				i := (r + w) % n
+				f := sc.Score(x, i, g, h)
+				if !sameFloat(f, want[i][0]) || !sameFloat(g[0], want[i][1]) || !sameFloat(h[0], want[i][2]) {
+					errs <- fmt.Errorf("goroutine %d, site %d: (%v, %v, %v), want %v", w, i, f, g[0], h[0], want[i])
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
