@@ -98,6 +98,7 @@ type tslot struct{ v, g, h float64 }
 
 // tape is the compiled score of one site in scalar mode.
 type tape struct {
+	bl    []entry // the blanket compiled
 	code  []tinst
 	imm   []float64 // the values of slots 0 … len(imm)−1: constants
 	slots int
@@ -145,8 +146,8 @@ func (s *scorer) tapeScore(i int, bl []entry, lin, margs []int32, deriv bool) (f
 		return 0, false
 	}
 	t := s.m.siteTape(i)
-	if t == nil {
-		return 0, false
+	if t == nil || len(t.bl) != len(bl) || len(bl) > 0 && &t.bl[0] != &bl[0] {
+		return 0, false // no tape, or not of this blanket (tests score parts of one)
 	}
 	tr := &s.tape
 	if len(tr.slots) < t.slots {

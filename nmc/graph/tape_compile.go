@@ -39,7 +39,7 @@ type tapeCompiler struct {
 // compileTape returns site i's tape, or nil if its blanket holds elements of a
 // factor compiled to selections (scored by runs, selRun).
 func compileTape(m *Model, i int) *tape {
-	c := &tapeCompiler{m: m, site: i, t: &tape{}, elems: map[tkey]toperand{}, dep: map[tkey]bool{}, logs: map[int32]int32{}}
+	c := &tapeCompiler{m: m, site: i, t: &tape{bl: m.blanket[i]}, elems: map[tkey]toperand{}, dep: map[tkey]bool{}, logs: map[int32]int32{}}
 	for _, en := range m.blanket[i] {
 		if m.sels != nil && m.sels[en.f] != nil {
 			return nil
