@@ -127,13 +127,14 @@ func (m *Model) siteTape(i int) *tape {
 	return st.t
 }
 
-// tapeRun is a scorer's state for running tapes: the slots, the tape whose
-// constants they hold, and the number of scores a tape gave (tests).
+// tapeRun is a scorer's state for running tapes: per site, the slots of its
+// tape (made at the site's first tape score, its constants filled then), and the
+// number of scores a tape gave (tests).
 type tapeRun struct {
-	slots  []tslot
-	loaded *tape
-	runs   uint64
-	off    bool // tests: score by the general path alone
+	slots [][]tslot
+	cur   []tslot // the slots of the tape running
+	runs  uint64
+	off   bool // tests: score by the general path alone
 }
 
 // tapeScore returns site i's score by its tape, with the derivatives in s.grad
@@ -150,16 +151,17 @@ func (s *scorer) tapeScore(i int, bl []entry, lin, margs []int32, deriv bool) (f
 		return 0, false // no tape, or not of this blanket (tests score parts of one)
 	}
 	tr := &s.tape
-	if len(tr.slots) < t.slots {
-		tr.slots = make([]tslot, t.slots)
-		tr.loaded = nil
+	if tr.slots == nil {
+		tr.slots = make([][]tslot, len(s.m.sites))
 	}
-	if tr.loaded != t {
+	if len(tr.slots[i]) != t.slots {
+		sl := make([]tslot, t.slots)
 		for k, v := range t.imm {
-			tr.slots[k] = tslot{v: v}
+			sl[k] = tslot{v: v}
 		}
-		tr.loaded = t
+		tr.slots[i] = sl
 	}
+	tr.cur = tr.slots[i]
 	var f float64
 	var ok bool
 	if deriv {
@@ -196,7 +198,7 @@ func normalOK(x, mu, s float64) bool {
 // and s.hess[0] in sumBlanket's order, and false if a node evaluated by the general
 // path did not depend on the active site as compiled.
 func (s *scorer) runTape(t *tape) (float64, bool) {
-	sl := s.tape.slots[:t.slots]
+	sl := s.tape.cur[:t.slots]
 	x := s.x
 	total := 0.0
 	G, H := s.grad[0], s.hess[0]
@@ -442,7 +444,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 
 // runTapeValues is runTape without derivatives.
 func (s *scorer) runTapeValues(t *tape) (float64, bool) {
-	sl := s.tape.slots[:t.slots]
+	sl := s.tape.cur[:t.slots]
 	x := s.x
 	total := 0.0
 	for pc := range t.code {
