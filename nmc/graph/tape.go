@@ -14,19 +14,25 @@ import (
 // the site's first score: the node elements its blanket reads, in topological
 // order, as flat instructions (an operation, its operand and output slots, a
 // constant), each element once, with what depends on the active site known at
-// compile time: an element that does not is computed values only, and an
-// operation between a constant and a dependent operand is its own instruction.
-// A score runs the instructions in one loop over a slot array of (value, first,
-// second derivative) held by the scorer. The observations of Normal factors
-// whose parameters are scalar nodes are instructions too; every other blanket
-// element (a prior, a family without an instruction, a node operation the tape
-// does not know) is evaluated by the general path, as Score would.
+// compile time: an element that does not is computed values only, an operation
+// between a constant and a dependent operand is its own instruction, constants
+// are folded, and a run of instructions whose intermediate results have no other
+// reader is one fused instruction. A score runs the instructions in one loop over
+// the site's slot array of (value, first, second derivative), held by the scorer
+// and made at the site's first score (no allocation after). The observations of
+// Normal factors whose parameters are scalar nodes are instructions too; every
+// other blanket element (a prior, a family without an instruction) is one
+// instruction that calls factorElem, and a node operation the tape does not know
+// one that calls eval, as Score would. Should such a node's jet not depend on the
+// active site as compiled (At by a node index), the score is left to the general
+// path.
 //
 // The tape reads the state at every run and depends only on the model's
 // structure (its nodes, factors and blankets, fixed at Build) and on the active
 // site, so it is never stale. The arithmetic is evalScalar's and the families',
 // operation for operation: a tape's score, gradient and Hessian equal the
-// general path's bit for bit (TestTapeMatchesGeneralPath).
+// general path's bit for bit (TestTapeMatchesGeneralPath, and FuzzModel's
+// checkTapeScores on random models).
 
 // tOp is a tape instruction's operation. Suffixes: C, the output does not depend
 // on the active site (values only); D, it does; on binary operations DD both
@@ -61,7 +67,7 @@ const (
 	tSqrtD
 	tGeneral // a node element by the general path: a indexes tape.nodes, b the element, sub 1 if it depends
 	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out
-	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux (−1: computed here); sub: 1 the mean depends, 2 the scale
+	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux (−1: computed here); sub: 1 the mean depends, 2 the scale, 3 both
 	tFactor  // blanket element b of factor a by factorElem
 
 	// Fused instructions (fuse, tape_compile.go): two or three of the above whose

@@ -37,9 +37,11 @@ type tapeCompiler struct {
 }
 
 // compileTape returns site i's tape, or nil if its blanket holds elements of a
-// factor compiled to selections (scored by runs, selRun).
+// factor compiled to selections (scored by runs, selRun) or no element the tape
+// scores itself (the general path is then as fast).
 func compileTape(m *Model, i int) *tape {
 	c := &tapeCompiler{m: m, site: i, t: &tape{bl: m.blanket[i]}, elems: map[tkey]toperand{}, dep: map[tkey]bool{}, logs: map[int32]int32{}}
+	own := false
 	for _, en := range m.blanket[i] {
 		if m.sels != nil && m.sels[en.f] != nil {
 			return nil
@@ -63,6 +65,10 @@ func compileTape(m *Model, i int) *tape {
 			continue // constant in the site: skipped (factorElem's skipConst)
 		}
 		c.emit(tinst{op: tNormal, sub: sub, a: mu.ref, b: sg.ref, aux: c.scaleOf(sg), c: fc.obs[e]})
+		own = true
+	}
+	if !own {
+		return nil
 	}
 	return c.finish()
 }
