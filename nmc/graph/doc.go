@@ -285,7 +285,13 @@
 // at most once per score, and a recursion of T steps costs O(T). When the active
 // coordinates are one (a scalar site, an orbit) or none, scalar nodes are evaluated
 // from a compact copy of the graph with their value and two derivatives in
-// registers, by the same arithmetic. Nothing is kept between scores: every score
+// registers, by the same arithmetic. Such a site's score runs from its tape:
+// compiled at the site's first score and shared by the scorers, the node elements
+// its blanket reads, in topological order, as flat instructions over a slot array
+// of values and two derivatives — what does not depend on the site computed
+// values only, a Normal observation one instruction, a chain such as
+// e + k·(a − b) one instruction — run by one loop per score, with the general
+// path's results bit for bit. Nothing is kept between scores: every score
 // evaluates its blanket's elements at the state it is given. The walks Build makes
 // over the graph (the sites an element depends on, constant parameters, indices)
 // are linear in its size. A node belongs to the model built last from it: a model

@@ -272,8 +272,18 @@ func TestBuiltTwice(t *testing.T) {
 	if err := first.Init(rand.New(rand.NewPCG(3, 3)), x); err != nil {
 		t.Fatal(err)
 	}
+	// The general path, whose tables the first model lacks (a site's tape does not
+	// read the tables: below, both models' tapes give the same scores).
 	s1, s2 := first.newScorer(), second.newScorer()
+	s1.tape.off, s2.tape.off = true, true
+	t1, t2 := first.newScorer(), second.newScorer()
 	for i, s := range first.Sites() {
+		gt1, ht1 := make([]float64, s.Size), make([]float64, s.Size*s.Size)
+		gt2, ht2 := make([]float64, s.Size), make([]float64, s.Size*s.Size)
+		ft1, ft2 := t1.Score(x, i, gt1, ht1), t2.Score(x, i, gt2, ht2)
+		if ft1 != ft2 || gt1[0] != gt2[0] || ht1[0] != ht2[0] || t1.tape.runs == 0 {
+			t.Errorf("site %d: tapes of the first model (%v, %v, %v), of the second (%v, %v, %v), %d tape runs", i, ft1, gt1, ht1, ft2, gt2, ht2, t1.tape.runs)
+		}
 		g1, h1 := make([]float64, s.Size), make([]float64, s.Size*s.Size)
 		g2, h2 := make([]float64, s.Size), make([]float64, s.Size*s.Size)
 		e1, e2 := s1.evals, s2.evals

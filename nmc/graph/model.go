@@ -124,6 +124,7 @@ type Model struct {
 	cacheGroups []cacheGroup
 	cacheElems  []cacheElem
 	weighRefs   []weighRef // per site: what WeighValues reads of it
+	tapes       tapeSet    // per site: its scalar score's tape, compiled at first use (tape.go)
 }
 
 type entry struct {

@@ -153,6 +153,7 @@ func (m *fzModel) check(t fzT, model *graph.Model, seed uint64) {
 		for i, st := range sites {
 			m.checkSite(t, sc, x, i, st, offs[i])
 		}
+		checkTapeScores(t, model, x, m.trace)
 	}
 }
 

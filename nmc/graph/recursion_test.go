@@ -60,7 +60,7 @@ func relClose(a, b, tol float64) bool {
 
 // TestRecursionScores checks the scores, gradients and Hessians of every site of
 // ARMA(1,1) and GARCH(1,1), declared one node per time step, against the
-// hand-written scorers at random states, to 1e-10.
+// hand-written scorers at random states, to 1e-10, through the sites' tapes.
 func TestRecursionScores(t *testing.T) {
 	for _, T := range []int{10, 200} {
 		for _, c := range recursionCases(t, T) {
@@ -80,6 +80,10 @@ func TestRecursionScores(t *testing.T) {
 							t.Fatalf("site %d at %v: score without derivatives %v, with %v", i, x, fv, f)
 						}
 					}
+				}
+				// Every score ran the site's tape (tape.go).
+				if runs, want := sc.(*scorer).tape.runs, uint64(20*2*len(c.m.Sites())); runs != want {
+					t.Errorf("%d of %d scores ran a tape", runs, want)
 				}
 			})
 		}

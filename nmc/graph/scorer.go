@@ -106,6 +106,8 @@ type scorer struct {
 	gp gpScratch // multivariate normals and Cholesky products (mvn_score.go)
 	// ext: the scratch of the nodeOps that keep their own (LogDensity, HMMMarginal).
 	ext opScratch
+	// tape: the slots of the site tapes (tape.go).
+	tape tapeRun
 }
 
 const (
@@ -248,6 +250,11 @@ func (s *scorer) score(x []float64, i int, grad, hess []float64, withMarg bool) 
 	margs := s.m.margOf[i]
 	if !withMarg {
 		margs, picks = nil, nil
+	}
+	if continuous {
+		if f, ok := s.tapeScore(i, s.m.blanket[i], lin, margs, deriv); ok {
+			return f
+		}
 	}
 	f := s.sumBlanket(s.m.blanket[i], pack, s.m.groups[i], lin, margs, picks, deriv, continuous)
 	if deriv && len(margs) > 0 && s.m.sites[i].Support == nmc.Simplex {

@@ -1,0 +1,567 @@
+package graph
+
+import (
+	"math"
+	"sync"
+
+	"github.com/nmc-go/nmc/nmc/dist"
+)
+
+// Straight-line tapes of scalar scores. A recursion declared in a Go loop over
+// scalar nodes is scored, site by site, in scalar mode (one active coordinate):
+// evalScalar walks the node elements recursively, looking each memoised one up in
+// its table and keeping its jet there. A site's tape is that walk done once, at
+// the site's first score: the node elements its blanket reads, in topological
+// order, as flat instructions (an operation, its operand and output slots, a
+// constant), each element once, with what depends on the active site known at
+// compile time: an element that does not is computed values only, an operation
+// between a constant and a dependent operand is its own instruction, constants
+// are folded, and a run of instructions whose intermediate results have no other
+// reader is one fused instruction. A score runs the instructions in one loop over
+// the site's slot array of (value, first, second derivative), held by the scorer
+// and made at the site's first score (no allocation after). The observations of
+// Normal factors whose parameters are scalar nodes are instructions too; every
+// other blanket element (a prior, a family without an instruction) is one
+// instruction that calls factorElem, and a node operation the tape does not know
+// one that calls eval, as Score would. Should such a node's jet not depend on the
+// active site as compiled (At by a node index), the score is left to the general
+// path.
+//
+// The tape reads the state at every run and depends only on the model's
+// structure (its nodes, factors and blankets, fixed at Build) and on the active
+// site, so it is never stale. The arithmetic is evalScalar's and the families',
+// operation for operation: a tape's score, gradient and Hessian equal the
+// general path's bit for bit (TestTapeMatchesGeneralPath, and FuzzModel's
+// checkTapeScores on random models).
+
+// tOp is a tape instruction's operation. Suffixes: C, the output does not depend
+// on the active site (values only); D, it does; on binary operations DD both
+// operands do, KD operand a does not and b does (after swapping a commutative
+// operation's operands), DK a does and b does not.
+type tOp uint8
+
+const (
+	tLoad   tOp = iota // v[out] = x[a], a coordinate other than the active one
+	tActive            // (x[a], 1, 0): the active coordinate
+	tAddC
+	tSubC
+	tMulC
+	tDivC
+	tAddDD
+	tAddKD
+	tSubDD
+	tSubDK
+	tSubKD
+	tMulDD
+	tMulKD
+	tDivDD
+	tDivDK
+	tDivKD
+	tNegC
+	tNegD
+	tUnaryC // sub: the opKind; c: opPow's power
+	tUnaryD
+	tSquareC // Pow(a, 2)
+	tSquareD
+	tSqrtC
+	tSqrtD
+	tGeneral // a node element by the general path: a indexes tape.nodes, b the element, sub 1 if it depends
+	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out
+	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux (−1: computed here); sub: 1 the mean depends, 2 the scale, 3 both
+	tFactor  // blanket element b of factor a by factorElem
+
+	// Fused instructions (fuse, tape_compile.go): two or three of the above whose
+	// intermediate results have no other reader, computed operation for operation
+	// as the instructions they replace.
+	tMulAddC    // a·b + aux
+	tSubMulC    // aux·(a − b)
+	tMulAddKD   // a·b + aux, aux dependent (tMulC, tAddKD)
+	tAxpyKD     // a + aux·b, b dependent (tMulKD, tAddKD)
+	tAxpyDD     // a + aux·b, a and b dependent (tMulKD, tAddDD)
+	tSubMulKD   // aux·(a − b), b dependent (tSubKD, tMulKD)
+	tSubMulAdd  // e + aux·(a − b), b and e dependent (tSubKD, tMulKD, tAddDD)
+	tMulSquare  // a·b², b dependent (tSquareD, tMulKD)
+	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD)
+	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD)
+	tSubMulAddC // e + aux·(a − b), values only (tSubC, tMulC, tAddC)
+	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD)
+	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD)
+)
+
+// tinst is one tape instruction.
+type tinst struct {
+	op       tOp
+	sub      uint8
+	a, b     int32
+	out, aux int32
+	e        int32 // tSubMulAdd's addend
+	c        float64
+}
+
+// tslot is a slot's value and its first and second derivative in the active
+// coordinate.
+type tslot struct{ v, g, h float64 }
+
+// tape is the compiled score of one site in scalar mode.
+type tape struct {
+	bl    []entry // the blanket compiled
+	code  []tinst
+	imm   []float64 // the values of slots 0 … len(imm)−1: constants
+	slots int
+	nodes []*Node // tGeneral's nodes
+	evals uint64  // node elements evaluated per run, as evalScalar counts them
+}
+
+// tapeSet holds a model's tapes, per site, compiled at their first use.
+type tapeSet struct {
+	once  sync.Once
+	sites []tapeSite
+}
+
+type tapeSite struct {
+	once sync.Once
+	t    *tape
+}
+
+// siteTape returns site i's tape, compiled at the first call, or nil if the
+// site's blanket cannot be taped.
+func (m *Model) siteTape(i int) *tape {
+	ts := &m.tapes
+	ts.once.Do(func() { ts.sites = make([]tapeSite, len(m.sites)) })
+	st := &ts.sites[i]
+	st.once.Do(func() { st.t = compileTape(m, i) })
+	return st.t
+}
+
+// tapeRun is a scorer's state for running tapes: per site, the slots of its
+// tape (made at the site's first tape score, its constants filled then), and the
+// number of scores a tape gave (tests).
+type tapeRun struct {
+	slots [][]tslot
+	cur   []tslot // the slots of the tape running
+	runs  uint64
+	off   bool // tests: score by the general path alone
+}
+
+// tapeScore returns site i's score by its tape, with the derivatives in s.grad
+// and s.hess when deriv, and ok; ok is false when the site has no tape or its
+// score is not what the tape computes (the caller then takes the general path,
+// s.grad and s.hess cleared). s is set up for the site's score (score).
+func (s *scorer) tapeScore(i int, bl []entry, lin, margs []int32, deriv bool) (float64, bool) {
+	if s.tape.off || s.k != 1 || s.orbit != nil || s.fixSite != 0 || len(lin) > 0 || len(margs) > 0 ||
+		len(s.m.groups[i]) > 0 || len(bl) >= chunkedMinElems || (s.m.hmmSteer != nil && s.m.hmmSteer[i]) {
+		return 0, false
+	}
+	t := s.m.siteTape(i)
+	if t == nil || len(t.bl) != len(bl) || len(bl) > 0 && &t.bl[0] != &bl[0] {
+		return 0, false // no tape, or not of this blanket (tests score parts of one)
+	}
+	tr := &s.tape
+	if tr.slots == nil {
+		tr.slots = make([][]tslot, len(s.m.sites))
+	}
+	if len(tr.slots[i]) != t.slots {
+		sl := make([]tslot, t.slots)
+		for k, v := range t.imm {
+			sl[k] = tslot{v: v}
+		}
+		tr.slots[i] = sl
+	}
+	tr.cur = tr.slots[i]
+	var f float64
+	var ok bool
+	if deriv {
+		f, ok = s.runTape(t)
+	} else {
+		f, ok = s.runTapeValues(t)
+	}
+	if !ok {
+		s.resetBatches()
+		if deriv {
+			clear(s.grad)
+			clear(s.hess)
+		}
+		return 0, false
+	}
+	tr.runs++
+	s.evals += t.evals
+	switch {
+	case math.IsInf(f, -1) || math.IsNaN(f):
+		s.resetBatches()
+	case deriv:
+		s.flushBatches()
+	}
+	return f, true
+}
+
+// normalOK is dist.Normal's check of its arguments (written for the inliner:
+// runTape is too large for math.IsInf to be inlined in it).
+func normalOK(x, mu, s float64) bool {
+	return x-x == 0 && mu-mu == 0 && s > 0 && s <= math.MaxFloat64
+}
+
+// runTape runs t with derivatives: the score, its derivatives added to s.grad[0]
+// and s.hess[0] in sumBlanket's order, and false if a node evaluated by the general
+// path did not depend on the active site as compiled.
+func (s *scorer) runTape(t *tape) (float64, bool) {
+	sl := s.tape.cur[:t.slots]
+	x := s.x
+	total := 0.0
+	G, H := s.grad[0], s.hess[0]
+	for pc := range t.code {
+		in := &t.code[pc]
+		switch in.op {
+		case tLoad:
+			sl[in.out].v = x[in.a]
+		case tActive:
+			sl[in.out] = tslot{x[in.a], 1, 0}
+		case tAddC:
+			sl[in.out].v = sl[in.a].v + sl[in.b].v
+		case tSubC:
+			sl[in.out].v = sl[in.a].v - sl[in.b].v
+		case tMulC:
+			sl[in.out].v = sl[in.a].v * sl[in.b].v
+		case tDivC:
+			sl[in.out].v = sl[in.a].v * (1 / sl[in.b].v)
+		case tAddDD:
+			a, b := &sl[in.a], &sl[in.b]
+			sl[in.out] = tslot{a.v + b.v, a.g + b.g, a.h + b.h}
+		case tAddKD:
+			a, b := &sl[in.a], &sl[in.b]
+			sl[in.out] = tslot{a.v + b.v, b.g, b.h}
+		case tSubDD:
+			a, b := &sl[in.a], &sl[in.b]
+			sl[in.out] = tslot{a.v - b.v, a.g - b.g, a.h - b.h}
+		case tSubDK:
+			a, b := &sl[in.a], &sl[in.b]
+			sl[in.out] = tslot{a.v - b.v, a.g, a.h}
+		case tSubKD:
+			a, b := &sl[in.a], &sl[in.b]
+			sl[in.out] = tslot{a.v - b.v, -1 * b.g, -1 * b.h}
+		case tMulDD:
+			a, b := &sl[in.a], &sl[in.b]
+			sl[in.out] = tslot{a.v * b.v, b.v*a.g + a.v*b.g, b.v*a.h + a.v*b.h + 2*a.g*b.g}
+		case tMulKD:
+			c, b := sl[in.a].v, &sl[in.b]
+			sl[in.out] = tslot{c * b.v, c * b.g, c * b.h}
+		case tDivDD:
+			a, b := &sl[in.a], &sl[in.b]
+			bv := b.v
+			rv, d1, d2 := 1/bv, -1/(bv*bv), 2/(bv*bv*bv)
+			rg, rh := d1*b.g, d2*b.g*b.g+d1*b.h
+			sl[in.out] = tslot{a.v * rv, rv*a.g + a.v*rg, rv*a.h + a.v*rh + 2*a.g*rg}
+		case tDivDK:
+			a := &sl[in.a]
+			rv := 1 / sl[in.b].v
+			sl[in.out] = tslot{rv * a.v, rv * a.g, rv * a.h}
+		case tDivKD:
+			av, b := sl[in.a].v, &sl[in.b]
+			bv := b.v
+			rv, d1, d2 := 1/bv, -1/(bv*bv), 2/(bv*bv*bv)
+			rg, rh := d1*b.g, d2*b.g*b.g+d1*b.h
+			sl[in.out] = tslot{av * rv, av * rg, av * rh}
+		case tNegC:
+			sl[in.out].v = -1 * sl[in.a].v
+		case tNegD:
+			a := &sl[in.a]
+			sl[in.out] = tslot{-1 * a.v, -1 * a.g, -1 * a.h}
+		case tUnaryC:
+			f, _, _ := unaryDerivs(opKind(in.sub), in.c, sl[in.a].v, false)
+			sl[in.out].v = f
+		case tUnaryD:
+			a := &sl[in.a]
+			f, d1, d2 := unaryDerivs(opKind(in.sub), in.c, a.v, true)
+			sl[in.out] = tslot{f, d1 * a.g, d2*a.g*a.g + d1*a.h}
+		case tSquareC:
+			v := sl[in.a].v
+			r := v * v
+			if !(r >= 0x1p-1022) {
+				r = square(v)
+			}
+			sl[in.out].v = r
+		case tSquareD:
+			a := &sl[in.a]
+			r := a.v * a.v
+			if !(r >= 0x1p-1022) {
+				r = square(a.v)
+			}
+			d1 := 2 * a.v
+			sl[in.out] = tslot{r, d1 * a.g, 2*a.g*a.g + d1*a.h}
+		case tSqrtC:
+			sl[in.out].v = math.Sqrt(sl[in.a].v)
+		case tSqrtD:
+			a := &sl[in.a]
+			f := math.Sqrt(a.v)
+			d1 := 0.5 / f
+			d2 := -0.25 / (f * a.v)
+			sl[in.out] = tslot{f, d1 * a.g, d2*a.g*a.g + d1*a.h}
+		case tMulAddC:
+			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
+		case tSubMulC:
+			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
+		case tMulAddKD:
+			d := &sl[in.aux]
+			sl[in.out] = tslot{float64(sl[in.a].v*sl[in.b].v) + d.v, d.g, d.h}
+		case tAxpyKD:
+			k, d := sl[in.aux].v, &sl[in.b]
+			sl[in.out] = tslot{sl[in.a].v + float64(k*d.v), k * d.g, k * d.h}
+		case tAxpyDD:
+			a, k, d := &sl[in.a], sl[in.aux].v, &sl[in.b]
+			sl[in.out] = tslot{a.v + float64(k*d.v), a.g + float64(k*d.g), a.h + float64(k*d.h)}
+		case tSubMulKD:
+			k, d := sl[in.aux].v, &sl[in.b]
+			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
+			sl[in.out] = tslot{k * tv, k * tg, k * th}
+		case tSubMulAdd:
+			k, d, a := sl[in.aux].v, &sl[in.b], &sl[in.e]
+			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
+			sl[in.out] = tslot{a.v + float64(k*tv), a.g + float64(k*tg), a.h + float64(k*th)}
+		case tMulSquare:
+			k, d := sl[in.a].v, &sl[in.b]
+			r := d.v * d.v
+			if !(r >= 0x1p-1022) {
+				r = square(d.v)
+			}
+			d1 := 2 * d.v
+			tg, th := d1*d.g, float64(2*d.g*d.g)+float64(d1*d.h)
+			sl[in.out] = tslot{k * r, k * tg, k * th}
+		case tAddSqrtDD, tAddSqrtKD:
+			a, b := &sl[in.a], &sl[in.b]
+			v, g, h := a.v+b.v, b.g, b.h
+			if in.op == tAddSqrtDD {
+				g, h = a.g+b.g, a.h+b.h
+			}
+			f := math.Sqrt(v)
+			d1 := 0.5 / f
+			d2 := -0.25 / (f * v)
+			sl[in.out] = tslot{f, d1 * g, float64(d2*g*g) + float64(d1*h)}
+		case tSubMulAddC:
+			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
+		case tMulAddDK, tMulAddDD:
+			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
+			pv := float64(a.v * b.v)
+			pg, ph := b.v*a.g+a.v*b.g, b.v*a.h+a.v*b.h+2*a.g*b.g // tMulDD's
+			pg, ph = float64(pg), float64(ph)
+			if in.op == tMulAddDK {
+				sl[in.out] = tslot{c.v + pv, pg, ph}
+			} else {
+				sl[in.out] = tslot{c.v + pv, c.g + pg, c.h + ph}
+			}
+		case tGeneral:
+			v, g, h, dep := s.generalElem(t.nodes[in.a], int(in.b))
+			if dep != (in.sub == 1) {
+				return 0, false
+			}
+			sl[in.out] = tslot{v, g, h}
+		case tScale:
+			sv := sl[in.a].v
+			is := 1 / sv
+			sl[in.out] = tslot{math.Log(sv), is, is * is}
+		case tNormal:
+			mu, sg := &sl[in.a], &sl[in.b]
+			xv, m, sv := in.c, mu.v, sg.v
+			if !normalOK(xv, m, sv) {
+				total += math.Inf(-1)
+				s.grad[0], s.hess[0] = G, H
+				return total, true
+			}
+			var logS, is, is2 float64
+			if in.aux >= 0 {
+				sc := &sl[in.aux]
+				logS, is, is2 = sc.v, sc.g, sc.h
+			} else {
+				logS = math.Log(sv)
+				is = 1 / sv
+				is2 = is * is
+			}
+			z := (xv - m) * is
+			lp := -0.5*z*z - logS - logSqrt2Pi
+			if lp-lp != 0 { // ±Inf or NaN
+				// chain returns such a density without its derivatives.
+				total += lp
+				if !(total >= -math.MaxFloat64) {
+					s.grad[0], s.hess[0] = G, H
+					return total, true
+				}
+				continue
+			}
+			total += lp
+			// chainSums over (x constant, mu, sigma).
+			switch in.sub {
+			case 1:
+				g1 := z * is
+				G += g1 * mu.g
+				if g1 != 0 {
+					H += g1 * mu.h
+				}
+				if is2 != 0 {
+					H += -is2 * mu.g * mu.g
+				}
+			case 2:
+				g2 := (z*z - 1) * is
+				G += g2 * sg.g
+				if g2 != 0 {
+					H += g2 * sg.h
+				}
+				if h := (1 - 3*z*z) * is2; h != 0 {
+					H += h * sg.g * sg.g
+				}
+			default:
+				g1 := z * is
+				G += g1 * mu.g
+				if g1 != 0 {
+					H += g1 * mu.h
+				}
+				if is2 != 0 {
+					H += -is2 * mu.g * mu.g
+				}
+				h12 := -2 * z * is2
+				if h12 != 0 {
+					H += h12 * mu.g * sg.g
+				}
+				g2 := (z*z - 1) * is
+				G += g2 * sg.g
+				if g2 != 0 {
+					H += g2 * sg.h
+				}
+				if h12 != 0 {
+					H += h12 * sg.g * mu.g
+				}
+				if h := (1 - 3*z*z) * is2; h != 0 {
+					H += h * sg.g * sg.g
+				}
+			}
+			if !(total >= -math.MaxFloat64) {
+				s.grad[0], s.hess[0] = G, H
+				return total, true
+			}
+		case tFactor:
+			s.grad[0], s.hess[0] = G, H
+			total += s.factorElem(int(in.a), int(in.b), true, true)
+			G, H = s.grad[0], s.hess[0]
+			if !(total >= -math.MaxFloat64) {
+				return total, true
+			}
+		}
+	}
+	s.grad[0], s.hess[0] = G, H
+	return total, true
+}
+
+// runTapeValues is runTape without derivatives.
+func (s *scorer) runTapeValues(t *tape) (float64, bool) {
+	sl := s.tape.cur[:t.slots]
+	x := s.x
+	total := 0.0
+	for pc := range t.code {
+		in := &t.code[pc]
+		switch in.op {
+		case tLoad, tActive:
+			sl[in.out].v = x[in.a]
+		case tAddC, tAddDD, tAddKD:
+			sl[in.out].v = sl[in.a].v + sl[in.b].v
+		case tSubC, tSubDD, tSubDK, tSubKD:
+			sl[in.out].v = sl[in.a].v - sl[in.b].v
+		case tMulC, tMulDD, tMulKD:
+			sl[in.out].v = sl[in.a].v * sl[in.b].v
+		case tDivC, tDivDD, tDivDK, tDivKD:
+			sl[in.out].v = sl[in.a].v * (1 / sl[in.b].v)
+		case tNegC, tNegD:
+			sl[in.out].v = -1 * sl[in.a].v
+		case tUnaryC, tUnaryD:
+			f, _, _ := unaryDerivs(opKind(in.sub), in.c, sl[in.a].v, false)
+			sl[in.out].v = f
+		case tSquareC, tSquareD:
+			v := sl[in.a].v
+			r := v * v
+			if !(r >= 0x1p-1022) {
+				r = square(v)
+			}
+			sl[in.out].v = r
+		case tSqrtC, tSqrtD:
+			sl[in.out].v = math.Sqrt(sl[in.a].v)
+		case tMulAddC, tMulAddKD:
+			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
+		case tSubMulC, tSubMulKD:
+			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
+		case tAxpyKD, tAxpyDD:
+			sl[in.out].v = sl[in.a].v + float64(sl[in.aux].v*sl[in.b].v)
+		case tSubMulAdd, tSubMulAddC:
+			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
+		case tMulAddDK, tMulAddDD:
+			sl[in.out].v = sl[in.aux].v + float64(sl[in.a].v*sl[in.b].v)
+		case tMulSquare:
+			v := sl[in.b].v
+			r := v * v
+			if !(r >= 0x1p-1022) {
+				r = square(v)
+			}
+			sl[in.out].v = sl[in.a].v * r
+		case tAddSqrtDD, tAddSqrtKD:
+			sl[in.out].v = math.Sqrt(sl[in.a].v + sl[in.b].v)
+		case tGeneral:
+			v, _, _, dep := s.generalElem(t.nodes[in.a], int(in.b))
+			if dep != (in.sub == 1) {
+				return 0, false
+			}
+			sl[in.out].v = v
+		case tScale:
+			sl[in.out].v = math.Log(sl[in.a].v)
+		case tNormal:
+			// dist.Normal's LogProb.
+			xv, m, sv := in.c, sl[in.a].v, sl[in.b].v
+			if !normalOK(xv, m, sv) {
+				return total + math.Inf(-1), true
+			}
+			z := (xv - m) / sv
+			var logS float64
+			if in.aux >= 0 {
+				logS = sl[in.aux].v
+			} else {
+				logS = math.Log(sv)
+			}
+			total += -0.5*z*z - logS - logSqrt2Pi
+			if !(total >= -math.MaxFloat64) {
+				return total, true
+			}
+		case tFactor:
+			total += s.factorElem(int(in.a), int(in.b), false, true)
+			if !(total >= -math.MaxFloat64) {
+				return total, true
+			}
+		}
+	}
+	return total, true
+}
+
+// square is math.Pow(v, 2): v·v where that is a normal number or 0 (Pow squares
+// the mantissa and scales it exactly), Pow itself below.
+func square(v float64) float64 {
+	if r := v * v; r >= 0x1p-1022 || r == 0 && v == 0 || math.IsNaN(r) {
+		return r
+	}
+	return math.Pow(v, 2)
+}
+
+// generalElem is element e of n by the general path (eval) in the active
+// coordinate, dep false for a constant jet.
+func (s *scorer) generalElem(n *Node, e int) (v, g, h float64, dep bool) {
+	top, ar := s.top, s.ops.ar.top
+	out := s.push(1)
+	s.eval(n, e, out)
+	v, g, h, dep = fromJet(&out[0])
+	s.top, s.ops.ar.top = top, ar
+	return v, g, h, dep
+}
+
+// isNormalObs reports whether factor fc is an observation of Normal with scalar
+// parameters, which a tape scores itself.
+func isNormalObs(fc *factor) bool {
+	if fc.jf != nil || fc.obs == nil || fc.width != 1 || len(fc.d.params) != 2 {
+		return false
+	}
+	if _, ok := fc.d.fam.(dist.Normal); !ok {
+		return false
+	}
+	return fc.d.params[0].width == 1 && fc.d.params[1].width == 1
+}

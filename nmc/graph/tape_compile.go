@@ -1,0 +1,450 @@
+package graph
+
+// The compiler of a site's tape (tape.go).
+
+// tkey is a node element.
+type tkey struct {
+	n *Node
+	e int
+}
+
+// Kinds of a compiled node element: a constant known at compile time (its value
+// in a slot the tape's constants fill), a value that does not depend on the
+// active site, and one that does.
+const (
+	tkImm uint8 = iota
+	tkCst
+	tkDep
+)
+
+// toperand is a compiled node element: its slot (a constant's as −1 − its index
+// in tape.imm until the tape is finished), its kind, and a constant's value.
+type toperand struct {
+	ref  int32
+	kind uint8
+	val  float64
+}
+
+// tapeCompiler compiles the tape of one site.
+type tapeCompiler struct {
+	m     *Model
+	site  int
+	t     *tape
+	elems map[tkey]toperand
+	dep   map[tkey]bool // reads' answers
+	logs  map[int32]int32
+	slots int32 // slots other than constants
+}
+
+// compileTape returns site i's tape, or nil if its blanket holds elements of a
+// factor compiled to selections (scored by runs, selRun) or no element the tape
+// scores itself (the general path is then as fast).
+func compileTape(m *Model, i int) *tape {
+	c := &tapeCompiler{m: m, site: i, t: &tape{bl: m.blanket[i]}, elems: map[tkey]toperand{}, dep: map[tkey]bool{}, logs: map[int32]int32{}}
+	own := false
+	for _, en := range m.blanket[i] {
+		if m.sels != nil && m.sels[en.f] != nil {
+			return nil
+		}
+		fc := m.factors[en.f]
+		if !isNormalObs(fc) {
+			c.emit(tinst{op: tFactor, a: en.f, b: en.e})
+			continue
+		}
+		e := int(en.e)
+		mu := c.node(fc.d.params[0], elem(fc.d.params[0], e))
+		sg := c.node(fc.d.params[1], elem(fc.d.params[1], e))
+		var sub uint8
+		if mu.kind == tkDep {
+			sub |= 1
+		}
+		if sg.kind == tkDep {
+			sub |= 2
+		}
+		if sub == 0 {
+			continue // constant in the site: skipped (factorElem's skipConst)
+		}
+		c.emit(tinst{op: tNormal, sub: sub, a: mu.ref, b: sg.ref, aux: c.scaleOf(sg), c: fc.obs[e]})
+		own = true
+	}
+	if !own {
+		return nil
+	}
+	return c.finish()
+}
+
+// emit appends an instruction.
+func (c *tapeCompiler) emit(in tinst) { c.t.code = append(c.t.code, in) }
+
+// imm returns a constant operand of value v.
+func (c *tapeCompiler) imm(v float64) toperand {
+	c.t.imm = append(c.t.imm, v)
+	return toperand{ref: -int32(len(c.t.imm)), kind: tkImm, val: v}
+}
+
+// slot returns a new slot.
+func (c *tapeCompiler) slot() int32 {
+	c.slots++
+	return c.slots - 1
+}
+
+// out emits in with a new output slot and returns the operand of that kind.
+func (c *tapeCompiler) out(in tinst, kind uint8) toperand {
+	in.out = c.slot()
+	c.emit(in)
+	return toperand{ref: in.out, kind: kind}
+}
+
+// scaleOf returns the slot of tScale's (log σ, 1/σ, 1/σ²) for a Normal's scale σ,
+// computed once per scale.
+func (c *tapeCompiler) scaleOf(sg toperand) int32 {
+	if l, ok := c.logs[sg.ref]; ok {
+		return l
+	}
+	l := c.out(tinst{op: tScale, a: sg.ref}, tkCst).ref
+	c.logs[sg.ref] = l
+	return l
+}
+
+// node returns the operand of element e of n (of width 1), emitting the
+// instructions that compute it the first time.
+func (c *tapeCompiler) node(n *Node, e int) toperand {
+	k := tkey{n, e}
+	if op, ok := c.elems[k]; ok {
+		return op
+	}
+	op := c.compute(n, e)
+	c.elems[k] = op
+	return op
+}
+
+// compute is node for an element not yet compiled: evalScalar's cases, and the
+// general path for the others.
+func (c *tapeCompiler) compute(n *Node, e int) toperand {
+	if n.width != 1 {
+		return c.general(n, e)
+	}
+	switch n.op {
+	case opConst:
+		return c.imm(n.vals[e])
+	case opLatent:
+		f := n.fam
+		if f.width != 1 {
+			break
+		}
+		if f.site(e) == c.site {
+			return c.out(tinst{op: tActive, a: int32(f.offset + e)}, tkDep)
+		}
+		return c.out(tinst{op: tLoad, a: int32(f.offset + e)}, tkCst)
+	case opAdd, opSub, opMul, opDiv:
+		a0, a1 := n.args[0], n.args[1]
+		if a0.width != 1 || a1.width != 1 {
+			break
+		}
+		c.t.evals++
+		a, b := c.node(a0, elem(a0, e)), c.node(a1, elem(a1, e))
+		return c.binary(n.op, a, b)
+	case opNeg, opExp, opLog, opLog1p, opSqrt, opPow, opLogistic, opSoftplus:
+		c.t.evals++
+		return c.unary(n.op, n.power, c.node(n.args[0], e))
+	case opIndex:
+		c.t.evals++
+		return c.node(n.args[0], n.idx[e])
+	case opCustom:
+		if fw, ok := n.impl.(forwarder); ok {
+			c.t.evals++
+			a, ae := fw.forward(n, e)
+			if a.width == 1 {
+				return c.node(a, ae)
+			}
+			return c.general(n, e)
+		}
+	}
+	return c.general(n, e)
+}
+
+// general returns the operand of element e of n evaluated by the general path
+// (eval) at run time.
+func (c *tapeCompiler) general(n *Node, e int) toperand {
+	kind, sub := tkCst, uint8(0)
+	if c.reads(n, e) {
+		kind, sub = tkDep, 1
+	}
+	c.t.nodes = append(c.t.nodes, n)
+	return c.out(tinst{op: tGeneral, sub: sub, a: int32(len(c.t.nodes) - 1), b: int32(e)}, kind)
+}
+
+// binary returns the operand of a op b, folded when both are constants.
+func (c *tapeCompiler) binary(op opKind, a, b toperand) toperand {
+	if a.kind == tkImm && b.kind == tkImm {
+		var v float64
+		switch op {
+		case opAdd:
+			v = a.val + b.val
+		case opSub:
+			v = a.val - b.val
+		case opMul:
+			v = a.val * b.val
+		default:
+			v = a.val * (1 / b.val)
+		}
+		return c.imm(v)
+	}
+	ad, bd := a.kind == tkDep, b.kind == tkDep
+	in := tinst{a: a.ref, b: b.ref}
+	if !ad && !bd {
+		in.op = map[opKind]tOp{opAdd: tAddC, opSub: tSubC, opMul: tMulC, opDiv: tDivC}[op]
+		return c.out(in, tkCst)
+	}
+	if (op == opAdd || op == opMul) && ad && !bd {
+		// A commutative operation with one dependent operand: the constant first.
+		in.a, in.b = b.ref, a.ref
+		ad, bd = false, true
+	}
+	switch op {
+	case opAdd:
+		in.op = pick3(ad, bd, tAddDD, tAddKD, tAddKD)
+	case opSub:
+		in.op = pick3(ad, bd, tSubDD, tSubDK, tSubKD)
+	case opMul:
+		in.op = pick3(ad, bd, tMulDD, tMulKD, tMulKD)
+	default:
+		in.op = pick3(ad, bd, tDivDD, tDivDK, tDivKD)
+	}
+	return c.out(in, tkDep)
+}
+
+// pick3 returns dd if both operands depend on the active site, dk if a alone does,
+// else kd.
+func pick3(ad, bd bool, dd, dk, kd tOp) tOp {
+	switch {
+	case ad && bd:
+		return dd
+	case ad:
+		return dk
+	}
+	return kd
+}
+
+// unary returns the operand of the element-wise operation op (power p) of a,
+// folded when a is a constant.
+func (c *tapeCompiler) unary(op opKind, p float64, a toperand) toperand {
+	square := op == opPow && p == 2
+	switch a.kind {
+	case tkImm:
+		if op == opNeg {
+			return c.imm(-1 * a.val)
+		}
+		f, _, _ := unaryDerivs(op, p, a.val, false)
+		return c.imm(f)
+	case tkCst:
+		in := tinst{op: tUnaryC, sub: uint8(op), a: a.ref, c: p}
+		switch {
+		case op == opNeg:
+			in.op = tNegC
+		case square:
+			in.op = tSquareC
+		case op == opSqrt:
+			in.op = tSqrtC
+		}
+		return c.out(in, tkCst)
+	}
+	in := tinst{op: tUnaryD, sub: uint8(op), a: a.ref, c: p}
+	switch {
+	case op == opNeg:
+		in.op = tNegD
+	case square:
+		in.op = tSquareD
+	case op == opSqrt:
+		in.op = tSqrtD
+	}
+	return c.out(in, tkDep)
+}
+
+// reads reports whether element e of n depends on the active site, as
+// Model.depsOf walks it (an At node: whether any element of its arguments does).
+func (c *tapeCompiler) reads(n *Node, e int) bool {
+	k := tkey{n, e}
+	if d, ok := c.dep[k]; ok {
+		return d
+	}
+	d := false
+	switch n.op {
+	case opConst:
+	case opLatent:
+		d = n.fam.site(e) == c.site
+	case opIndex:
+		d = c.reads(n.args[0], n.idx[e])
+	case opCustom:
+		n.impl.reads(n, e, func(a *Node, ae int) { d = d || c.reads(a, ae) })
+	case opSum, opMatVec:
+		d = c.readsAny(n.args[0])
+	case opAt:
+		for _, a := range n.args {
+			d = d || c.readsAny(a)
+		}
+		for _, a := range n.atNode {
+			d = d || a != nil && c.readsAny(a)
+		}
+	default:
+		for _, a := range n.args {
+			d = d || c.reads(a, elem(a, e))
+		}
+	}
+	c.dep[k] = d
+	return d
+}
+
+// readsAny reports whether some element of n depends on the active site.
+func (c *tapeCompiler) readsAny(n *Node) bool {
+	for e := 0; e < n.length; e++ {
+		if c.reads(n, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// operands returns the slot fields instruction in reads.
+func operands(in *tinst) []*int32 {
+	switch in.op {
+	case tLoad, tActive, tGeneral, tFactor:
+		return nil
+	case tScale, tNegC, tNegD, tUnaryC, tUnaryD, tSquareC, tSquareD, tSqrtC, tSqrtD:
+		return []*int32{&in.a}
+	case tNormal, tMulAddC, tSubMulC, tMulAddKD, tAxpyKD, tAxpyDD, tSubMulKD:
+		if in.aux < 0 {
+			return []*int32{&in.a, &in.b}
+		}
+		return []*int32{&in.a, &in.b, &in.aux}
+	case tMulAddDK, tMulAddDD:
+		return []*int32{&in.a, &in.b, &in.aux}
+	case tSubMulAdd, tSubMulAddC:
+		return []*int32{&in.a, &in.b, &in.aux, &in.e}
+	}
+	return []*int32{&in.a, &in.b} // binary, tMulSquare, tAddSqrt
+}
+
+// finish numbers the slots, the constants first, fuses instructions and returns
+// the tape.
+func (c *tapeCompiler) finish() *tape {
+	t := c.t
+	nImm := int32(len(t.imm))
+	fix := func(r *int32) {
+		if *r < 0 {
+			*r = -*r - 1
+		} else {
+			*r += nImm
+		}
+	}
+	for k := range t.code {
+		in := &t.code[k]
+		for _, r := range operands(in) {
+			fix(r)
+		}
+		switch in.op {
+		case tFactor:
+		default:
+			fix(&in.out)
+		}
+	}
+	t.slots = int(nImm + c.slots)
+	t.code = fuse(t.code, t.slots)
+	return t
+}
+
+// fuse replaces runs of instructions whose intermediate results have no other
+// reader by the fused instructions that compute the same, in one step.
+func fuse(code []tinst, slots int) []tinst {
+	uses := make([]int32, slots)
+	for k := range code {
+		for _, r := range operands(&code[k]) {
+			uses[*r]++
+		}
+	}
+	var out []tinst
+	for i := 0; i < len(code); i++ {
+		in := code[i]
+		if i+1 < len(code) && in.op != tFactor && in.op != tNormal && uses[in.out] == 1 {
+			if f, ok := fuse2(&in, &code[i+1]); ok {
+				i++
+				if (f.op == tSubMulKD || f.op == tSubMulC) && i+1 < len(code) && uses[f.out] == 1 {
+					nx := &code[i+1]
+					add := map[tOp]tOp{tSubMulKD: tAddDD, tSubMulC: tAddC}[f.op]
+					if nx.op == add && (nx.a == f.out) != (nx.b == f.out) {
+						e := nx.a
+						if e == f.out {
+							e = nx.b
+						}
+						op := map[tOp]tOp{tSubMulKD: tSubMulAdd, tSubMulC: tSubMulAddC}[f.op]
+						f = tinst{op: op, a: f.a, b: f.b, aux: f.aux, e: e, out: nx.out}
+						i++
+					}
+				}
+				out = append(out, f)
+				continue
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// fuse2 returns the fused instruction of p and its only reader q, which follows it.
+func fuse2(p, q *tinst) (tinst, bool) {
+	t := p.out
+	other := func() (int32, bool) { // q's operand other than t
+		switch {
+		case q.a == t && q.b != t:
+			return q.b, true
+		case q.b == t && q.a != t:
+			return q.a, true
+		}
+		return 0, false
+	}
+	f := tinst{out: q.out, aux: -1}
+	switch {
+	case p.op == tMulC && q.op == tAddC:
+		r, ok := other()
+		f.op, f.a, f.b, f.aux = tMulAddC, p.a, p.b, r
+		return f, ok
+	case p.op == tSubC && q.op == tMulC:
+		k, ok := other()
+		f.op, f.a, f.b, f.aux = tSubMulC, p.a, p.b, k
+		return f, ok
+	case p.op == tMulC && q.op == tAddKD && q.a == t:
+		f.op, f.a, f.b, f.aux = tMulAddKD, p.a, p.b, q.b
+		return f, true
+	case p.op == tMulKD && q.op == tAddKD && q.b == t:
+		f.op, f.a, f.b, f.aux = tAxpyKD, q.a, p.b, p.a
+		return f, true
+	case p.op == tMulKD && q.op == tAddDD:
+		x, ok := other()
+		f.op, f.a, f.b, f.aux = tAxpyDD, x, p.b, p.a
+		return f, ok
+	case p.op == tSubKD && q.op == tMulKD && q.b == t:
+		f.op, f.a, f.b, f.aux = tSubMulKD, p.a, p.b, q.a
+		return f, true
+	case p.op == tSquareD && q.op == tMulKD && q.b == t:
+		f.op, f.a, f.b = tMulSquare, q.a, p.a
+		return f, true
+	case p.op == tMulDD && q.op == tAddKD && q.b == t:
+		f.op, f.a, f.b, f.aux = tMulAddDK, p.a, p.b, q.a
+		return f, true
+	case p.op == tMulDD && q.op == tAddDD:
+		x, ok := other()
+		f.op, f.a, f.b, f.aux = tMulAddDD, p.a, p.b, x
+		return f, ok
+	case p.op == tAddDD && q.op == tSqrtD:
+		f.op, f.a, f.b = tAddSqrtDD, p.a, p.b
+		return f, true
+	case p.op == tAddKD && q.op == tSqrtD:
+		f.op, f.a, f.b = tAddSqrtKD, p.a, p.b
+		return f, true
+	case p.op == tScale && q.op == tNormal && q.aux == t && q.a != t && q.b != t:
+		f = *q
+		f.aux = -1 // the scale's terms computed by the Normal
+		return f, true
+	}
+	return tinst{}, false
+}

@@ -1,0 +1,244 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// tapeOpsModel returns a model of three scalar latents a, b (positive) and c whose
+// observations read every operation a tape has an instruction for, in every
+// combination of dependence on the active site: a ⊕ b (constant when c is active,
+// one operand dependent when a or b is), a ⊕ (a + b) (both dependent), unary
+// operations of a and of b, constants folded at compile time, Index and Concat,
+// nodes the general path evaluates (Bounded, LogSumExp), Normal observations with
+// a dependent mean, scale or both, and other families (StudentT, by the general
+// path).
+func tapeOpsModel(tb testing.TB) *Model {
+	tb.Helper()
+	b := New()
+	a := b.Latent("a", Normal(C(0), C(1)))
+	bp := b.Latent("b", HalfNormal(C(2)))
+	c := b.Latent("c", Normal(C(0), C(1)))
+	y := b.Bounded("y", C(0), Add(C(2), Exp(c)), Flat())
+	obs := func(name string, mu, sigma *Node, v float64) {
+		b.Observe(name, Normal(mu, sigma), []float64{v})
+	}
+	ops := map[string]func(x, z *Node) *Node{"add": Add, "sub": Sub, "mul": Mul, "div": Div}
+	for _, name := range []string{"add", "sub", "mul", "div"} {
+		op := ops[name]
+		obs(name+"_ab", op(a, bp), C(1.5), 0.3)
+		obs(name+"_ba", op(bp, a), Exp(c), -0.2)
+		obs(name+"_aab", op(a, Add(a, bp)), Add(bp, C(0.5)), 0.7)
+		obs(name+"_abc", Mul(op(Mul(c, C(2)), Add(bp, C(1))), C(0.5)), Softplus(Add(a, c)), 0.1)
+		obs(name+"_k", op(C(3), C(7)), Add(bp, op(C(2), C(5))), 1.1) // folded
+	}
+	unary := map[string]func(*Node) *Node{
+		"neg": Neg, "exp": Exp, "log": Log, "log1p": Log1p, "sqrt": Sqrt, "logistic": Logistic, "softplus": Softplus,
+		"square": func(n *Node) *Node { return Pow(n, 2) }, "cube": func(n *Node) *Node { return Pow(n, 3) },
+		"pow": func(n *Node) *Node { return Pow(n, -1.5) },
+	}
+	for _, name := range []string{"neg", "exp", "log", "log1p", "sqrt", "logistic", "softplus", "square", "cube", "pow"} {
+		u := unary[name]
+		obs(name+"_b", u(bp), C(2), 0.4)
+		obs(name+"_bc", Mul(u(bp), c), Add(C(1), Mul(bp, bp)), -0.4)
+		obs(name+"_k", u(C(1.7)), bp, 0.9) // folded
+	}
+	v := Concat(a, Mul(a, bp), Sqrt(bp), C(4))
+	b.Observe("concat", Normal(Index(v, []int{1, 0, 2, 2, 3}), Add(bp, Index(v, []int{2, 2, 2, 2, 2}))), []float64{0.1, 0.2, 0.3, 0.4, 0.5})
+	obs("bounded", Mul(y, a), Add(y, C(0.5)), 0.6)
+	obs("lse", LogSumExp(a, Mul(bp, c)), Sqrt(Add(bp, C(1))), 1.2)
+	b.Observe("t", StudentT(C(4), Mul(a, c), bp), []float64{0.8, -0.3})
+	m, err := b.Build()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// tapeState returns a random state of tapeOpsModel: a and c normal, b and y's
+// raw coordinate in (0, 1).
+func tapeState(rng *rand.Rand, n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 2 * rng.NormFloat64()
+	}
+	x[1] = math.Exp(x[1])
+	x[3] = 0.05 + 0.9*rng.Float64()
+	return x
+}
+
+// sameFloat reports whether a and b are the same bits, or both NaN.
+func sameFloat(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+}
+
+// compareTape checks that sc (with tapes) and ref (without) give the same scores,
+// gradients and Hessians, bit for bit, for every site at x, and returns how many
+// of sc's scores ran a tape.
+func compareTape(t *testing.T, m *Model, sc, ref *scorer, x []float64) uint64 {
+	t.Helper()
+	runs := sc.tape.runs
+	for i := range m.Sites() {
+		g1, h1, g2, h2 := make([]float64, 1), make([]float64, 1), make([]float64, 1), make([]float64, 1)
+		f1, f2 := sc.Score(x, i, g1, h1), ref.Score(x, i, g2, h2)
+		if !sameFloat(f1, f2) || !math.IsInf(f1, -1) && (!sameFloat(g1[0], g2[0]) || !sameFloat(h1[0], h2[0])) {
+			t.Fatalf("site %d at %v: tape (%v, %v, %v), general path (%v, %v, %v)", i, x, f1, g1[0], h1[0], f2, g2[0], h2[0])
+		}
+		if v1, v2 := sc.Score(x, i, nil, nil), ref.Score(x, i, nil, nil); !sameFloat(v1, v2) {
+			t.Fatalf("site %d at %v: values only, tape %v, general path %v", i, x, v1, v2)
+		}
+	}
+	return sc.tape.runs - runs
+}
+
+// TestTapeMatchesGeneralPath checks that the site tapes of tapeOpsModel and of
+// ARMA(1,1) and GARCH(1,1) give the general path's scores, gradients and Hessians
+// bit for bit at random states (and at states outside the support), that every
+// score at a state inside the support ran its tape, and that the tapes hold every instruction.
+func TestTapeMatchesGeneralPath(t *testing.T) {
+	type tcase struct {
+		name  string
+		m     *Model
+		state func(*rand.Rand) []float64
+	}
+	m := tapeOpsModel(t)
+	cases := []tcase{{"ops", m, func(rng *rand.Rand) []float64 { return tapeState(rng, m.dim) }}}
+	for _, rc := range recursionCases(t, 30) {
+		cases = append(cases, tcase{rc.name, rc.m, rc.state})
+	}
+	seen := map[tOp]bool{}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, ref := tc.m.newScorer(), tc.m.newScorer()
+			ref.tape.off = true
+			rng := rand.New(rand.NewPCG(7, 8))
+			n := len(tc.m.Sites())
+			for r := range 40 {
+				x := tc.state(rng)
+				if r%10 == 9 {
+					x[rng.IntN(len(x))] = []float64{-1, 0, math.Inf(1), math.NaN(), 1e-170, 1e200}[r/10%6]
+				}
+				// A state outside the support may give a general node a constant
+				// jet (the score falls back: TestTapeDeopt).
+				if runs := compareTape(t, tc.m, sc, ref, x); runs != uint64(2*n) && r%10 != 9 {
+					t.Fatalf("at %v: %d of %d scores ran a tape", x, runs, 2*n)
+				}
+			}
+			for i := range n {
+				for _, in := range tc.m.siteTape(i).code {
+					seen[in.op] = true
+				}
+			}
+		})
+	}
+	for op := tLoad; op <= tMulAddDD; op++ {
+		if !seen[op] {
+			t.Errorf("no tape holds instruction %d", op)
+		}
+	}
+}
+
+// TestTapeDeopt checks a node the general path evaluates whose dependence on the
+// active site is not what the tape compiled (At by a node index: the tape assumes
+// it may read the active site): the score falls back to the general path, with the
+// same result.
+func TestTapeDeopt(t *testing.T) {
+	b := New()
+	w := b.Latent("w", Normal(C(0), C(1)), 3)
+	k := b.Latent("k", Normal(C(0), C(1)))
+	picked := At(w, ByNode(C(1)))
+	b.Observe("y", Normal(Add(picked, k), C(1)), []float64{0.4})
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, ref := m.newScorer(), m.newScorer()
+	ref.tape.off = true
+	x := []float64{0.1, 0.2, 0.3, -0.5}
+	runs := compareTape(t, m, sc, ref, x)
+	// w[0] and w[2] are read by At's candidates but not picked: their scores fall
+	// back; w[1] and k run their tapes.
+	if want := uint64(2 * (len(m.Sites()) - 2)); runs != want {
+		t.Errorf("%d scores ran a tape, want %d", runs, want)
+	}
+}
+
+// TestSquare checks square against math.Pow(v, 2) bit for bit, near and below
+// the smallest normal number too.
+func TestSquare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64,
+		math.SmallestNonzeroFloat64, 0x1p-511, 0x1p-512, 0x1.6a09e667f3bcdp-512, 1.5e-154, 1e-160, 1e154, 1e155}
+	for range 100000 {
+		vals = append(vals, math.Ldexp(rng.Float64()+0.5, rng.IntN(2200)-1100)*float64(1-2*rng.IntN(2)))
+	}
+	for _, v := range vals {
+		if got, want := square(v), math.Pow(v, 2); !sameFloat(got, want) {
+			t.Fatalf("square(%v) = %v, math.Pow = %v", v, got, want)
+		}
+	}
+}
+
+// TestTapeNoAllocation checks that a warm scorer's tape scores do not allocate.
+func TestTapeNoAllocation(t *testing.T) {
+	for _, rc := range recursionCases(t, 50) {
+		sc := rc.m.newScorer()
+		x := rc.state(rand.New(rand.NewPCG(3, 4)))
+		g, h := make([]float64, 1), make([]float64, 1)
+		n := len(rc.m.Sites())
+		for i := range n {
+			sc.Score(x, i, g, h) // compile the tapes, size the slots
+		}
+		i := 0
+		if a := testing.AllocsPerRun(100, func() {
+			sc.Score(x, i%n, g, h)
+			sc.Score(x, i%n, nil, nil)
+			i++
+		}); a != 0 {
+			t.Errorf("%s: %v allocations per score", rc.name, a)
+		}
+		if sc.tape.runs == 0 {
+			t.Errorf("%s: no tape ran", rc.name)
+		}
+	}
+}
+
+// TestTapeConcurrentScorers checks that scorers of one model on several
+// goroutines, compiling the sites' tapes at their first scores, give the scores of
+// a scorer without tapes (run with -race: the tapes are shared).
+func TestTapeConcurrentScorers(t *testing.T) {
+	c := recursionCases(t, 20)[1] // GARCH: a Bounded latent, a general node
+	x := c.state(rand.New(rand.NewPCG(9, 9)))
+	ref := c.m.newScorer()
+	ref.tape.off = true
+	n := len(c.m.Sites())
+	want := make([][3]float64, n)
+	for i := range n {
+		g, h := make([]float64, 1), make([]float64, 1)
+		want[i][0] = ref.Score(x, i, g, h)
+		want[i][1], want[i][2] = g[0], h[0]
+	}
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			sc := c.m.newScorer()
+			g, h := make([]float64, 1), make([]float64, 1)
+			for r := range 3 * n {
+				i := (r + w) % n
+				f := sc.Score(x, i, g, h)
+				if !sameFloat(f, want[i][0]) || !sameFloat(g[0], want[i][1]) || !sameFloat(h[0], want[i][2]) {
+					errs <- fmt.Errorf("goroutine %d, site %d: (%v, %v, %v), want %v", w, i, f, g[0], h[0], want[i])
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
