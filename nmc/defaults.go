@@ -7,9 +7,9 @@ import "fmt"
 // moves it chooses for a model, in order:
 //
 //  1. SiteSteps: one NMC step of every site (not Marginalised, not augmented).
-//  2. AutoBlocks, with Blocks: a block Newton step of each block of strongly
-//     coupled continuous sites found from the curvature of the log joint (a
-//     Scorer that implements JointHessianer).
+//  2. AutoBlocks: a block Newton step of each block of strongly coupled
+//     continuous sites found from the curvature of the log joint (a Scorer that
+//     implements JointHessianer).
 //  3. GroupMoves: one step along the orbit of each group the model declares
 //     (Grouper).
 //  4. FittedSteps: after a warm-up, independence steps from Gaussians fitted to
@@ -28,17 +28,13 @@ import "fmt"
 // (the Real proposal, the fitted steps' Every, the leapfrogs) are set on the
 // list DefaultMoves returns, given as Options.Moves.
 type Defaults struct {
-	// NoGroupMoves leaves out the group moves and the fitted blocks of groups:
-	// the sweeps are the paper's plain single-site NMC.
+	// NoGroupMoves leaves out the group moves, the fitted blocks of groups and the
+	// automatic blocks (AutoBlocks): the sweeps are the paper's plain single-site
+	// NMC.
 	NoGroupMoves bool
-	// Blocks adds the blocks of strongly coupled sites found from the curvature
-	// (AutoBlocks). It is off by default for now: on, it gave a scalar-latent
-	// regression with uncentred x (posterior correlation −0.9995) a least bulk ESS
-	// of 1577–2146 of 4 × 1000 instead of 5, but on the ported linreg_2scalar (20
-	// rows) σ's Gamma steps stayed at their start (R-hat 1.88, not understood), and
-	// a summed-out two-component mixture's calibration run took 4 times as long
-	// (its blocks' joint Hessians through the summed-out classes).
-	Blocks bool
+	// NoBlocks leaves out the blocks of strongly coupled sites found from the
+	// curvature (AutoBlocks).
+	NoBlocks bool
 	// NoFitted leaves out the fitted independence steps.
 	NoFitted bool
 	// NoAugment leaves out the augmentation: the augmented sites take their
@@ -117,7 +113,7 @@ func defaultMoves(m Model, sites []Site, d Defaults) ([]Move, error) {
 		}
 	}
 	moves := []Move{&SiteSteps{}}
-	if d.Blocks {
+	if !d.NoBlocks && !d.NoGroupMoves {
 		if _, ok := m.NewScorer().(JointHessianer); ok {
 			moves = append(moves, &AutoBlocks{})
 		}

@@ -38,8 +38,8 @@ type runSettings struct {
 	// noGroupMoves turns the model's group moves off (-no-group-moves): plain
 	// single-site NMC, as in the paper.
 	noGroupMoves bool
-	// blocks adds the blocks found from the curvature (-blocks).
-	blocks bool
+	// noBlocks leaves out the blocks found from the curvature (-no-blocks).
+	noBlocks bool
 	// noAugment turns the model's data-augmentation steps off (-no-augment);
 	// augmentRounds is nmc.Defaults.AugmentRounds (-augment-rounds).
 	noAugment     bool
@@ -95,7 +95,7 @@ func (s runSettings) check() error {
 // default moves (nmc.DefaultMoves) with the kinds the flags leave out left out,
 // and the Hamiltonian block's leapfrogs and the lead moves' followers set.
 func (s runSettings) moves(m nmc.Model) ([]nmc.Move, error) {
-	moves, err := nmc.DefaultMoves(m, nmc.Defaults{NoGroupMoves: s.noGroupMoves, Blocks: s.blocks && !s.noGroupMoves, NoAugment: s.noAugment, AugmentRounds: s.augmentRounds,
+	moves, err := nmc.DefaultMoves(m, nmc.Defaults{NoGroupMoves: s.noGroupMoves, NoBlocks: s.noBlocks, NoAugment: s.noAugment, AugmentRounds: s.augmentRounds,
 		NoHamiltonian: s.noHamiltonian, NoLeadMoves: s.noJointMoves, Leads: s.leads})
 	if err != nil {
 		return nil, err

@@ -113,8 +113,8 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		return err
 	})
 	startCandidates := fs.Int("start-candidates", 0, "each chain draws `K` starts by -start and keeps the first whose log joint is not orders of magnitude below the best of them (0: the default, 8; 1: the first draw)")
-	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves (plain single-site NMC, as in the paper)")
-	blocks := fs.Bool("blocks", false, "add block Newton moves of the strongly coupled sites found from the curvature (nmc.Defaults.Blocks)")
+	noGroups := fs.Bool("no-group-moves", false, "turn off the model's group moves and the automatic blocks (plain single-site NMC, as in the paper)")
+	noBlocks := fs.Bool("no-blocks", false, "turn off the block Newton moves of the strongly coupled sites found from the curvature (nmc.Defaults.NoBlocks; -no-group-moves turns them off too)")
 	explicitClasses := fs.Bool("explicit-classes", false, "annotation only: keep the classes z in the sweep as the paper has them (each updated by enumeration given pi and theta); default: z summed out of the scores of pi and theta, drawn exactly after each sweep and still recorded")
 	leads := fs.String("leads", "", "make lead-and-follow moves of these comma-separated `sites` after warm-up (random walks in their unconstrained coordinates; default: the sites the model declares)")
 	follow := fs.Float64("follow", 0, "lead-and-follow moves: the least shift (nats) of a site's fitted proposal that makes it follow the lead; 0: the lead moves alone, negative: every site that reads the lead follows")
@@ -138,7 +138,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, warmupMax: *warmupMax, warmupPerChain: *warmupPerChain, start: start, startCandidates: *startCandidates, seed: *seed, noGroupMoves: *noGroups, blocks: *blocks, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, noHamiltonian: *noHMC, leapfrogs: *leapfrogs, logLik: *logLik, yRep: *yRep}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, warmupMax: *warmupMax, warmupPerChain: *warmupPerChain, start: start, startCandidates: *startCandidates, seed: *seed, noGroupMoves: *noGroups, noBlocks: *noBlocks, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, noHamiltonian: *noHMC, leapfrogs: *leapfrogs, logLik: *logLik, yRep: *yRep}
 		if *leads != "" {
 			s.leads = strings.Split(*leads, ",")
 		}

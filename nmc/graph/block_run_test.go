@@ -84,7 +84,7 @@ func TestAutoBlocksScalarRegression(t *testing.T) {
 	}
 	xs, ys := regressionData(100, 1)
 	scalar := regressionModel(t, xs, ys, false)
-	opts := &nmc.Options{Seed: 1, Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Moves: []nmc.Move{nmc.Defaults{Blocks: true}}}
+	opts := &nmc.Options{Seed: 1, Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Moves: []nmc.Move{nmc.Defaults{}}}
 	sched, err := nmc.Plan(scalar, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestAutoBlocksScalarRegression(t *testing.T) {
 	}
 
 	off := *opts
-	off.Moves = []nmc.Move{nmc.Defaults{}}
+	off.Moves = []nmc.Move{nmc.Defaults{NoBlocks: true}}
 	r0, err := nmc.Sample(context.Background(), scalar, &off)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestAutoBlocksPositiveSite(t *testing.T) {
 	}
 	conc, rate := mmData(1)
 	pos, logm := pkModel(t, conc, rate, false), pkModel(t, conc, rate, true)
-	opts := &nmc.Options{Seed: 1, Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Moves: []nmc.Move{nmc.Defaults{Blocks: true}}}
+	opts := &nmc.Options{Seed: 1, Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Moves: []nmc.Move{nmc.Defaults{}}}
 	sched, err := nmc.Plan(pos, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestAutoBlocksPositiveSite(t *testing.T) {
 	}
 	essl, rhatl := runSummary(t, rl, []string{"u[0]", "u[1]", "u[2]"})
 	off := *opts
-	off.Moves = []nmc.Move{nmc.Defaults{}}
+	off.Moves = []nmc.Move{nmc.Defaults{NoBlocks: true}}
 	r0, err := nmc.Sample(context.Background(), pos, &off)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func BenchmarkScalarRegression(b *testing.B) {
 			ess := math.Inf(1)
 			for i := 0; b.Loop(); i++ {
 				c0 := processCPU()
-				r, err := nmc.Sample(context.Background(), m, &nmc.Options{Seed: uint64(i + 1), Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Moves: []nmc.Move{nmc.Defaults{Blocks: tc.name == "scalar"}}})
+				r, err := nmc.Sample(context.Background(), m, &nmc.Options{Seed: uint64(i + 1), Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Moves: []nmc.Move{nmc.Defaults{NoBlocks: tc.name != "scalar"}}})
 				cpu += processCPU() - c0
 				if err != nil {
 					b.Fatal(err)
