@@ -13,16 +13,25 @@ import (
 //
 // The coupling of two coordinates a and b (in the unconstrained coordinates of
 // BlockNewton, log-Jacobians included) at a state is the normalised
-// cross-curvature |H_ab|/√(H_aa·H_bb), H the Hessian of the log joint there: the
-// absolute partial correlation of a Gaussian with precision −H, 0 for coordinates
-// no factor reads together, near 1 where one coordinate is pinned given the other
-// (an intercept and the slope of uncentred data: 1 − 10⁻⁴ and more). Two sites are
-// coupled when the largest coupling of their coordinates is at least Threshold at
-// half or more of the measured states (those where both diagonals are negative).
-// It is measured at warm-up states: 4 states of 2 short pilot chains of
-// single-site NMC steps (after 15 and 30 sweeps from a start made as a chain's,
-// from a random stream of their own: the chains' draws do not depend on them but
-// through the blocks found).
+// cross-curvature H_ab/√(H_aa·H_bb), H the Hessian of the log joint there: minus
+// the partial correlation of a Gaussian with precision −H, 0 for coordinates no
+// factor reads together, near ±1 where one coordinate is pinned given the other
+// (an intercept and the slope of uncentred data: 1 − 10⁻⁴ and more). Two
+// coordinates' coupling over a set of states is the absolute value of its mean
+// over those where both diagonals are negative (see meanCouplings: a coupling
+// whose sign changes across the posterior, as a scale's with the locations it
+// scales, averages out), two sites' the largest of their coordinates', and they
+// are coupled when it is at least Threshold.
+//
+// It is measured at warm-up states of 2 pilot chains, each started as a chain is,
+// from a random stream of its own (the chains' draws do not depend on them but
+// through the blocks found), at 6 states of each in a round of 30 sweeps: a
+// first round of single-site NMC steps, then up to 2 rounds that also make the
+// block steps of the blocks the round before found, until a round finds those
+// blocks again; the blocks kept are the last round's that it found again. (The
+// first round's single-site steps crawl along the couplings they are to find,
+// to states far from the bulk: on a 20-row regression σ looked coupled with α
+// and β there, and the block of the three mixed with R-hat up to 1.99.)
 //
 //   - When the model's candidate sites (continuous, not Marginalised, not
 //     augmented, not in the Hamiltonian block, not taken by an earlier move) have
@@ -37,9 +46,10 @@ import (
 //     (A simplex's Dirichlet fit already follows the negative dependence every
 //     simplex has, and a Real site's Newton fit its whole Hessian.)
 //
-// The schedule prints each block with its coupling (the median over the states of
-// its strongest pair); its sites' own steps are thinned after warm-up as
-// BlockNewton says.
+// The schedule prints each block with its coupling (that of its strongest pair);
+// its sites' own steps are thinned after warm-up, and a chain leaves out a block
+// whose steps moved its coordinates less than the rest of the sweeps in warm-up,
+// as BlockNewton says.
 type AutoBlocks struct {
 	// Threshold is the coupling at which two sites are blocked (default 0.5: the
 	// partial correlation at which single-site steps need about 1/(1 − 0.5²) ≈ 1.3
@@ -141,19 +151,21 @@ func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
 	// Measured again at states of pilots that move the blocks found: the first
 	// pilots' single-site steps crawl along the couplings they are to find, and
 	// their states, far from the posterior's bulk, show couplings it does not
-	// have (see autoRounds).
+	// have. The blocks kept are those of the last round's pilots that it found
+	// again.
 	blocks := find(states)
 	for round := 1; round < autoRounds && len(blocks) > 0; round++ {
-		states = pilots.advance(blocks)
-		if len(states) == 0 {
+		moved := blocks
+		if states = pilots.advance(moved); len(states) == 0 {
 			break
 		}
-		next := find(states)
-		same := sameBlocks(next, blocks)
-		blocks = next
-		if same {
+		blocks = find(states)
+		if sameBlocks(blocks, moved) {
 			break
 		}
+		blocks = slices.DeleteFunc(blocks, func(b autoBlock) bool {
+			return !slices.ContainsFunc(moved, func(o autoBlock) bool { return slices.Equal(o.sites, b.sites) })
+		})
 	}
 	var out []Planned
 	for _, b := range blocks {
@@ -320,8 +332,9 @@ func unconstrainedHessian(run *sampling, jh JointHessianer, sites []int, x []flo
 // triangles) from the Hessians hs (du×du each; nil: not measured): the absolute
 // value of the mean over the states of the signed normalised cross-curvature
 // H_pq/√(H_pp·H_qq), over the states where both diagonals are negative (NaN
-// where there is none). A state where it is ±1 or beyond (the pair's Hessian is
-// not negative definite there: no Gaussian to fit) adds 0.
+// where there is none). A state where it is beyond ±1 (the pair's Hessian is not
+// negative definite there, as often far from the bulk) adds ±1: coupled at least
+// that strongly, that way.
 //
 // The sign matters: the block's Newton step gains on single-site steps where the
 // coordinates are correlated the same way across the posterior, as an intercept
@@ -346,9 +359,7 @@ func meanCouplings(hs [][]float64, du int) []float64 {
 					continue
 				}
 				n++
-				if c := h[p*du+q] / math.Sqrt(hpp*hqq); math.Abs(c) < 1 {
-					sum += c
-				}
+				sum += max(-1, min(1, h[p*du+q]/math.Sqrt(hpp*hqq)))
 			}
 			c := math.NaN()
 			if n > 0 {

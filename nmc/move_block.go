@@ -35,6 +35,11 @@ import (
 // only (as FittedSteps thins the sites of its blocks) when the block's Newton steps
 // accepted at least blockThinAccept of their warm-up proposals or its fitted steps
 // are on (see block_fitted.go); a chain without warm-up keeps them every sweep.
+// A chain whose block's Newton steps moved the block's coordinates less in
+// warm-up than the rest of the sweeps did (squared distances, each coordinate in
+// units of its warm-up variance) leaves the block out after warm-up: its step
+// costs about as much as its sites' own steps and gains little, or nothing
+// where it never moves (blockStepper.judge); its statistics then say so.
 //
 // The move is useful where the posterior couples sites so strongly that steps of
 // one site at a time crawl — an intercept and a slope of uncentred data, say —
@@ -158,6 +163,9 @@ type blockStepper struct {
 
 // Step makes the block's move.
 func (st *blockStepper) Step(c *Chain) {
+	if st.fit.off && !c.warm.warmup {
+		return
+	}
 	c.at.phase = "block move"
 	st.step(c)
 	if !c.warm.warmup && st.fit.on && st.valid && st.edits == c.cache.edits {
@@ -177,11 +185,18 @@ func (st *blockStepper) step(c *Chain) {
 			// Not finite at the current point (a coordinate at its support's edge
 			// through the maps): no move.
 			st.valid = false
+			st.fit.haveAfter = false
 			return
 		}
 		st.prop.fit(cur)
 		st.valid, st.edits = true, c.cache.edits
 	}
+	f := st.fit
+	if c.warm.warmup && f.haveAfter {
+		addSquares(f.rest, f.after, cur.x)
+	}
+	f.haveAfter = c.warm.warmup
+	copy(f.after, cur.x)
 	st.stats.Proposals++
 	if c.warm.warmup {
 		st.fit.props++
@@ -212,6 +227,8 @@ func (st *blockStepper) step(c *Chain) {
 	}
 	if c.warm.warmup {
 		st.fit.accs++
+		addSquares(f.moves, cur.x, nxt.x)
+		copy(f.after, nxt.x)
 	}
 	countAccepted(&st.stats, st.xb0, st.xb1)
 	st.cur, st.nxt = st.nxt, st.cur
@@ -231,10 +248,20 @@ func (st *blockStepper) Stats() []draws.SiteStats {
 	s.Name, s.Proposer, s.Sites = st.plan.name, blockProposerName, len(st.plan.sites)
 	f := st.fit.stats
 	f.Name, f.Proposer, f.Sites = st.plan.name+" fitted", blockFittedProposer, len(st.plan.sites)
-	if !st.fit.on {
+	if st.fit.off {
+		s.Unused = "its Newton steps moved its coordinates less than the rest of the sweeps did in warm-up"
+		f.Unused = "the block's steps were left out"
+	} else if !st.fit.on {
 		f.Unused = "its Newton steps accepted at least 90% of their warm-up proposals, or too few warm-up draws to fit"
 	}
 	return []draws.SiteStats{s, f}
+}
+
+// addSquares adds (b_j − a_j)² to d_j.
+func addSquares(d, a, b []float64) {
+	for j, v := range b {
+		d[j] += (v - a[j]) * (v - a[j])
+	}
 }
 
 // blockNewtonProposer is the block's proposal in unconstrained coordinates (see
