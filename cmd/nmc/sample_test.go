@@ -898,6 +898,20 @@ func TestSampleSchedule(t *testing.T) {
 	if got, want := lines(out), []string{"sites"}; !slices.Equal(got, want) {
 		t.Errorf("blr, no warm-up, no group moves: schedule %q, want %q\n%s", got, want, out)
 	}
+	// The automatic blocks: linreg_2scalar's intercept and slope of uncentred x
+	// (about 30 ± 1) are found by default, with their coupling, and -no-blocks and
+	// -no-group-moves leave them out.
+	lr := []string{"sample", "-model", "linreg_2scalar", "-n", "20", "-schedule"}
+	out = mustRun(t, lr...)
+	if got, want := lines(out), []string{"sites", "block(alpha, beta)"}; !slices.Equal(got, want) || !strings.Contains(out, "found from the curvature, coupling 0.99") {
+		t.Errorf("linreg_2scalar: schedule %q, want %q with the coupling\n%s", got, want, out)
+	}
+	for _, flag := range []string{"-no-blocks", "-no-group-moves"} {
+		out = mustRun(t, append(lr, flag)...)
+		if got, want := lines(out), []string{"sites"}; !slices.Equal(got, want) {
+			t.Errorf("linreg_2scalar %s: schedule %q, want %q\n%s", flag, got, want, out)
+		}
+	}
 }
 
 // TestSampleWarnsWarmupLimit: a warm-up that ends at -warmup-max without every
