@@ -163,51 +163,54 @@ func pkModel(t testing.TB, conc, rate []float64, logScale bool) *Model {
 
 // TestAutoBlocksPositiveSite samples the Michaelis-Menten model with its three
 // parameters one Positive site (a pharmacokinetic-like posterior: Vm and Km
-// correlated), with the default schedule and the adaptive warm-up (4 × 1000):
-// Defaults blocks the site (its coordinates are coupled: the Gamma fit per
-// coordinate of its site step ignores that), every R-hat is below 1.01, and the
-// least bulk ESS is at least 0.8 times that of the same model declared on the log
-// scale by hand (a Real site, whose Newton step is the block's proposal: the two
-// differ by their random streams only, hence the margin). The least bulk ESS with
-// the automatic blocks off (Gamma steps per coordinate) is logged.
+// correlated), with the default schedule and the adaptive warm-up (4 × 1000), on
+// the data and sampler seeds 1 to 6: Defaults blocks the site (its coordinates are
+// coupled: the Gamma fit per coordinate of its site step ignores that), every
+// R-hat is below 1.01, and the least bulk ESS is at least that of the same model
+// declared on the log scale by hand (a Real site, whose Newton step is the
+// block's proposal, with the fitted steps of a Real block), as the issue asks, on
+// every seed. The least bulk ESS with the automatic blocks off (Gamma steps per
+// coordinate) is logged for seed 1.
 func TestAutoBlocksPositiveSite(t *testing.T) {
 	if testing.Short() {
-		t.Skip("three runs of 4 chains")
-	}
-	conc, rate := mmData(1)
-	pos, logm := pkModel(t, conc, rate, false), pkModel(t, conc, rate, true)
-	opts := &nmc.Options{Seed: 1, Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Moves: []nmc.Move{nmc.Defaults{}}}
-	sched, err := nmc.Plan(pos, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("schedule:\n%s", sched)
-	if !strings.Contains(sched.String(), "block(k)") {
-		t.Fatalf("the Positive site is not blocked:\n%s", sched)
+		t.Skip("13 runs of 4 chains")
 	}
 	cols := []string{"k[0]", "k[1]", "k[2]"}
-	r, err := nmc.Sample(context.Background(), pos, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ess, rhat := runSummary(t, r, cols)
-	rl, err := nmc.Sample(context.Background(), logm, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	essl, rhatl := runSummary(t, rl, []string{"u[0]", "u[1]", "u[2]"})
-	off := *opts
-	off.Moves = []nmc.Move{nmc.Defaults{NoBlocks: true}}
-	r0, err := nmc.Sample(context.Background(), pos, &off)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ess0, rhat0 := runSummary(t, r0, cols)
-	t.Logf("Positive site, block: min bulk ESS %.0f, max R-hat %.4f, CPU %v", ess, rhat, r.CPU)
-	t.Logf("log scale by hand:    min bulk ESS %.0f, max R-hat %.4f, CPU %v", essl, rhatl, rl.CPU)
-	t.Logf("Positive site, Gamma steps: min bulk ESS %.0f, max R-hat %.4f, CPU %v", ess0, rhat0, r0.CPU)
-	if rhat >= 1.01 || ess < 0.8*essl {
-		t.Errorf("Positive site with the block: min bulk ESS %.0f, max R-hat %.4f; want R-hat < 1.01 and ESS ≥ 0.8 × %.0f (log scale by hand)", ess, rhat, essl)
+	for seed := uint64(1); seed <= 6; seed++ {
+		conc, rate := mmData(seed)
+		pos, logm := pkModel(t, conc, rate, false), pkModel(t, conc, rate, true)
+		opts := &nmc.Options{Seed: seed, Chains: 4, Draws: 1000, Warmup: nmc.AutoWarmup, Moves: []nmc.Move{nmc.Defaults{}}}
+		sched, err := nmc.Plan(pos, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(sched.String(), "block(k)") {
+			t.Fatalf("seed %d: the Positive site is not blocked:\n%s", seed, sched)
+		}
+		r, err := nmc.Sample(context.Background(), pos, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ess, rhat := runSummary(t, r, cols)
+		rl, err := nmc.Sample(context.Background(), logm, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		essl, rhatl := runSummary(t, rl, []string{"u[0]", "u[1]", "u[2]"})
+		t.Logf("seed %d: Positive site, block: min bulk ESS %.0f, max R-hat %.4f, CPU %v; log scale by hand: %.0f, %.4f, CPU %v", seed, ess, rhat, r.CPU, essl, rhatl, rl.CPU)
+		if rhat >= 1.01 || ess < essl {
+			t.Errorf("seed %d: Positive site with the block: min bulk ESS %.0f, max R-hat %.4f; want R-hat < 1.01 and ESS ≥ %.0f (log scale by hand)", seed, ess, rhat, essl)
+		}
+		if seed == 1 {
+			off := *opts
+			off.Moves = []nmc.Move{nmc.Defaults{NoBlocks: true}}
+			r0, err := nmc.Sample(context.Background(), pos, &off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ess0, rhat0 := runSummary(t, r0, cols)
+			t.Logf("seed 1: Positive site, Gamma steps: min bulk ESS %.0f, max R-hat %.4f, CPU %v", ess0, rhat0, r0.CPU)
+		}
 	}
 }
 
