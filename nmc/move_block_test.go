@@ -355,3 +355,42 @@ func TestAutoBlocksCoupled(t *testing.T) {
 		t.Errorf("threshold 0.999: %v\n%s", err, s)
 	}
 }
+
+// TestBlockJudge: a chain keeps a block after warm-up when its Newton steps moved
+// its coordinates at least as far as the rest of the sweeps (squared jumps in
+// units of each coordinate's warm-up variance), and leaves it out when they moved
+// them less or not at all; with too few warm-up draws to judge it keeps it.
+func TestBlockJudge(t *testing.T) {
+	const du = 2
+	judge := func(n int, variance, moves, rest [du]float64) bool {
+		f := newBlockFit(du)
+		f.n = n
+		for j := range du {
+			f.m2[j*du+j] = variance[j] * float64(n-1)
+		}
+		copy(f.moves, moves[:])
+		copy(f.rest, rest[:])
+		st := &blockStepper{fit: f, coords: &blockCoords{du: du}}
+		return st.judge()
+	}
+	for _, tc := range []struct {
+		name        string
+		n           int
+		variance    [du]float64
+		moves, rest [du]float64
+		want        bool
+	}{
+		{"moves farther", 100, [du]float64{1, 1}, [du]float64{50, 50}, [du]float64{10, 10}, true},
+		{"moves less", 100, [du]float64{1, 1}, [du]float64{10, 10}, [du]float64{50, 50}, false},
+		{"never moves", 100, [du]float64{1, 1}, [du]float64{0, 0}, [du]float64{50, 50}, false},
+		// In units of the variance: coordinate 1's rest jumps are on a scale 100
+		// times coordinate 0's, and count as 0.5 + 0.5 against the block's 1 + 0.
+		{"scaled", 100, [du]float64{1, 100}, [du]float64{1, 0}, [du]float64{0.5, 50}, true},
+		{"scaled, less", 100, [du]float64{1, 100}, [du]float64{1, 0}, [du]float64{0.5, 60}, false},
+		{"too few draws", 2*blockFitMinDraws - 1, [du]float64{1, 1}, [du]float64{0, 0}, [du]float64{50, 50}, true},
+	} {
+		if got := judge(tc.n, tc.variance, tc.moves, tc.rest); got != tc.want {
+			t.Errorf("%s: judge = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
