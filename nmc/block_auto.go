@@ -25,11 +25,11 @@ import (
 //
 // It is measured at warm-up states of 2 pilot chains, each started as a chain is,
 // from a random stream of its own (the chains' draws do not depend on them but
-// through the blocks found), at 6 states of each in a round of 30 sweeps: a
-// first round of single-site NMC steps, then up to 2 rounds that also make the
-// block steps of the blocks the round before found, until a round finds those
-// blocks again; the blocks kept are the last round's that it found again. (The
-// first round's single-site steps crawl along the couplings they are to find,
+// through the blocks found), at 6 states of each in a round of 30 sweeps (2 in the
+// first): a first round of single-site NMC steps, then up to 2 rounds that also
+// make the block steps of the blocks the round before found, until a round finds
+// those blocks again; the blocks kept are the last round's that it found again.
+// (The first round's single-site steps crawl along the couplings they are to find,
 // to states far from the bulk: on a 20-row regression σ looked coupled with α
 // and β there, and the block of the three mixed with R-hat up to 1.99.)
 //
@@ -64,9 +64,14 @@ type AutoBlocks struct {
 const (
 	defaultBlockThreshold = 0.5
 	defaultBlockMaxCoords = 64
-	// The couplings are measured at autoPilots × autoPilotStates states of
-	// autoPilots pilot chains of autoPilotSweeps sweeps each (see autoStates).
+	// The couplings are measured at autoPilotStates states of each of autoPilots
+	// pilot chains per round of autoPilotSweeps sweeps, autoFirstStates in the
+	// first round (see pilots): one JointHessian of all the candidates per state,
+	// which costs as much as hundreds of site steps on a large model, in every
+	// run of a model with candidates (the first round), and the later rounds,
+	// which judge the blocks found, only in runs that find some.
 	autoPilots      = 2
+	autoFirstStates = 2
 	autoPilotStates = 6
 	autoPilotSweeps = 30
 	// autoRounds is the most rounds of pilots (see pilots): the blocks are those
@@ -209,7 +214,8 @@ func autoCandidates(p *Planner) []int {
 // at: autoPilots chains, each started as a chain is (Options.Init, or Model.Init
 // and start refinement) from a stream of its own (Options.Seed mixed with
 // autoBlockSeed), run autoPilotSweeps sweeps per round and measured after every
-// autoPilotSweeps/autoPilotStates sweeps of a round. The first round makes
+// autoPilotSweeps/autoPilotStates sweeps of a round (autoFirstStates in the
+// first). The first round makes
 // single-site NMC steps; a later one the site steps and the block steps of the
 // blocks found in the round before (so its states are those of a chain that
 // moves along the couplings found). The chains' draws do not depend on them but
@@ -294,6 +300,9 @@ func (ps *pilots) round(c *Chain, st *sitesStepper, blocks []autoBlock) (xs [][]
 		moves = append(moves, m)
 	}
 	every := autoPilotSweeps / autoPilotStates
+	if blocks == nil {
+		every = autoPilotSweeps / autoFirstStates
+	}
 	for sweep := 1; sweep <= autoPilotSweeps; sweep++ {
 		st.Step(c)
 		for _, m := range moves {
