@@ -145,7 +145,10 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 			return ps[0][i]
 		}
 		m := ps[1]
-		for _, v := range m {
+		for k, v := range m {
+			if f == famMVNChol && k%n > k/n {
+				continue // only L's lower triangle is read (MultivariateNormalCholesky)
+			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return math.NaN()
 			}
