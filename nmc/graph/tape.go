@@ -387,8 +387,10 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			}
 			total += lp
 			// chainSums over (x constant, mu, sigma).
-			switch in.sub {
-			case 1:
+			// sub 1: μ alone depends on the site, 2: σ alone, else both (with
+			// the cross terms between the two halves, in chainSums' order).
+			var h12 float64
+			if in.sub != 2 {
 				g1 := z * is
 				G += g1 * mu.g
 				if g1 != 0 {
@@ -397,28 +399,13 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 				if is2 != 0 {
 					H += -is2 * mu.g * mu.g
 				}
-			case 2:
-				g2 := (z*z - 1) * is
-				G += g2 * sg.g
-				if g2 != 0 {
-					H += g2 * sg.h
-				}
-				if h := (1 - 3*z*z) * is2; h != 0 {
-					H += h * sg.g * sg.g
-				}
-			default:
-				g1 := z * is
-				G += g1 * mu.g
-				if g1 != 0 {
-					H += g1 * mu.h
-				}
-				if is2 != 0 {
-					H += -is2 * mu.g * mu.g
-				}
-				h12 := -2 * z * is2
-				if h12 != 0 {
+			}
+			if in.sub != 1 && in.sub != 2 {
+				if h12 = -2 * z * is2; h12 != 0 {
 					H += h12 * mu.g * sg.g
 				}
+			}
+			if in.sub != 1 {
 				g2 := (z*z - 1) * is
 				G += g2 * sg.g
 				if g2 != 0 {
