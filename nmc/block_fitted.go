@@ -238,8 +238,8 @@ func (st *blockStepper) fittedSteps(c *Chain) {
 		uu := c.rng.Float64()
 		b.fromFree(nxt.x, st.xb1)
 		b.scatter(st.xb1, c.x)
-		// The value alone; the derivatives (for the next Newton step) once
-		// accepted.
+		// The value alone; the derivatives when the next Newton step needs them
+		// (blockStepper.pending).
 		nxt.f = math.Inf(-1)
 		if b.inBox(nxt.x, st.xb1) {
 			nxt.f = st.eval.value(c.x, nxt.x)
@@ -255,11 +255,8 @@ func (st *blockStepper) fittedSteps(c *Chain) {
 			c.keep()
 			continue
 		}
-		if v := st.eval.at(c.x, st.xb1, nxt.x, nxt.g, nxt.h); isFinite(v) {
-			nxt.f = v
-		}
 		countAccepted(&f.stats, st.xb, st.xb1)
-		p.fit(nxt)
+		st.pending = true
 		st.cur, st.nxt = st.nxt, st.cur
 		cur, nxt = &st.cur, &st.nxt
 		copy(st.xb, st.xb1)

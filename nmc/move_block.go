@@ -156,9 +156,14 @@ type blockStepper struct {
 	xb       []float64 // the block's coordinates (compact) at cur
 	xb0, xb1 []float64 // scratch: before the move, at the proposal
 	valid    bool
-	edits    uint64
-	stats    draws.SiteStats
-	fit      *blockFit
+	// pending: cur was reached by a fitted step, which scores it without
+	// derivatives; its gradient and Hessian (and the Newton proposal's fit) are
+	// made when the next Newton step reads them, unless another move changes the
+	// state first and cur is made again from it.
+	pending bool
+	edits   uint64
+	stats   draws.SiteStats
+	fit     *blockFit
 }
 
 // Step makes the block's move.
@@ -189,7 +194,13 @@ func (st *blockStepper) step(c *Chain) {
 			return
 		}
 		st.prop.fit(cur)
-		st.valid, st.edits = true, c.cache.edits
+		st.valid, st.edits, st.pending = true, c.cache.edits, false
+	} else if st.pending {
+		st.pending = false
+		if v := st.eval.at(c.x, st.xb, cur.x, cur.g, cur.h); isFinite(v) {
+			cur.f = v
+		}
+		st.prop.fit(cur)
 	}
 	f := st.fit
 	if c.warm.warmup && f.haveAfter {
