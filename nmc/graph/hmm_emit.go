@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/nmc-go/nmc/internal/special"
 )
 
 // opScratch is a scorer's scratch for the nodeOps that keep their own.
@@ -214,7 +216,7 @@ func (x *hmmScratch) rescale(cur []float64, om []jet, omv []float64, m float64, 
 	best := math.Inf(-1)
 	for j := 0; j < K; j++ {
 		if sj := cur[j*w]; sj > 0 && !math.IsInf(om[j].v, -1) {
-			best = max(best, om[j].v+logSubnormal(sj))
+			best = max(best, om[j].v+special.Log(sj))
 		}
 	}
 	if math.IsInf(best, -1) {
@@ -229,13 +231,4 @@ func (x *hmmScratch) rescale(cur []float64, om []jet, omv []float64, m float64, 
 		}
 	}
 	return safe, best
-}
-
-// logSubnormal is log(v) for v > 0, right for subnormal v too (Go's math.Log is
-// not on amd64: golang/go#56600).
-func logSubnormal(v float64) float64 {
-	if v < 0x1p-1022 {
-		return math.Log(v*0x1p52) - 52*math.Ln2
-	}
-	return math.Log(v)
 }
