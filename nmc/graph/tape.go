@@ -273,18 +273,10 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			f, d1, d2 := unaryDerivs(opKind(in.sub), in.c, a.v, true)
 			sl[in.out] = tslot{f, d1 * a.g, d2*a.g*a.g + d1*a.h}
 		case tSquareC:
-			v := sl[in.a].v
-			r := v * v
-			if !(r >= 0x1p-1022) {
-				r = square(v)
-			}
-			sl[in.out].v = r
+			sl[in.out].v = square(sl[in.a].v)
 		case tSquareD:
 			a := &sl[in.a]
-			r := a.v * a.v
-			if !(r >= 0x1p-1022) {
-				r = square(a.v)
-			}
+			r := square(a.v)
 			d1 := 2 * a.v
 			sl[in.out] = tslot{r, d1 * a.g, 2*a.g*a.g + d1*a.h}
 		case tSqrtC:
@@ -318,10 +310,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			sl[in.out] = tslot{a.v + float64(k*tv), a.g + float64(k*tg), a.h + float64(k*th)}
 		case tMulSquare:
 			k, d := sl[in.a].v, &sl[in.b]
-			r := d.v * d.v
-			if !(r >= 0x1p-1022) {
-				r = square(d.v)
-			}
+			r := square(d.v)
 			d1 := 2 * d.v
 			tg, th := d1*d.g, float64(2*d.g*d.g)+float64(d1*d.h)
 			sl[in.out] = tslot{k * r, k * tg, k * th}
@@ -459,12 +448,7 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			f, _, _ := unaryDerivs(opKind(in.sub), in.c, sl[in.a].v, false)
 			sl[in.out].v = f
 		case tSquareC, tSquareD:
-			v := sl[in.a].v
-			r := v * v
-			if !(r >= 0x1p-1022) {
-				r = square(v)
-			}
-			sl[in.out].v = r
+			sl[in.out].v = square(sl[in.a].v)
 		case tSqrtC, tSqrtD:
 			sl[in.out].v = math.Sqrt(sl[in.a].v)
 		case tMulAddC, tMulAddKD:
@@ -479,10 +463,7 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			sl[in.out].v = sl[in.aux].v + float64(sl[in.a].v*sl[in.b].v)
 		case tMulSquare:
 			v := sl[in.b].v
-			r := v * v
-			if !(r >= 0x1p-1022) {
-				r = square(v)
-			}
+			r := square(v)
 			sl[in.out].v = sl[in.a].v * r
 		case tAddSqrtDD, tAddSqrtKD:
 			sl[in.out].v = math.Sqrt(sl[in.a].v + sl[in.b].v)
@@ -522,9 +503,18 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 }
 
 // square is math.Pow(v, 2): v·v where that is a normal number or 0 (Pow squares
-// the mantissa and scales it exactly), Pow itself below.
+// the mantissa and scales it exactly), Pow itself below. Small enough to inline:
+// the tape's loop pays one comparison for the common case.
 func square(v float64) float64 {
-	if r := v * v; r >= 0x1p-1022 || r == 0 && v == 0 || math.IsNaN(r) {
+	if r := v * v; r >= 0x1p-1022 {
+		return r
+	}
+	return squareSmall(v)
+}
+
+// squareSmall is square where v·v is below the normal range (or NaN).
+func squareSmall(v float64) float64 {
+	if r := v * v; r == 0 && v == 0 || math.IsNaN(r) {
 		return r
 	}
 	return math.Pow(v, 2)
