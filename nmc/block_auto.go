@@ -232,6 +232,9 @@ func newPilots(run *sampling) *pilots {
 	pr := *run
 	po := *run.opts
 	po.Draws, po.Warmup, po.Seed = 0, 0, run.opts.Seed^autoBlockSeed
+	// The pilots are the same in every task of a run split with FirstChain: their
+	// streams are those of global chains 0, 1, … of their own seed.
+	po.FirstChain = 0
 	pr.opts, pr.ncols, pr.nHeld, pr.gen = &po, 0, 0, nil
 	var sites []int
 	for i, s := range run.sites {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // Each node element once per evaluation. A model's expressions form a directed
@@ -51,6 +52,10 @@ type memoPlan struct {
 	stamp    uint32
 	largest  []int // the largest memoised set merged by the current walk
 	depsDone bool
+	// walkMu serialises collectDeps's walks, which write mark, stamp, largest
+	// and (the first time) depSets: the chains' scorers share the plan and find
+	// a node's sites on first use (nodeDeps), from their own goroutines.
+	walkMu sync.Mutex
 }
 
 // memoVerify (tests) re-evaluates every memoised element found in its table and
@@ -245,6 +250,8 @@ func collectDeps(n *Node, e int, deps []int) []int {
 	if p == nil {
 		p = &memoPlan{} // no plan: no sets kept (a walk over the tree)
 	}
+	p.walkMu.Lock()
+	defer p.walkMu.Unlock()
 	p.prepareDeps()
 	p.newWalk(deps)
 	return p.deps(n, e, deps)
