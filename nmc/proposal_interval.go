@@ -32,12 +32,25 @@ import (
 // below 1: a site with an exact Beta conditional keeps accepting every step.
 type intervalProposer struct {
 	lower, upper float64
-	kind         int
-	frozen       bool
-	explore      bool            // a Beta step had acceptance probability below 1: try every kind
-	tried        [nKinds]int     // warm-up steps per kind
-	acc          [nKinds]float64 // running mean acceptance probability per kind (last ~chooseWindow steps)
+	kindChoice
 }
+
+// kindChoice chooses a proposer's kind during warm-up (see intervalProposer and
+// positiveProposer): kind 0 is the fit that is exact for its family's conditional
+// (Beta, Gamma), tried alone until one of its steps has an acceptance probability
+// below 1; then the kinds alternate step by step, and the first step after
+// warm-up keeps the kind with the highest recent acceptance rate (kind 0 on a
+// tie, and without warm-up) for good.
+type kindChoice struct {
+	kind    int
+	frozen  bool
+	explore bool              // a kind-0 step had acceptance probability below 1: try every kind
+	tried   [maxKinds]int     // warm-up steps per kind
+	acc     [maxKinds]float64 // running mean acceptance probability per kind (last ~chooseWindow steps)
+}
+
+// maxKinds is the most kinds a kindChoice chooses between.
+const maxKinds = 3
 
 // chooseWindow is the number of recent warm-up steps per kind over which the
 // acceptance probabilities are averaged (an exponential moving average), so that
@@ -60,40 +73,43 @@ type kindChooser interface {
 	record(logr float64)
 }
 
-func (p *intervalProposer) nextKind(warmup bool) bool {
-	if p.frozen {
+func (p *intervalProposer) nextKind(warmup bool) bool { return p.next(warmup, nKinds) }
+
+// next is nextKind of a proposer with n kinds.
+func (k *kindChoice) next(warmup bool, n int) bool {
+	if k.frozen {
 		return false
 	}
 	if warmup {
-		if !p.explore {
+		if !k.explore {
 			return false
 		}
-		p.kind = (p.kind + 1) % nKinds
+		k.kind = (k.kind + 1) % n
 		return true
 	}
-	p.frozen = true
-	old := p.kind
-	p.kind = kindBeta
-	for k := 1; k < nKinds; k++ {
-		if p.tried[k] > 0 && p.tried[kindBeta] > 0 && p.acc[k] > p.acc[p.kind] {
-			p.kind = k
+	k.frozen = true
+	old := k.kind
+	k.kind = 0
+	for j := 1; j < n; j++ {
+		if k.tried[j] > 0 && k.tried[0] > 0 && k.acc[j] > k.acc[k.kind] {
+			k.kind = j
 		}
 	}
-	return p.kind != old
+	return k.kind != old
 }
 
-func (p *intervalProposer) record(logr float64) {
+func (k *kindChoice) record(logr float64) {
 	a := 0.0 // NaN and −Inf: a rejection
 	if logr >= 0 {
 		a = 1
 	} else if logr > math.Inf(-1) {
 		a = math.Exp(logr)
 	}
-	if p.kind == kindBeta && a < 1-1e-9 {
-		p.explore = true
+	if k.kind == 0 && a < 1-1e-9 {
+		k.explore = true
 	}
-	p.tried[p.kind]++
-	p.acc[p.kind] += (a - p.acc[p.kind]) / float64(min(p.tried[p.kind], chooseWindow))
+	k.tried[k.kind]++
+	k.acc[k.kind] += (a - k.acc[k.kind]) / float64(min(k.tried[k.kind], chooseWindow))
 }
 
 func (p *intervalProposer) name() string { return "beta" }

@@ -234,9 +234,10 @@ func oneDimCases(t *testing.T) []proposerCase {
 	rcau := newRealProposer(1, RealProposal{Cauchy: true})
 	rrob := newRealProposer(1, RealProposal{Robust: true})
 	pos := &positiveProposer{lower: 1}
+	posLog := &positiveProposer{lower: 1, kindChoice: kindChoice{kind: kindLog}}
 	iv := &intervalProposer{lower: -1, upper: 3}
-	ivLogit := &intervalProposer{lower: -1, upper: 3, kind: kindLogit}
-	ivTrunc := &intervalProposer{lower: -1, upper: 3, kind: kindTrunc}
+	ivLogit := &intervalProposer{lower: -1, upper: 3, kindChoice: kindChoice{kind: kindLogit}}
+	ivTrunc := &intervalProposer{lower: -1, upper: 3, kindChoice: kindChoice{kind: kindTrunc}}
 	cases := []proposerCase{
 		{"real cholesky", rc, mk(rc, 0.5, 1.2, -2), -inf, inf},
 		{"real softabs", rc, mk(rc, 0.5, 1.2, 0.7), -inf, inf},
@@ -246,6 +247,8 @@ func oneDimCases(t *testing.T) []proposerCase {
 		{"gamma", pos, mk(pos, 2, 0.5, -1), 1, inf},
 		{"gamma fallback", pos, mk(pos, 2, 3, 1), 1, inf},
 		{"gamma log-newton fallback", pos, mk(pos, 2, -5, 2), 1, inf},
+		{"positive log newton", posLog, mk(posLog, 2, 0.5, -10), 1, inf},
+		{"positive log langevin", posLog, mk(posLog, 5, -5, 0.5), 1, inf},
 		{"beta", iv, mk(iv, 0.2, 0.3, -1), -1, 3},
 		{"beta fallback", iv, mk(iv, 0.2, math.Inf(1), -1), -1, 3},
 		{"beta logit-newton fallback", iv, mk(iv, 0.2, -5, 1.25), -1, 3},

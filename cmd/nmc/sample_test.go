@@ -104,12 +104,11 @@ var tinySizes = map[string][]string{
 // where the Gamma fit's log-scale fallback is rejected (the reverse Gamma density
 // of so far a point): in 5 warm-up sweeps it stays put and nmc sample warns of
 // it; the adaptive warm-up's escape moves take it out. arma11's 10 draws without
-// warm-up (gen's round trip, from -start-candidates 1) leave sigma unmoved in a
-// chain (theta near -1, sigma twice its posterior mean) at 1 seed of seeds 1-6
-// with the automatic blocks and 1 of 6 without (another seed each time); seed 2
-// is one where neither does.
+// warm-up (gen's round trip) left sigma unmoved in a chain (theta near -1, sigma
+// twice its posterior mean) at some seed whatever the blocks and starts, so
+// arma11 runs with the adaptive warm-up too.
 var sampleArgs = map[string][]string{"varying_intercept": {"-warmup", "auto"}, "one_comp_mm_elim_abs": {"-warmup", "auto", "-warmup-per-chain", "-start-candidates", "1"},
-	"arma11": {"-start-candidates", "1", "-seed", "2"}, "linreg_2scalar": {"-warmup", "auto"}}
+	"arma11": {"-warmup", "auto"}, "linreg_2scalar": {"-warmup", "auto"}}
 
 func TestSampleEveryModel(t *testing.T) {
 	for _, model := range models.Names() {

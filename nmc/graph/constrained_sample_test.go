@@ -59,6 +59,13 @@ func TestConstrainedPriorDraws(t *testing.T) {
 			mu := b.Latent("mu", graph.Normal(graph.C(0), graph.C(1)))
 			b.Bounded("z", nil, mu, graph.Normal(mu, graph.C(1)))
 		}, []moment{{"mu", 0, 1}, {"z", -math.Sqrt(2 / math.Pi), math.Sqrt(2 - 2/math.Pi)}}},
+		// A scale's heavy right tail: InverseGamma(6, 5), mean 5/5 = 1, variance
+		// 25/(25·4). The Gamma fit proposes far below a point in the tail, where the
+		// chain sticks (bulk ESS 551 of 4000, sd 3.7 MCSE low); the log-scale kind
+		// that the warm-up chooses instead does not (939): at least 800 asked.
+		{"positive-inverse-gamma", func(b *graph.Builder) {
+			b.Latent("s", graph.InverseGamma(graph.C(6), graph.C(5)))
+		}, []moment{{"s", 1, 0.5}}},
 		// A plate of three Beta(2, 5) on (0, 1): mean 2/7, variance 10/(49·8).
 		{"bounded-beta-plate", func(b *graph.Builder) {
 			b.Bounded("p", graph.C(0), graph.C(1), graph.Beta(graph.C(2), graph.C(5)), 3)
@@ -82,7 +89,11 @@ func TestConstrainedPriorDraws(t *testing.T) {
 				zs := (row.SD - mo.sd) / row.MCSESD
 				t.Logf("%s: mean %.4g (exact %.4g, z %.2f), sd %.4g (exact %.4g, z %.2f), ess_bulk %.0f", mo.name, row.Mean, mo.mean, zm, row.SD, mo.sd, zs, row.ESSBulk)
 				// A stuck chain has a huge MCSE: ask for a tenth of the draws' ESS too.
-				if math.Abs(zm) > 4 || math.Abs(zs) > 4 || !(row.ESSBulk >= 400) {
+				minESS := map[string]float64{"positive-inverse-gamma": 800}[c.name]
+				if minESS == 0 {
+					minESS = 400
+				}
+				if math.Abs(zm) > 4 || math.Abs(zs) > 4 || !(row.ESSBulk >= minESS) {
 					t.Errorf("%s: z mean %.2f, z sd %.2f, ess_bulk %.0f", mo.name, zm, zs, row.ESSBulk)
 				}
 			}
