@@ -34,7 +34,9 @@ func TestConvergenceWarnings(t *testing.T) {
 	}{
 		{"mixed", 0, 0, nil},
 		{"apart", 0, 1, []string{"R-hat of a is", "bulk ESS of a is"}},
-		{"slow", 0.9, 0, []string{"bulk ESS of a is"}},
+		{"moderate", 0.5, 0, nil},
+		// AR(0.9) chains of 1000: bulk ESS 198, R-hat 1.031 (rstan's 1.05 let it pass).
+		{"slow", 0.9, 0, []string{"R-hat of a is", "bulk ESS of a is"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rows, err := Convergence(chainsDraws(t, 1000, c.rho, c.shift), nil)
@@ -57,7 +59,7 @@ func TestConvergenceWarnings(t *testing.T) {
 		t.Errorf("constant: %q", got)
 	}
 	got := ConvergenceWarnings([]ConvergenceRow{{"x", 1.2, 500}, {"y", 1.5, 40}, {"z", 1.0, 1000}}, 4)
-	if len(got) != 2 || !strings.Contains(got[0], "R-hat of y is 1.5 (want below 1.01; 2 of 3 quantities above 1.05)") ||
+	if len(got) != 2 || !strings.Contains(got[0], "R-hat of y is 1.5 (want below 1.01; 2 of 3 quantities at or above it)") ||
 		!strings.Contains(got[1], "bulk ESS of y is 40 (1 of 3 quantities below 400, 100 per chain)") {
 		t.Errorf("%q", got)
 	}

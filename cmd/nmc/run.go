@@ -413,7 +413,7 @@ func printSites(w io.Writer, res *nmc.Result) {
 // warnings returns the run's warnings: the sampler's (nmc.Result.Warnings: sites
 // that did not move, chains that did not agree at the end of the warm-up, restarts)
 // and the draws' (diagnostics.ConvergenceWarnings over every recorded quantity: an
-// R-hat above 1.05, a bulk ESS below 100 per chain).
+// R-hat of 1.01 or more, a bulk ESS below 100 per chain).
 func (r *runResult) warnings() []string {
 	if r.warned != nil {
 		return *r.warned

@@ -48,7 +48,7 @@ func mustRun(t *testing.T, args ...string) string {
 }
 
 // withoutShortRunWarnings returns stderr without the draws' convergence warnings
-// (an R-hat above 1.05, a bulk ESS below 100 per chain: diagnostics.
+// (an R-hat of 1.01 or more, a bulk ESS below 100 per chain: diagnostics.
 // ConvergenceWarnings), which the tests' runs of a few dozen draws give as they
 // should; TestSampleWarnsConvergence tests them.
 func withoutShortRunWarnings(stderr string) string {
