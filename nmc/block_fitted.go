@@ -99,6 +99,11 @@ func (st *blockStepper) Adapt(c *Chain, w Warmup) {
 	if !allFinite(u) {
 		return
 	}
+	// The judge weighs the latest blockFitRing sweeps most (see judge).
+	for j := range f.moves {
+		f.moves[j] *= 1 - 1.0/blockFitRing
+		f.rest[j] *= 1 - 1.0/blockFitRing
+	}
 	f.n++
 	inv := 1 / float64(f.n)
 	du := b.du
@@ -154,23 +159,36 @@ func (st *blockStepper) EndWarmup(c *Chain, w Warmup) {
 	f.on = isFinite(f.c)
 }
 
-// judge reports whether the block's Newton steps moved its coordinates in the
-// stationary period of warm-up at least as far as the rest of the sweeps did
-// (its sites' own steps among them), each coordinate in units of its variance
-// over the period; true when there are too few draws to judge. A block that
+// judge reports whether the block's Newton steps moved its coordinates at the
+// end of the stationary period of warm-up at least as far as the rest of the
+// sweeps did (its sites' own steps among them), each coordinate in units of its
+// variance over the latest blockFitRing sweeps, the moves weighted by e^(−age/
+// blockFitRing) sweeps; true when there are too few draws to judge. A block that
 // moves them less gains little for a step that costs about as much as its
 // sites' own (a 20-point two-component mixture's ordered means, coupling
 // 0.5–0.8: about the same least ESS with the block and twice the CPU), and one
-// that never moves them none; the chain then leaves it out after warm-up.
+// that never moves them none; the chain then leaves it out after warm-up. (Over
+// the whole period, a 1000-point mixture's chains that crawled to the bulk in it
+// judged the block by the crawl, where its steps seldom accept, and dropped it:
+// least bulk ESS 465 without it, 2636 with it.)
 func (st *blockStepper) judge() bool {
 	f := st.fit
 	du := st.coords.du
-	if f.n < blockFitMinDraws*du {
+	if f.n < blockFitMinDraws*du || f.kept < 2 {
 		return true
 	}
 	moves, rest := 0.0, 0.0
 	for j := range du {
-		v := f.m2[j*du+j] / float64(f.n-1)
+		m, q := 0.0, 0.0
+		for r := range f.kept {
+			m += f.ring[r*du+j]
+		}
+		m /= float64(f.kept)
+		for r := range f.kept {
+			d := f.ring[r*du+j] - m
+			q += d * d
+		}
+		v := q / float64(f.kept-1)
 		if !(v > 0) || !isFinite(v) {
 			continue
 		}

@@ -358,15 +358,20 @@ func TestAutoBlocksCoupled(t *testing.T) {
 
 // TestBlockJudge: a chain keeps a block after warm-up when its Newton steps moved
 // its coordinates at least as far as the rest of the sweeps (squared jumps in
-// units of each coordinate's warm-up variance), and leaves it out when they moved
+// units of each coordinate's variance over the latest warm-up draws), and leaves it out when they moved
 // them less or not at all; with too few warm-up draws to judge it keeps it.
 func TestBlockJudge(t *testing.T) {
 	const du = 2
 	judge := func(n int, variance, moves, rest [du]float64) bool {
 		f := newBlockFit(du)
 		f.n = n
+		// The latest draws: ±s_j alternately, of sample variance variance[j].
+		f.kept = blockFitRing
 		for j := range du {
-			f.m2[j*du+j] = variance[j] * float64(n-1)
+			sj := math.Sqrt(variance[j] * float64(f.kept-1) / float64(f.kept))
+			for r := range f.kept {
+				f.ring[r*du+j] = sj * float64(1-2*(r%2))
+			}
 		}
 		copy(f.moves, moves[:])
 		copy(f.rest, rest[:])
@@ -384,8 +389,8 @@ func TestBlockJudge(t *testing.T) {
 		{"moves less", 100, [du]float64{1, 1}, [du]float64{10, 10}, [du]float64{50, 50}, false},
 		{"never moves", 100, [du]float64{1, 1}, [du]float64{0, 0}, [du]float64{50, 50}, false},
 		// In units of the variance: coordinate 1's rest jumps are on a scale 100
-		// times coordinate 0's, and count as 0.5 + 0.5 against the block's 1 + 0.
-		{"scaled", 100, [du]float64{1, 100}, [du]float64{1, 0}, [du]float64{0.5, 50}, true},
+		// times coordinate 0's, and count as 0.5 + 0.4 against the block's 1 + 0.
+		{"scaled", 100, [du]float64{1, 100}, [du]float64{1, 0}, [du]float64{0.5, 40}, true},
 		{"scaled, less", 100, [du]float64{1, 100}, [du]float64{1, 0}, [du]float64{0.5, 60}, false},
 		{"too few draws", 2*blockFitMinDraws - 1, [du]float64{1, 1}, [du]float64{0, 0}, [du]float64{50, 50}, true},
 	} {
