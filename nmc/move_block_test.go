@@ -399,3 +399,19 @@ func TestBlockJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestConfirmedBlocks: a pilot round keeps the blocks it moved that it found
+// again, alone or within a larger block, and drops those it found split or not
+// at all.
+func TestConfirmedBlocks(t *testing.T) {
+	b := func(sites ...int) autoBlock { return autoBlock{sites: sites} }
+	moved := []autoBlock{b(0, 1), b(3, 4), b(6, 7)}
+	found := []autoBlock{b(0, 1, 3, 5), b(3, 8), b(6, 7)}
+	got := confirmed(moved, found)
+	if !sameBlocks(got, []autoBlock{b(0, 1), b(6, 7)}) {
+		t.Errorf("confirmed %v, want [0 1] and [6 7]", got)
+	}
+	if got := confirmed(moved, nil); got != nil {
+		t.Errorf("nothing found: %v", got)
+	}
+}
