@@ -169,7 +169,18 @@ func logitFit(u, v, q, g, h float64) (sd, m float64) {
 	t := math.Log(u) - math.Log(v)
 	gt := g*q + (v - u)
 	ht := h*q*q + g*q*(v-u) - 2*u*v
-	if !(u > 0) || !(v > 0) || math.IsNaN(gt) || math.IsInf(gt, 0) || math.IsNaN(ht) || math.IsInf(ht, 0) {
+	if !(u > 0) || !(v > 0) {
+		return 0, t
+	}
+	return trustFit(t, gt, ht)
+}
+
+// trustFit returns (sd, m) of the Gaussian fitted at t from the derivatives g_t and
+// h_t of a density on a transformed scale (see logitFit): the Newton Gaussian
+// within logitTrust of its standard deviations, else the Langevin proposal; sd =
+// 0 (the walk about t) where a derivative is not finite.
+func trustFit(t, gt, ht float64) (sd, m float64) {
+	if math.IsNaN(gt) || math.IsInf(gt, 0) || math.IsNaN(ht) || math.IsInf(ht, 0) {
 		return 0, t
 	}
 	if ht < 0 && math.Abs(gt) <= logitTrust*math.Sqrt(-ht) {

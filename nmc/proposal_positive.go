@@ -48,20 +48,10 @@ func logFit(y, g, h float64) (sd, m float64) {
 	t := math.Log(y)
 	gt := y*g + 1
 	ht := y*y*h + y*g
-	if !(y > 0) || math.IsInf(y, 0) || math.IsNaN(gt) || math.IsInf(gt, 0) || math.IsNaN(ht) || math.IsInf(ht, 0) {
+	if !(y > 0) || math.IsInf(y, 0) {
 		return 0, t
 	}
-	if ht < 0 && math.Abs(gt) <= logitTrust*math.Sqrt(-ht) {
-		return 1 / math.Sqrt(-ht), t - gt/ht
-	}
-	s2 := 1.0
-	if ht < 0 {
-		s2 = min(s2, -1/ht)
-	}
-	if gt != 0 {
-		s2 = min(s2, 2*maxLogitDrift/math.Abs(gt))
-	}
-	return math.Sqrt(s2), t + 0.5*s2*gt
+	return trustFit(t, gt, ht)
 }
 
 func (p *positiveProposer) name() string { return "gamma" }
