@@ -171,6 +171,10 @@ func (st *blockStepper) Step(c *Chain) {
 	if st.fit.off && !c.warm.warmup {
 		return
 	}
+	if st.fit.newtonOff && !c.warm.warmup {
+		st.fittedOnly(c)
+		return
+	}
 	c.at.phase = "block move"
 	st.step(c)
 	if !c.warm.warmup && st.fit.on && st.valid && st.edits == c.cache.edits {
@@ -259,13 +263,36 @@ func (st *blockStepper) Stats() []draws.SiteStats {
 	s.Name, s.Proposer, s.Sites = st.plan.name, blockProposerName, len(st.plan.sites)
 	f := st.fit.stats
 	f.Name, f.Proposer, f.Sites = st.plan.name+" fitted", blockFittedProposer, len(st.plan.sites)
-	if st.fit.off {
+	if st.fit.newtonOff {
 		s.Unused = "its Newton steps moved its coordinates less than the rest of the sweeps did in warm-up"
-		f.Unused = "the block's steps were left out"
+		if st.fit.off {
+			f.Unused = "its Newton steps were left out, and no proposal could be fitted to its warm-up draws"
+		}
 	} else if !st.fit.on {
 		f.Unused = "its Newton steps accepted at least 90% of their warm-up proposals, or too few warm-up draws to fit"
 	}
 	return []draws.SiteStats{s, f}
+}
+
+// fittedOnly makes the fitted steps of a block whose Newton steps the judge left
+// out, from the value of the block's target at the current point (its
+// derivatives are not needed).
+func (st *blockStepper) fittedOnly(c *Chain) {
+	b := st.coords
+	cur := &st.cur
+	if !st.valid || st.edits != c.cache.edits {
+		b.gather(c.x, st.xb)
+		b.toFree(st.xb, cur.x)
+		cur.f = st.eval.value(c.x, cur.x)
+		if !isFinite(cur.f) || !allFinite(cur.x) {
+			st.valid = false
+			return
+		}
+		st.valid, st.edits, st.pending = true, c.cache.edits, true
+	}
+	c.at.phase = "block move"
+	st.fittedSteps(c)
+	c.at.phase = "sampling"
 }
 
 // addSquares adds (b_j − a_j)² to d_j.
