@@ -59,22 +59,60 @@ func (o kernelOp) phi(d2, rho float64) (f, d1, d2rho float64) {
 	return e, e * q / rho, e * (q*q - 3*q) / (rho * rho)
 }
 
+// kernelTable holds φ and its first and second derivatives in ρ at every pair of
+// a kernel's points for one value of ρ: each score reads the kernel's n rows, and
+// the scores of one state (a block's joint derivatives, the steps of the other
+// hyperparameters) read them at the same ρ.
+type kernelTable struct {
+	rho       float64
+	ok        bool
+	f, d1, d2 []float64 // n×n, row-major
+}
+
+// kernelTable returns the table of the kernel node n (op o) at ρ = rho, computing
+// it when the scorer's table is for another ρ: the lower triangle, mirrored (the
+// squared distances are symmetric, so the upper entries are the same numbers).
+func (s *scorer) kernelTable(n *Node, o kernelOp, rho float64) *kernelTable {
+	if s.gp.kernel == nil {
+		s.gp.kernel = map[*Node]*kernelTable{}
+	}
+	t := s.gp.kernel[n]
+	if t == nil {
+		t = &kernelTable{f: make([]float64, o.n*o.n), d1: make([]float64, o.n*o.n), d2: make([]float64, o.n*o.n)}
+		s.gp.kernel[n] = t
+	}
+	if t.ok && math.Float64bits(t.rho) == math.Float64bits(rho) {
+		return t
+	}
+	m := o.n
+	for i := 0; i < m; i++ {
+		for j := 0; j <= i; j++ {
+			f, d1, d2 := o.phi(o.d2[i*m+j], rho)
+			t.f[i*m+j], t.d1[i*m+j], t.d2[i*m+j] = f, d1, d2
+			t.f[j*m+i], t.d1[j*m+i], t.d2[j*m+i] = f, d1, d2
+		}
+	}
+	t.rho, t.ok = rho, true
+	return t
+}
+
 func (o kernelOp) eval(s *scorer, n *Node, e int, out []jet) {
 	top := s.top
 	hp := s.push(2)
 	s.eval(n.args[0], 0, hp[:1])
 	s.eval(n.args[1], 0, hp[1:])
 	a, r := &hp[0], &hp[1]
-	row := o.d2[e*o.n : (e+1)*o.n]
+	t := s.kernelTable(n, o, r.v)
+	lo, hi := e*o.n, (e+1)*o.n
+	tf, td1, td2 := t.f[lo:hi], t.d1[lo:hi], t.d2[lo:hi]
 	scalar := (a.kind == jConst || a.kind == jUnit) && (r.kind == jConst || r.kind == jUnit)
 	if scalar && a.kind == jUnit && r.kind == jUnit && a.i != r.i {
 		scalar = false
 	}
 	if !scalar {
 		amp := s.ops.apply(a, a.v*a.v, 2*a.v, 2)
-		for j, d := range row {
-			f, d1, d2 := o.phi(d, r.v)
-			k := s.ops.apply(r, f, d1, d2)
+		for j := range tf {
+			k := s.ops.apply(r, tf[j], td1[j], td2[j])
 			out[j] = s.ops.mul(&amp, &k)
 		}
 		s.top = top
@@ -91,12 +129,12 @@ func (o kernelOp) eval(s *scorer, n *Node, e int, out []jet) {
 	amp := a.v * a.v
 	da, d2a := 2*a.v*a.gc, 2*a.gc*a.gc+2*a.v*a.hc
 	gr, hr := r.gc, r.hc
-	for j, d := range row {
-		f, d1, d2 := o.phi(d, r.v)
+	for j, f := range tf {
 		if kind == jConst {
 			out[j] = jet{v: amp * f}
 			continue
 		}
+		d1, d2 := td1[j], td2[j]
 		df, d2f := d1*gr, d2*gr*gr+d1*hr
 		out[j] = jet{v: amp * f, kind: jUnit, i: c, gc: da*f + amp*df, hc: d2a*f + 2*da*df + amp*d2f}
 	}

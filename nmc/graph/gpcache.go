@@ -16,6 +16,7 @@ import (
 type gpScratch struct {
 	mvn     []*mvnScratch             // per factor
 	cholMul map[*Node]*cholMulScratch // per CholeskyMul node
+	kernel  map[*Node]*kernelTable    // per kernel node (covkernel.go)
 }
 
 // factorCache keeps the Cholesky factors of a matrix node at the last two points
