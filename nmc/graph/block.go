@@ -236,13 +236,22 @@ func (m *Model) compileBlock(sites []int) *blockScore {
 // one pass with jets over all the block's coordinates: every coordinate of the
 // block a unit jet of its own (as a Vector site's coordinates are), which the
 // general evaluation path chains through exactly. Only models whose nodes are
-// the elementwise arithmetic, Sum and Index are taken (the Markov-blanket
-// special paths — linear factors, MatVec products, custom operations, summed-out
-// groups, joint factors — know one active site or one orbit direction), and only
-// blankets scored serially (below chunkedMinElems elements).
+// the elementwise arithmetic, Sum, Index and the custom operations that chain
+// any jets (manyDirections: a Gaussian process's kernel, AddDiag, Reshape) are
+// taken, and of the factors scored from their argument jets (jetFamily) only the
+// multivariate normal, which reads the directions of any jets (the
+// Markov-blanket special paths — linear factors, MatVec products, the other
+// custom operations, summed-out groups, joint factors — know one active site or
+// one orbit direction), and only blankets scored serially (below
+// chunkedMinElems elements). A Gaussian process regression's block of its
+// kernel's hyperparameters is so one score, not one per site and one per pair.
 func (m *Model) onePassable(o *orbit) bool {
 	if len(o.lin) > 0 || len(o.marg) > 0 || len(o.blanket) >= chunkedMinElems {
 		return false
+	}
+	manyDirs := func(f *factor) bool {
+		_, mvn := f.jf.(*mvnFamily)
+		return f.jf == nil || mvn
 	}
 	for _, g := range o.groups {
 		if m.factors[g.f].jf != nil {
@@ -250,7 +259,7 @@ func (m *Model) onePassable(o *orbit) bool {
 		}
 	}
 	for _, en := range o.blanket {
-		if m.factors[en.f].jf != nil {
+		if !manyDirs(m.factors[en.f]) {
 			return false
 		}
 	}
@@ -261,12 +270,29 @@ func (m *Model) onePassable(o *orbit) bool {
 		switch n.op {
 		case opConst, opLatent, opAdd, opSub, opMul, opDiv, opNeg, opExp, opLog, opLog1p,
 			opSqrt, opPow, opLogistic, opSoftplus, opSum, opIndex:
+		case opCustom:
+			if _, ok := n.impl.(manyDirections); !ok {
+				return false
+			}
 		default:
 			return false
 		}
 	}
 	return true
 }
+
+// manyDirections marks the custom operations whose eval chains the jets of its
+// arguments through the scorer's jet operations whatever their kind, so that
+// jets over several directions at once (a block scored in one pass) come out
+// exact.
+type manyDirections interface {
+	nodeOp
+	manyDirections()
+}
+
+func (kernelOp) manyDirections()  {}
+func (addDiagOp) manyDirections() {}
+func (reshapeOp) manyDirections() {}
 
 // blockOnePass is JointHessian of a onePass block: the union's orbit score with
 // the jets of the block's coordinates the unit jets of n directions.

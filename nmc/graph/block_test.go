@@ -70,6 +70,41 @@ func buildSimplexMixed(t testing.TB) *Model {
 	return mod
 }
 
+// buildGPBlock declares a Gaussian process regression on n points (y ~
+// MultivariateNormal(0, K), K = kernel(x; alpha, rho) + sigma²I: the marginal
+// likelihood of posteriordb's gp_regr) with the exponentiated quadratic kernel,
+// or Matérn 5/2 with matern; with latent, the latent GP of gp_pois_regr instead
+// (f ~ MultivariateNormal(0, K + 1e−10·I), counts ~ PoissonLog(f)).
+func buildGPBlock(t testing.TB, n int, matern, latent bool) *Model {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	xs, ys, ks := make([]float64, n), make([]float64, n), make([]int, n)
+	for i := range xs {
+		xs[i] = -10 + 20*float64(i)/float64(n-1)
+		ys[i] = math.Sin(xs[i]/3) + 0.3*rng.NormFloat64()
+		ks[i] = rng.IntN(6)
+	}
+	b := New()
+	rho := b.Latent("rho", Gamma(C(25), C(4)))
+	alpha := b.Latent("alpha", HalfNormal(C(2)))
+	kern := ExpQuadCov(Data(xs), alpha, rho)
+	if matern {
+		kern = Matern52Cov(Data(xs), alpha, rho)
+	}
+	if latent {
+		f := b.Latent("f", MultivariateNormalCov(C(0), AddDiag(kern, C(1e-10))))
+		b.ObserveInts("k", PoissonLog(Components(f)), ks)
+	} else {
+		sigma := b.Latent("sigma", HalfNormal(C(1)))
+		b.Observe("y", MultivariateNormalCov(C(0), AddDiag(kern, Mul(sigma, sigma))), ys)
+	}
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // tangent returns a random direction over the block's coordinates, zero-sum on
 // each simplex site's part; only sites listed in on move.
 func tangent(rng *rand.Rand, all []nmc.Site, sites []int, on map[int]bool) []float64 {
@@ -146,6 +181,9 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 	models["scalar regression"] = buildScalarRegression(t, 30, 1)
 	models["pk positive"] = buildPKPositive(t)
 	models["simplex mixed"] = buildSimplexMixed(t)
+	models["gp regression"] = buildGPBlock(t, 12, false, false)
+	models["gp regression matern"] = buildGPBlock(t, 9, true, false)
+	models["gp latent"] = buildGPBlock(t, 6, false, true)
 	onePass := map[string][2]int{} // blocks of several sites: in one pass, by site and orbit scores
 	for _, name := range slices.Sorted(maps.Keys(models)) {
 		m := models[name]
@@ -301,7 +339,7 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 	}
 	// Both ways are exercised: the one pass on the models of plain elementwise
 	// factors, site and orbit scores on the others.
-	for _, name := range []string{"testModels funnel", "simplex mixed"} {
+	for _, name := range []string{"testModels funnel", "simplex mixed", "gp regression", "gp regression matern"} {
 		if onePass[name][0] == 0 {
 			t.Errorf("%s: no block scored in one pass", name)
 		}
