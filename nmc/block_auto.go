@@ -41,6 +41,9 @@ import (
 //     of them per state), and the coupled pairs are joined into blocks, strongest
 //     first, as long as a block stays within MaxCoords coordinates (Kruskal's rule
 //     with a size cap).
+//   - Sites a model names together (BlockHinter: a Gaussian process's kernel
+//     hyperparameters) are coupled pairs whatever their measured coupling,
+//     provided they are candidates and no declared group moves them together.
 //   - A Positive or Interval site of two to MaxCoords coordinates, not in such a
 //     block, whose own coordinates are coupled, is a block of its own: its site
 //     step fits a Gamma or Beta per coordinate, which ignores their correlation.
@@ -60,6 +63,18 @@ type AutoBlocks struct {
 	// MaxCoords caps a block's unconstrained coordinates, and the candidate sites'
 	// for the search between sites (default 64). Must not be negative.
 	MaxCoords int
+}
+
+// A BlockHinter is a model that names sets of continuous sites to move by one
+// block Newton step although their coupling, as AutoBlocks measures it, may be
+// small: where single-site steps mix slowly for another reason than a linear
+// coupling. The graph models name the sites a multivariate normal's covariance
+// reads (a Gaussian process regression's length scale, amplitude and noise: its
+// coupling measured 0.14, yet the block moved alpha with 6 times the bulk ESS of
+// its single-site steps, 3969 against 648 of 4000 draws).
+type BlockHinter interface {
+	// BlockHints returns the sets of sites, each a list of site indices.
+	BlockHints() [][]int
 }
 
 const (
@@ -83,6 +98,8 @@ const (
 	autoBlockSeed = 0x9e3779b97f4a7c15
 	// autoFound says how an automatic block was found, in the schedule.
 	autoFound = "found from the curvature"
+	// autoHinted says so of a block that holds sites the model names together.
+	autoHinted = "named by the model, measured"
 )
 
 // Plan measures the couplings and plans a BlockNewton move per block found.
@@ -112,6 +129,7 @@ func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
 	}
 	// What can be measured: pairs of candidates not moved together by a declared
 	// group, and multi-coordinate Positive and Interval sites.
+	hinted := hintedPairs(run, cand)
 	pairs := false
 	if len(cand) >= 2 && du <= maxc {
 		for _, g := range groupedPairs(run, cand) {
@@ -137,7 +155,7 @@ func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
 		in := map[int]bool{}
 		if pairs {
 			cs := siteCouplings(run, jh, cand, states)
-			blocks = joinCoupled(run, cand, cs, thr, maxc)
+			blocks = joinCoupled(run, cand, cs, hinted, thr, maxc)
 			for _, b := range blocks {
 				for _, i := range b.sites {
 					in[i] = true
@@ -173,15 +191,48 @@ func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
 	}
 	var out []Planned
 	for _, b := range blocks {
-		out = append(out, newNewtonBlockPlan(run.sites, b.sites, autoFound, b.coupling))
+		how := autoFound
+		if b.hinted {
+			how = autoHinted
+		}
+		out = append(out, newNewtonBlockPlan(run.sites, b.sites, how, b.coupling))
 	}
 	return out, nil
 }
 
-// autoBlock is a block found: its sites in state order and its coupling.
+// autoBlock is a block found: its sites in state order, its coupling, and
+// whether it joins sites the model names together (BlockHinter).
 type autoBlock struct {
 	sites    []int
 	coupling float64
+	hinted   bool
+}
+
+// hintedPairs reports, for the candidate sites cand, the pairs (a*len(cand)+b)
+// that a set of the model's BlockHints holds both of.
+func hintedPairs(run *sampling, cand []int) []bool {
+	nc := len(cand)
+	out := make([]bool, nc*nc)
+	h, ok := run.m.(BlockHinter)
+	if !ok {
+		return out
+	}
+	at := map[int]int{}
+	for a, i := range cand {
+		at[i] = a
+	}
+	for _, set := range h.BlockHints() {
+		for _, i := range set {
+			for _, j := range set {
+				a, okA := at[i]
+				b, okB := at[j]
+				if okA && okB && a < b {
+					out[a*nc+b] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // autoCandidates returns the sites AutoBlocks may block, in state order.
@@ -437,9 +488,9 @@ func siteCouplings(run *sampling, jh JointHessianer, cand []int, states [][]floa
 	return out
 }
 
-// joinCoupled joins the coupled pairs of cand (cs from siteCouplings) into blocks
-// (see AutoBlocks).
-func joinCoupled(run *sampling, cand []int, cs []float64, thr float64, maxc int) []autoBlock {
+// joinCoupled joins the coupled pairs of cand (cs from siteCouplings; the pairs
+// hinted, from hintedPairs, whatever their coupling) into blocks (see AutoBlocks).
+func joinCoupled(run *sampling, cand []int, cs []float64, hinted []bool, thr float64, maxc int) []autoBlock {
 	nc := len(cand)
 	grouped := groupedPairs(run, cand)
 	type edge struct {
@@ -449,7 +500,11 @@ func joinCoupled(run *sampling, cand []int, cs []float64, thr float64, maxc int)
 	var edges []edge
 	for a := range nc {
 		for b := a + 1; b < nc; b++ {
-			if c := cs[a*nc+b]; !grouped[a*nc+b] && c >= thr {
+			c := cs[a*nc+b]
+			if !grouped[a*nc+b] && (c >= thr || hinted[a*nc+b]) {
+				if math.IsNaN(c) {
+					c = 0
+				}
 				edges = append(edges, edge{a, b, c})
 			}
 		}
@@ -466,6 +521,7 @@ func joinCoupled(run *sampling, cand []int, cs []float64, thr float64, maxc int)
 	root := make([]int, nc)
 	size := make([]int, nc)
 	best := make([]float64, nc) // per root: the block's strongest coupling
+	hint := make([]bool, nc)    // per root: whether the block joins a hinted pair
 	for a := range root {
 		root[a], size[a] = a, freeDim(run.sites[cand[a]])
 	}
@@ -484,6 +540,7 @@ func joinCoupled(run *sampling, cand []int, cs []float64, thr float64, maxc int)
 		root[rb] = ra
 		size[ra] += size[rb]
 		best[ra] = max(best[ra], best[rb], e.c)
+		hint[ra] = hint[ra] || hint[rb] || hinted[e.a*nc+e.b]
 	}
 	var out []autoBlock
 	members := map[int][]int{}
@@ -497,7 +554,7 @@ func joinCoupled(run *sampling, cand []int, cs []float64, thr float64, maxc int)
 	}
 	for _, r := range order {
 		if len(members[r]) >= 2 {
-			out = append(out, autoBlock{sites: members[r], coupling: best[r]})
+			out = append(out, autoBlock{sites: members[r], coupling: best[r], hinted: hint[r]})
 		}
 	}
 	return out
