@@ -39,7 +39,8 @@ import (
 // warm-up than the rest of the sweeps did (squared distances, each coordinate in
 // units of its warm-up variance) leaves the block out after warm-up: its step
 // costs about as much as its sites' own steps and gains little, or nothing
-// where it never moves (blockStepper.judge); its statistics then say so.
+// where it never moves (blockStepper.judge); its statistics then say so. (Not a
+// block of sites the model names together, BlockHinter.)
 //
 // The move is useful where the posterior couples sites so strongly that steps of
 // one site at a time crawl — an intercept and a slope of uncentred data, say —

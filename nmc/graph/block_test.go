@@ -105,6 +105,34 @@ func buildGPBlock(t testing.TB, n int, matern, latent bool) *Model {
 	return m
 }
 
+// buildGPTwoKernels declares a Gaussian process regression whose covariance is
+// the sum of an exponentiated quadratic and a Matérn 3/2 kernel, each with its
+// own amplitude and length scale, and a noise: two length scales, so two
+// directions in which the covariance moves neither as a multiple of itself nor on
+// its diagonal.
+func buildGPTwoKernels(t testing.TB, n int) *Model {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), 8))
+	xs, ys := make([]float64, n), make([]float64, n)
+	for i := range xs {
+		xs[i] = -5 + 10*float64(i)/float64(n-1)
+		ys[i] = math.Cos(xs[i]/2) + 0.3*rng.NormFloat64()
+	}
+	b := New()
+	rho1 := b.Latent("rho1", Gamma(C(25), C(4)))
+	alpha1 := b.Latent("alpha1", HalfNormal(C(2)))
+	rho2 := b.Latent("rho2", Gamma(C(10), C(10)))
+	alpha2 := b.Latent("alpha2", HalfNormal(C(1)))
+	sigma := b.Latent("sigma", HalfNormal(C(1)))
+	kern := Add(ExpQuadCov(Data(xs), alpha1, rho1), Matern32Cov(Data(xs), alpha2, rho2))
+	b.Observe("y", MultivariateNormalCov(C(0), AddDiag(kern, Mul(sigma, sigma))), ys)
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // tangent returns a random direction over the block's coordinates, zero-sum on
 // each simplex site's part; only sites listed in on move.
 func tangent(rng *rand.Rand, all []nmc.Site, sites []int, on map[int]bool) []float64 {
@@ -184,6 +212,7 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 	models["gp regression"] = buildGPBlock(t, 12, false, false)
 	models["gp regression matern"] = buildGPBlock(t, 9, true, false)
 	models["gp latent"] = buildGPBlock(t, 6, false, true)
+	models["gp two kernels"] = buildGPTwoKernels(t, 8)
 	onePass := map[string][2]int{} // blocks of several sites: in one pass, by site and orbit scores
 	for _, name := range slices.Sorted(maps.Keys(models)) {
 		m := models[name]
@@ -339,7 +368,7 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 	}
 	// Both ways are exercised: the one pass on the models of plain elementwise
 	// factors, site and orbit scores on the others.
-	for _, name := range []string{"testModels funnel", "simplex mixed", "gp regression", "gp regression matern"} {
+	for _, name := range []string{"testModels funnel", "simplex mixed", "gp regression", "gp regression matern", "gp two kernels"} {
 		if onePass[name][0] == 0 {
 			t.Errorf("%s: no block scored in one pass", name)
 		}

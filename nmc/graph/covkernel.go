@@ -109,6 +109,13 @@ func (o kernelOp) eval(s *scorer, n *Node, e int, out []jet) {
 	if scalar && a.kind == jUnit && r.kind == jUnit && a.i != r.i {
 		scalar = false
 	}
+	if !scalar && a.kind == jUnit && r.kind == jUnit {
+		// Functions of two coordinates (a block of α and ρ scored in one pass): K =
+		// A·φ written straight into dense jets, as mul would make them.
+		o.evalTwo(s, a, r, tf, td1, td2, out)
+		s.top = top
+		return
+	}
 	if !scalar {
 		amp := s.ops.apply(a, a.v*a.v, 2*a.v, 2)
 		for j := range tf {
@@ -139,6 +146,26 @@ func (o kernelOp) eval(s *scorer, n *Node, e int, out []jet) {
 		out[j] = jet{v: amp * f, kind: jUnit, i: c, gc: da*f + amp*df, hc: d2a*f + 2*da*df + amp*d2f}
 	}
 	s.top = top
+}
+
+// evalTwo writes the row K_j = A·φ_j, A = α², for α and ρ functions of two
+// different coordinates (unit jets a and r) into dense jets over s.ops.k
+// coordinates: the gradient has the two entries A′φ and Aφ′, the Hessian the four
+// of A″φ, Aφ″ and A′φ′ (the terms mul's product rule gives, without its zeros).
+func (kernelOp) evalTwo(s *scorer, a, r *jet, tf, td1, td2 []float64, out []jet) {
+	k := s.ops.k
+	ia, ir := a.i, r.i
+	amp := a.v * a.v
+	da, d2a := 2*a.v*a.gc, 2*a.gc*a.gc+2*a.v*a.hc
+	for j, f := range tf {
+		d1, d2 := td1[j], td2[j]
+		df, d2f := d1*r.gc, d2*r.gc*r.gc+d1*r.hc
+		g, h := s.ops.ar.get(k), s.ops.ar.get(k*k)
+		g[ia], g[ir] = f*da, amp*df
+		h[ia*k+ia], h[ir*k+ir] = f*d2a, amp*d2f
+		h[ia*k+ir], h[ir*k+ia] = da*df, da*df
+		out[j] = jet{v: amp * f, kind: jDense, g: g, h: h}
+	}
 }
 
 // ExpQuadCov returns the exponentiated quadratic covariance of the points x (Stan's

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -31,6 +32,39 @@ func TestBlockHints(t *testing.T) {
 	for name, m := range map[string]*Model{"gp latent": buildGPBlock(t, 6, false, true), "scalar regression": buildScalarRegression(t, 30, 1)} {
 		if got := m.BlockHints(); len(got) != 0 {
 			t.Errorf("%s: hints %v, want none", name, got)
+		}
+	}
+}
+
+// TestBlockHintKept samples a Gaussian process regression with the default moves:
+// every chain keeps the block of the sites its covariance reads after warm-up
+// (named by the model, it is not judged by its warm-up moves), so the block's
+// Newton step is made in every sweep and its fitted steps are used.
+func TestBlockHintKept(t *testing.T) {
+	m := buildGPBlock(t, 40, false, false)
+	const warmup, draws = 200, 200
+	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 4, Warmup: warmup, Draws: draws, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, moves := range res.MovesPerChain {
+		found := 0
+		for _, st := range moves {
+			switch st.Name {
+			case "block(rho, alpha, sigma)":
+				found++
+				if st.Proposals != warmup+draws {
+					t.Errorf("chain %d: %d block Newton steps, want %d (one per sweep); unused: %q", c, st.Proposals, warmup+draws, st.Unused)
+				}
+			case "block(rho, alpha, sigma) fitted":
+				found++
+				if st.Proposals == 0 {
+					t.Errorf("chain %d: no fitted steps of the block; unused: %q", c, st.Unused)
+				}
+			}
+		}
+		if found != 2 {
+			t.Errorf("chain %d: %d entries of the block in %v, want 2", c, found, moves)
 		}
 	}
 }

@@ -67,11 +67,15 @@ type mvnScratch struct {
 	rp, vp []float64
 	yp     []float64
 	cp     []float64
-	sp     []float64
+	sp     []float64 // S_p, or B_p = K⁻¹C_p (mixedTraces)
 	scale  []float64
 	dg     []float64
 	coord  []int // per matrix direction, its coordinate
 	terms  []unitTerm
+	// structured: per matrix direction, whether it is scale·K + diag(dg);
+	// cfull: a direction's C_p, both triangles (mixedTraces).
+	structured []bool
+	cfull      []float64
 }
 
 // unitTerm is a moving r_i that is a function of one coordinate c: ∂_c r_i = g.
@@ -396,8 +400,10 @@ func (f *mvnFamily) products(s *scorer, ws *mvnScratch, sl *mvnSlot, xj, mj, cj 
 //	⟨S_p, S_q⟩ = n·c_p c_q + c_p tr(K⁻¹D_q) + c_q tr(K⁻¹D_p) + Σ_ij (D_p)_ii (D_q)_jj (K⁻¹_ij)²,
 //
 // O(n²) from K⁻¹. c_p is read from the largest off-diagonal entry of K and
-// checked on every other one (to 1e-12 relative); otherwise each direction's
-// S_p costs two triangular solves with n right-hand sides.
+// checked on every other one (to 1e-12 relative). When no direction does, each
+// direction's S_p costs two triangular solves with n right-hand sides; when some
+// do and others not (a block of a kernel's length scale with its amplitude and a
+// noise), see mixedTraces.
 func (f *mvnFamily) traces(s *scorer, ws *mvnScratch, sl *mvnSlot, cj []jet, nc int) {
 	n, k := f.n, s.k
 	ws.coord = ws.coord[:0]
@@ -407,7 +413,8 @@ func (f *mvnFamily) traces(s *scorer, ws *mvnScratch, sl *mvnSlot, cj []jet, nc 
 		}
 	}
 	coord := ws.coord
-	if ws.scaledDiagonal(cj, nc) {
+	switch ws.scaledDiagonal(cj, nc) {
+	case nc:
 		ws.inverse(sl)
 		for c := 0; c < nc; c++ {
 			dc := ws.dg[c*n : c*n+n]
@@ -429,6 +436,10 @@ func (f *mvnFamily) traces(s *scorer, ws *mvnScratch, sl *mvnSlot, cj []jet, nc 
 				}
 			}
 		}
+		return
+	case 0:
+	default:
+		f.mixedTraces(s, ws, sl, nc)
 		return
 	}
 	lt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: sl.l}
@@ -455,10 +466,92 @@ func (f *mvnFamily) traces(s *scorer, ws *mvnScratch, sl *mvnSlot, cj []jet, nc 
 	}
 }
 
-// scaledDiagonal reports whether every matrix direction c moves the covariance
-// as C_c = scale[c]·K + diag(dg[c]) (see traces), K the values of cj, and sets
-// ws.scale and ws.dg.
-func (ws *mvnScratch) scaledDiagonal(cj []jet, nc int) bool {
+// mixedTraces is traces when some of the matrix directions move the covariance
+// as C_c = scale[c]·K + diag(dg[c]) (structured, ws.structured[c]) and others do
+// not (a length scale's, with an amplitude's and a noise's in a block): with
+// B_c = K⁻¹C_c, ⟨S_c, S_e⟩ = tr(B_c B_e), where a structured direction's
+// B_c = scale[c]·I + K⁻¹diag(dg[c]) needs no product, so that
+//
+//	tr(B_c B_e) = scale[c]·tr(B_e) + Σ_ij K⁻¹_ij dg[c]_j (B_e)_ji
+//
+// for a structured c and another e, each other direction costing one product
+// K⁻¹C_e (n³), instead of two triangular solves with n right-hand sides for
+// every direction.
+func (f *mvnFamily) mixedTraces(s *scorer, ws *mvnScratch, sl *mvnSlot, nc int) {
+	n, k := f.n, s.k
+	coord := ws.coord
+	ws.inverse(sl)
+	kinv := blas64.General{Rows: n, Cols: n, Stride: n, Data: sl.kinv}
+	ws.sp = slices.Grow(ws.sp[:0], nc*n*n)[:nc*n*n]
+	ws.cfull = slices.Grow(ws.cfull[:0], n*n)[:n*n]
+	for c := 0; c < nc; c++ {
+		if ws.structured[c] {
+			continue
+		}
+		cc := ws.cp[c*n*n : (c+1)*n*n]
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				ws.cfull[i*n+j], ws.cfull[j*n+i] = cc[i*n+j], cc[i*n+j]
+			}
+		}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kinv, blas64.General{Rows: n, Cols: n, Stride: n, Data: ws.cfull},
+			0, blas64.General{Rows: n, Cols: n, Stride: n, Data: ws.sp[c*n*n : (c+1)*n*n]})
+	}
+	for c := 0; c < nc; c++ {
+		for e := c; e < nc; e++ {
+			var t float64
+			sc, se := ws.structured[c], ws.structured[e]
+			switch {
+			case sc && se:
+				dc, de := ws.dg[c*n:c*n+n], ws.dg[e*n:e*n+n]
+				t = float64(n)*ws.scale[c]*ws.scale[e] + ws.scale[c]*diagDot(sl.kinv, de) + ws.scale[e]*diagDot(sl.kinv, dc)
+				for i, di := range dc {
+					if di == 0 {
+						continue
+					}
+					row := sl.kinv[i*n : i*n+n]
+					for j, kij := range row {
+						t += di * de[j] * kij * kij
+					}
+				}
+			case sc || se:
+				a, b := c, e // a structured, b not
+				if se {
+					a, b = e, c
+				}
+				bb := ws.sp[b*n*n : (b+1)*n*n]
+				da := ws.dg[a*n : a*n+n]
+				tr := 0.0
+				for i := 0; i < n; i++ {
+					tr += bb[i*n+i]
+				}
+				t = ws.scale[a] * tr
+				for i := 0; i < n; i++ {
+					row := sl.kinv[i*n : i*n+n]
+					for j, kij := range row {
+						t += kij * da[j] * bb[j*n+i]
+					}
+				}
+			default:
+				bc, be := ws.sp[c*n*n:(c+1)*n*n], ws.sp[e*n*n:(e+1)*n*n]
+				for i := 0; i < n; i++ {
+					for j := 0; j < n; j++ {
+						t += bc[i*n+j] * be[j*n+i]
+					}
+				}
+			}
+			s.hess[coord[c]*k+coord[e]] += 0.5 * t
+			if e != c {
+				s.hess[coord[e]*k+coord[c]] += 0.5 * t
+			}
+		}
+	}
+}
+
+// scaledDiagonal returns how many matrix directions c move the covariance as
+// C_c = scale[c]·K + diag(dg[c]) (see traces), K the values of cj, and sets
+// ws.structured, and ws.scale and ws.dg of those.
+func (ws *mvnScratch) scaledDiagonal(cj []jet, nc int) int {
 	n := ws.n
 	bi, bj, big := -1, -1, 0.0
 	for i := 0; i < n; i++ {
@@ -470,23 +563,37 @@ func (ws *mvnScratch) scaledDiagonal(cj []jet, nc int) bool {
 	}
 	ws.scale = slices.Grow(ws.scale[:0], nc)[:nc]
 	ws.dg = slices.Grow(ws.dg[:0], nc*n)[:nc*n]
+	ws.structured = slices.Grow(ws.structured[:0], nc)[:nc]
+	count := 0
 	for c := 0; c < nc; c++ {
-		cp := ws.cp[c*n*n : (c+1)*n*n]
-		sc := 0.0
-		if bi >= 0 {
-			sc = cp[bi*n+bj] / cj[bi*n+bj].v
+		ws.structured[c] = ws.scaledDirection(cj, c, bi, bj)
+		if ws.structured[c] {
+			count++
 		}
-		for i := 0; i < n; i++ {
-			for j := 0; j < i; j++ {
-				g, want := cp[i*n+j], sc*cj[i*n+j].v
-				if !(math.Abs(g-want) <= 1e-12*math.Max(math.Abs(g), math.Abs(want))) {
-					return false
-				}
-			}
-			ws.dg[c*n+i] = cp[i*n+i] - sc*cj[i*n+i].v
-		}
-		ws.scale[c] = sc
 	}
+	return count
+}
+
+// scaledDirection reports whether matrix direction c moves the covariance as
+// C_c = scale[c]·K + diag(dg[c]), the scale read at entry (bi, bj), and sets
+// ws.scale[c] and ws.dg[c].
+func (ws *mvnScratch) scaledDirection(cj []jet, c, bi, bj int) bool {
+	n := ws.n
+	cp := ws.cp[c*n*n : (c+1)*n*n]
+	sc := 0.0
+	if bi >= 0 {
+		sc = cp[bi*n+bj] / cj[bi*n+bj].v
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			g, want := cp[i*n+j], sc*cj[i*n+j].v
+			if !(math.Abs(g-want) <= 1e-12*math.Max(math.Abs(g), math.Abs(want))) {
+				return false
+			}
+		}
+		ws.dg[c*n+i] = cp[i*n+i] - sc*cj[i*n+i].v
+	}
+	ws.scale[c] = sc
 	return true
 }
 
