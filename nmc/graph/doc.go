@@ -211,6 +211,13 @@
 // form f = L·eta with eta ~ N(0, 1), with the derivatives of the factor in the
 // covariance's coordinates (Murray 2016).
 //
+// A kernel's φ and its derivatives in the length scale are computed once per
+// value of it (the scores of one state read the same table). The sites an
+// observed multivariate normal's covariance reads (a GP regression's rho, alpha,
+// sigma) are named to nmc.AutoBlocks (Model.BlockHints), which moves them by one
+// block Newton step and its fitted steps; the block's joint gradient and Hessian
+// are one score with jets over all its coordinates, one Cholesky factor.
+//
 // Single-site steps cross a GP's hyperparameters slowly when the data pin the
 // latent values (each conditional is then narrow): declare rho and alpha leads
 // (Lead) and give the lead moves nmc.LeadMoves{Follow: −1} in the schedule, so that f follows their
