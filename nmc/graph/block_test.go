@@ -382,7 +382,7 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 
 // TestJointHessianNoAlloc checks that JointHessian allocates nothing once a
 // block is compiled: by site and orbit scores (the scalar regression), in one pass
-// (Neal's funnel) and for the value alone.
+// (Neal's funnel, a GP regression at changing states) and for the value alone.
 func TestJointHessianNoAlloc(t *testing.T) {
 	for name, m := range map[string]*Model{"regression": buildScalarRegression(t, 30, 1), "funnel": testModels(t)["funnel"]} {
 		sc := m.newScorer()
@@ -401,5 +401,33 @@ func TestJointHessianNoAlloc(t *testing.T) {
 		}); a != 0 {
 			t.Errorf("%s: %v allocations per call", name, a)
 		}
+	}
+	// A GP regression's block, in one pass, at three states in turn (more than
+	// the factor cache keeps: each call factorises afresh and fills the kernel's
+	// table).
+	m := buildGPBlock(t, 12, false, false)
+	sc := m.newScorer()
+	sites := continuousSites(m)
+	n := sitesSize(m, sites)
+	g, h := make([]float64, n), make([]float64, n*n)
+	var xs [3][]float64
+	for i := range xs {
+		xs[i] = make([]float64, nmc.Dim(m.Sites()))
+		if err := m.Init(rand.New(rand.NewPCG(1, uint64(i))), xs[i]); err != nil {
+			t.Fatal(err)
+		}
+		sc.JointHessian(xs[i], sites, g, h)
+		sc.JointHessian(xs[i], sites, nil, nil)
+	}
+	if !sc.blockOf(sites).onePass {
+		t.Fatal("gp regression: the block is not scored in one pass")
+	}
+	call := 0
+	if a := testing.AllocsPerRun(20, func() {
+		call++
+		sc.JointHessian(xs[call%3], sites, g, h)
+		sc.JointHessian(xs[(call+1)%3], sites, nil, nil)
+	}); a != 0 {
+		t.Errorf("gp regression: %v allocations per call", a)
 	}
 }
