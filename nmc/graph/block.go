@@ -139,6 +139,9 @@ func (s *scorer) exactSiteScore(x []float64, i int, grad, hess []float64) float6
 	clear(s.grad)
 	clear(s.hess)
 	lin, picks, pack := s.m.siteTables(i)
+	if f, ok := s.tapeScore(i, s.m.blanket[i], lin, s.m.margOf[i], true); ok {
+		return f
+	}
 	return s.sumBlanket(s.m.blanket[i], pack, s.m.groups[i], lin, s.m.margOf[i], picks, true, true)
 }
 

@@ -55,7 +55,10 @@ func (s *scorer) orbitSum(x []float64, o *orbit, d *[2]float64) float64 {
 		s.orbitGH = [2]float64{}
 		s.grad, s.hess = s.orbitGH[:1], s.orbitGH[1:]
 	}
-	f := s.sumBlanket(o.blanket, nil, o.groups, o.lin, o.marg, nil, deriv, true)
+	f, ok := s.orbitTapeScore(o, deriv)
+	if !ok {
+		f = s.sumBlanket(o.blanket, nil, o.groups, o.lin, o.marg, nil, deriv, true)
+	}
 	s.orbit = nil
 	if deriv {
 		d[0], d[1] = s.orbitGH[0], s.orbitGH[1]

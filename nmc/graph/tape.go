@@ -42,7 +42,7 @@ type tOp uint8
 
 const (
 	tLoad   tOp = iota // v[out] = x[a], a coordinate other than the active one
-	tActive            // (x[a], 1, 0): the active coordinate
+	tActive            // (x[a], 1, 0): the active coordinate; sub 1: (x[a], ou[a], ow[a]), an orbit's member
 	tAddC
 	tSubC
 	tMulC
@@ -141,6 +141,9 @@ type tapeRun struct {
 	cur   []tslot // the slots of the tape running
 	runs  uint64
 	off   bool // tests: score by the general path alone
+	// orbits holds the orbit tapes (tape_orbit.go), made at each orbit's first
+	// score.
+	orbits map[*orbit]*orbitTape
 }
 
 // tapeScore returns site i's score by its tape, with the derivatives in s.grad
@@ -214,7 +217,11 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 		case tLoad:
 			sl[in.out].v = x[in.a]
 		case tActive:
-			sl[in.out] = tslot{x[in.a], 1, 0}
+			if in.sub == 1 {
+				sl[in.out] = tslot{x[in.a], s.ou[in.a], s.ow[in.a]}
+			} else {
+				sl[in.out] = tslot{x[in.a], 1, 0}
+			}
 		case tAddC:
 			sl[in.out].v = sl[in.a].v + sl[in.b].v
 		case tSubC:

@@ -25,10 +25,13 @@ type toperand struct {
 	val  float64
 }
 
-// tapeCompiler compiles the tape of one site.
+// tapeCompiler compiles the tape of one site, or of an orbit's score (orb not
+// nil, site −1: the coordinates of the orbit's member families are the active
+// ones, each with the jet the scorer's ou and ow give it, tape_orbit.go).
 type tapeCompiler struct {
 	m     *Model
 	site  int
+	orb   *orbit
 	t     *tape
 	elems map[tkey]toperand
 	dep   map[tkey]bool // reads' answers
@@ -40,9 +43,15 @@ type tapeCompiler struct {
 // factor compiled to selections (scored by runs, selRun) or no element the tape
 // scores itself (the general path is then as fast).
 func compileTape(m *Model, i int) *tape {
-	c := &tapeCompiler{m: m, site: i, t: &tape{bl: m.blanket[i]}, elems: map[tkey]toperand{}, dep: map[tkey]bool{}, logs: map[int32]int32{}}
+	return compileBlanketTape(m, i, nil, m.blanket[i])
+}
+
+// compileBlanketTape returns the tape of blanket bl with site i active, or with
+// the member families of orbit o active (o not nil, i −1); nil as compileTape.
+func compileBlanketTape(m *Model, i int, o *orbit, bl []entry) *tape {
+	c := &tapeCompiler{m: m, site: i, orb: o, t: &tape{bl: bl}, elems: map[tkey]toperand{}, dep: map[tkey]bool{}, logs: map[int32]int32{}}
 	own := false
-	for _, en := range m.blanket[i] {
+	for _, en := range bl {
 		if m.sels != nil && m.sels[en.f] != nil {
 			return nil
 		}
@@ -131,6 +140,9 @@ func (c *tapeCompiler) compute(n *Node, e int) toperand {
 		f := n.fam
 		if f.width != 1 {
 			break
+		}
+		if c.orb != nil && c.orb.member[f.id] {
+			return c.out(tinst{op: tActive, sub: 1, a: int32(f.offset + e)}, tkDep)
 		}
 		if f.site(e) == c.site {
 			return c.out(tinst{op: tActive, a: int32(f.offset + e)}, tkDep)
@@ -272,7 +284,7 @@ func (c *tapeCompiler) reads(n *Node, e int) bool {
 	switch n.op {
 	case opConst:
 	case opLatent:
-		d = n.fam.site(e) == c.site
+		d = n.fam.site(e) == c.site || c.orb != nil && c.orb.member[n.fam.id]
 	case opIndex:
 		d = c.reads(n.args[0], n.idx[e])
 	case opCustom:

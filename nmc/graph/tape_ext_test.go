@@ -3,6 +3,7 @@ package graph_test
 import (
 	"math"
 
+	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/graph"
 )
 
@@ -14,7 +15,9 @@ func sameBits(a, b float64) bool {
 
 // checkTapeScores checks that every site's Score at x, with and without
 // derivatives, is the same bit for bit whether the site's tape runs or the
-// general path scores it (FuzzModel's random models).
+// general path scores it (FuzzModel's random models), and so are the
+// JointHessian of every pair of the first 6 continuous sites (site tapes and
+// orbit tapes, tape_orbit.go) and every group's ScoreOrbit.
 func checkTapeScores(t fzT, model *graph.Model, x []float64, trace any) {
 	t.Helper()
 	withTape, without := model.NewScorer(), graph.NewScorerWithoutTape(model)
@@ -37,6 +40,46 @@ func checkTapeScores(t fzT, model *graph.Model, x []float64, trace any) {
 		}
 		if v1, v2 := withTape.Score(x, i, nil, nil), without.Score(x, i, nil, nil); !sameBits(v1, v2) {
 			t.Fatalf("site %s at %v: without derivatives, with its tape %v, by the general path %v\ntrace: %v", st.Name, x, v1, v2, trace)
+		}
+	}
+	var cont []int
+	for i, st := range model.Sites() {
+		if st.Support != nmc.Discrete && !st.Marginalised && len(cont) < 6 {
+			cont = append(cont, i)
+		}
+	}
+	jw, jo := withTape.(nmc.JointHessianer), without.(nmc.JointHessianer)
+	sites := model.Sites()
+	for a := range cont {
+		for b := a + 1; b < len(cont); b++ {
+			pair := []int{cont[a], cont[b]}
+			n := sites[cont[a]].Size + sites[cont[b]].Size
+			g1, h1 := make([]float64, n), make([]float64, n*n)
+			g2, h2 := make([]float64, n), make([]float64, n*n)
+			f1, f2 := jw.JointHessian(x, pair, g1, h1), jo.JointHessian(x, pair, g2, h2)
+			same := sameBits(f1, f2)
+			if !math.IsInf(f1, -1) && !math.IsNaN(f1) {
+				for p := range g1 {
+					same = same && sameBits(g1[p], g2[p])
+				}
+				for p := range h1 {
+					same = same && sameBits(h1[p], h2[p])
+				}
+			}
+			if !same {
+				t.Fatalf("JointHessian of sites %v at %v: with tapes (%v, %v, %v), by the general path (%v, %v, %v)\ntrace: %v", pair, x, f1, g1, h1, f2, g2, h2, trace)
+			}
+			if v1, v2 := jw.JointHessian(x, pair, nil, nil), jo.JointHessian(x, pair, nil, nil); !sameBits(v1, v2) {
+				t.Fatalf("JointHessian of sites %v at %v without derivatives: with tapes %v, by the general path %v\ntrace: %v", pair, x, v1, v2, trace)
+			}
+		}
+	}
+	ow, oo := withTape.(nmc.OrbitScorer), without.(nmc.OrbitScorer)
+	for g := range model.Groups() {
+		var d1, d2 [2]float64
+		f1, f2 := ow.ScoreOrbit(x, g, &d1), oo.ScoreOrbit(x, g, &d2)
+		if !sameBits(f1, f2) || !math.IsInf(f1, -1) && !math.IsNaN(f1) && (!sameBits(d1[0], d2[0]) || !sameBits(d1[1], d2[1])) {
+			t.Fatalf("group %d at %v: with tapes (%v, %v), by the general path (%v, %v)\ntrace: %v", g, x, f1, d1, f2, d2, trace)
 		}
 	}
 }
