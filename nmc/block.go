@@ -41,6 +41,12 @@ type blockCoords struct {
 	du, dx int
 	jac    []float64 // dx×du: ∂x/∂u, block diagonal
 	hj     []float64 // dx×du scratch: H_x·J
+	// mapCurv holds, per unconstrained coordinate of an Interval site, the term
+	// gx_i·∂²x_i/∂u² of the last derivs' hu (0 elsewhere): the part of the
+	// Hessian the curvature of the logit map adds, which the block proposal
+	// leaves out in its second try where hu is not negative definite
+	// (blockNewtonProposer.fit).
+	mapCurv []float64
 }
 
 // newBlockCoords returns the maps of the listed sites (off: their state offsets).
@@ -57,6 +63,7 @@ func newBlockCoords(blockSites []int, sites []Site, off []int) *blockCoords {
 		b.runs = append(b.runs, hamRunOf(sg))
 	}
 	b.jac, b.hj = make([]float64, b.dx*b.du), make([]float64, b.dx*b.du)
+	b.mapCurv = make([]float64, b.du)
 	return b
 }
 
@@ -221,6 +228,7 @@ func (b *blockCoords) derivs(u, xb, gx, hx, gu, hu []float64) {
 		}
 	}
 	// The second-order terms of the maps and the log-Jacobians' derivatives.
+	clear(b.mapCurv)
 	for _, sg := range b.segs {
 		xs := xb[sg.x : sg.x+sg.k]
 		gs := gx[sg.x : sg.x+sg.k]
@@ -237,7 +245,8 @@ func (b *blockCoords) derivs(u, xb, gx, hx, gu, hu []float64) {
 				p := sg.u + j
 				s, t := special.Logistic(u[p]), special.Logistic(-u[p])
 				gu[p] += t - s
-				hu[p*du+p] += gs[j]*w*s*t*(t-s) - 2*s*t
+				b.mapCurv[p] = gs[j] * w * s * t * (t - s)
+				hu[p*du+p] += b.mapCurv[p] - 2*s*t
 			}
 		case Simplex:
 			k := float64(sg.k)
@@ -297,6 +306,7 @@ func (e *blockEval) value(x, u []float64) float64 {
 func (e *blockEval) at(x, xb, u, gu, hu []float64) float64 {
 	f := e.jh.JointHessian(x, e.sites, e.gx, e.hx)
 	if !isFinite(f) {
+		clear(e.coords.mapCurv)
 		return f
 	}
 	lj := e.coords.logJacobian(u, e.scratch)

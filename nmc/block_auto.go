@@ -96,6 +96,11 @@ const (
 	autoRounds = 3
 	// autoBlockSeed is mixed into Options.Seed for the states' draws.
 	autoBlockSeed = 0x9e3779b97f4a7c15
+	// autoStrongCoupling is the coupling at which a block a round finds within a
+	// larger block the round before moved is kept (withinStrong): the partial
+	// correlation at which single-site steps need about 1/(1 − 0.7²) ≈ 2 times as
+	// many sweeps as joint ones on a Gaussian.
+	autoStrongCoupling = 0.7
 	// autoFound says how an automatic block was found, in the schedule.
 	autoFound = "found from the curvature"
 	// autoHinted says so of a block that holds sites the model names together.
@@ -187,7 +192,7 @@ func (ab AutoBlocks) Plan(p *Planner) ([]Planned, error) {
 		if sameBlocks(blocks, moved) {
 			break
 		}
-		blocks = confirmed(moved, blocks)
+		blocks = withinStrong(confirmed(moved, blocks), moved, blocks)
 	}
 	var out []Planned
 	for _, b := range blocks {
@@ -381,6 +386,25 @@ func confirmed(moved, found []autoBlock) []autoBlock {
 		}
 	}
 	return out
+}
+
+// withinStrong returns kept followed by the blocks of found coupled at least
+// autoStrongCoupling that lie within a larger block of moved and within no block
+// of kept: a coupling near the threshold can join a site to a strongly coupled
+// pair in one round and not in the next, and the pair, coupled in both, is kept.
+// (garch11 on its seed-3 data: α₀, α₁ and β₁'s raw coordinate in the first round,
+// α₁ with α₀ at 0.60, then α₀ and β₁ alone, coupled 0.89, and no block at all
+// without this: least bulk ESS 173 of 4000 draws against 1500 with the pair.)
+func withinStrong(kept, moved, found []autoBlock) []autoBlock {
+	for _, f := range found {
+		if f.coupling < autoStrongCoupling || slices.ContainsFunc(kept, func(k autoBlock) bool { return containsAll(k.sites, f.sites) }) {
+			continue
+		}
+		if slices.ContainsFunc(moved, func(m autoBlock) bool { return len(m.sites) > len(f.sites) && containsAll(m.sites, f.sites) }) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }
 
 // containsAll reports whether every site of sub is in sites.

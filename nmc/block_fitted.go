@@ -14,11 +14,12 @@ import (
 // of freedom) fitted to its unconstrained coordinates in warm-up, as FittedSteps
 // fits a Real block (fittedBlock.fit): scale c·S, S the inverse of the mean
 // curvature −∇²t over blockFitPoints of the latest blockFitRing warm-up draws, c =
-// 1.1, location their mean moved by S·ḡ (ḡ the mean gradient there); where that
-// mean curvature is not positive definite, S is the draws' covariance,
-// regularised as Stan's mass matrix, and the location their mean. The proposal is
-// fixed after warm-up, so each step is exact (log α = t(u′) − t(u) + log q(u) −
-// log q(u′)).
+// 1.1, location their mean moved by S·ḡ (ḡ the mean gradient there), or S the
+// draws' covariance, regularised as Stan's mass matrix, and the location their
+// mean: whichever has the higher acceptance rate estimated from the warm-up draws
+// (chooseFit, block_fitted_choose.go; none when neither reaches
+// blockFitMinAccept). The proposal is fixed after warm-up, so each step is exact
+// (log α = t(u′) − t(u) + log q(u) − log q(u′)).
 //
 // Measured on a Michaelis-Menten model with a baseline whose three positive
 // parameters are one site (graph's TestAutoBlocksPositiveSite; least bulk ESS of 4
@@ -68,7 +69,9 @@ type blockFit struct {
 	newtonOff bool
 	l         []float64 // Cholesky factor of c·S
 	c         float64   // Σ log L_jj
-	stats     draws.SiteStats
+	// trialAccept is the chosen fit's estimated acceptance rate (chooseFit).
+	trialAccept float64
+	stats       draws.SiteStats
 }
 
 func newBlockFit(du int) *blockFit {
@@ -146,27 +149,7 @@ func (st *blockStepper) EndWarmup(c *Chain, w Warmup) {
 	if f.n < blockFitMinDraws*du || f.props == 0 || float64(f.accs) >= blockFitMaxAccept*float64(f.props) {
 		return
 	}
-	if !st.curvatureFit(c) {
-		n := float64(f.n)
-		for j := range du {
-			for k := range du {
-				s := f.m2[j*du+k] / (n - 1)
-				v := (n / (n + 5)) * s
-				if j == k {
-					v += 1e-3 * 5 / (n + 5)
-				}
-				f.l[j*du+k] = blockFitInflate * v
-			}
-		}
-		if !cholesky(f.l, du) {
-			return
-		}
-	}
-	f.c = 0
-	for j := range du {
-		f.c += math.Log(f.l[j*du+j])
-	}
-	f.on = isFinite(f.c)
+	f.on = st.chooseFit(c)
 }
 
 // judge reports whether the block's Newton steps moved its coordinates at the

@@ -19,8 +19,17 @@ import (
 // in them, log p(x(u)) + log|J(u)| with the exact log-Jacobian. At the current
 // point u the proposal is N(u + A⁻¹g, A⁻¹), g and −A the gradient and Hessian of
 // the target there (from the Scorer's JointHessianer). Where A is not positive
-// definite the proposal falls back to a Newton step per coordinate, N(u_j +
-// g_j/A_jj, 1/A_jj), and to the random walk N(u_j, (0.1·(1 + |u_j|))²) for a
+// definite and the block has Interval coordinates, A without the terms that the
+// logit maps' curvature adds to its diagonal (g_j·∂²x_j/∂u_j², of either sign
+// with the gradient) is tried next: on garch11 (posteriordb's GARCH(1, 1), T =
+// 200) the Hessian of the block of α₀ and β₁'s raw coordinate is indefinite at
+// 17% of the posterior draws of its seed-1 data, 7% without those terms, and the
+// least bulk ESS of 4 × 1000 draws went from 785–1441 to 1025–1546 over sampler
+// seeds 1–5. (The same for the log maps of Positive coordinates lowered the
+// least ESS of a Michaelis-Menten block, TestAutoBlocksPositiveSite, on seed 4
+// from 477 to 232.) Failing that, the proposal falls back to a Newton step per
+// coordinate, N(u_j + g_j/A_jj, 1/A_jj), and to the random walk
+// N(u_j, (0.1·(1 + |u_j|))²) for a
 // coordinate whose A_jj is not positive (all of them where the derivatives are
 // not finite). (SoftAbs, the Real sites' regularisation, was tried first: at an
 // indefinite point of a Michaelis-Menten posterior its near-zero eigenvalue made
@@ -198,14 +207,14 @@ func (st *blockStepper) step(c *Chain) {
 			st.fit.haveAfter = false
 			return
 		}
-		st.prop.fit(cur)
+		st.prop.fit(cur, st.coords.mapCurv)
 		st.valid, st.edits, st.pending = true, c.cache.edits, false
 	} else if st.pending {
 		st.pending = false
 		if v := st.eval.at(c.x, st.xb, cur.x, cur.g, cur.h); isFinite(v) {
 			cur.f = v
 		}
-		st.prop.fit(cur)
+		st.prop.fit(cur, st.coords.mapCurv)
 	}
 	f := st.fit
 	if c.warm.warmup && f.haveAfter {
@@ -234,7 +243,7 @@ func (st *blockStepper) step(c *Chain) {
 		c.keep()
 		return
 	}
-	st.prop.fit(nxt)
+	st.prop.fit(nxt, st.coords.mapCurv)
 	logr := nxt.f - cur.f + st.prop.logq(nxt, cur.x) - st.prop.logq(cur, nxt.x)
 	if !(math.Log(uu) < logr) {
 		b.scatter(st.xb0, c.x)
@@ -322,8 +331,12 @@ func newBlockProposer(k int) *blockNewtonProposer {
 	return &blockNewtonProposer{k: k, z: make([]float64, k), v: make([]float64, k)}
 }
 
-// fit fits the proposal at s.x from s.g and s.h.
-func (p *blockNewtonProposer) fit(s *slot) {
+// fit fits the proposal at s.x from s.g and s.h; mapCurv holds the terms
+// blockCoords.derivs added to the diagonal of s.h for the logit maps' curvature
+// (blockCoords.mapCurv): where −s.h is not positive definite, the Gaussian of
+// −(s.h − diag(mapCurv)) is tried before the per-coordinate fallback (both
+// count as fallbacks in the statistics).
+func (p *blockNewtonProposer) fit(s *slot, mapCurv []float64) {
 	k := p.k
 	s.fb = false
 	finite := allFinite(s.g) && allFinite(s.h)
@@ -331,16 +344,18 @@ func (p *blockNewtonProposer) fit(s *slot) {
 		for i, v := range s.h {
 			s.l[i] = -v
 		}
-		if cholesky(s.l, k) {
-			copy(s.d, s.g)
-			solveLower(s.l, k, s.d)
-			solveLowerT(s.l, k, s.d)
-			c := 0.0
-			for i := range k {
-				c += math.Log(s.l[i*k+i])
+		if p.newton(s) {
+			return
+		}
+		if anyNonzero(mapCurv) {
+			for i, v := range s.h {
+				s.l[i] = -v
 			}
-			if allFinite(s.d) && isFinite(c) {
-				s.mode, s.c = blockChol, c
+			for j, v := range mapCurv {
+				s.l[j*k+j] += v
+			}
+			if p.newton(s) {
+				s.fb = true
 				return
 			}
 		}
@@ -358,6 +373,38 @@ func (p *blockNewtonProposer) fit(s *slot) {
 		c += 0.5 * math.Log(s.w[j])
 	}
 	s.c = c
+}
+
+// newton fits the Newton proposal N(x + A⁻¹g, A⁻¹) with A the matrix in s.l
+// (overwritten by its Cholesky factor) and reports whether A is positive
+// definite and the fit finite.
+func (p *blockNewtonProposer) newton(s *slot) bool {
+	k := p.k
+	if !cholesky(s.l, k) {
+		return false
+	}
+	copy(s.d, s.g)
+	solveLower(s.l, k, s.d)
+	solveLowerT(s.l, k, s.d)
+	c := 0.0
+	for i := range k {
+		c += math.Log(s.l[i*k+i])
+	}
+	if !allFinite(s.d) || !isFinite(c) {
+		return false
+	}
+	s.mode, s.c = blockChol, c
+	return true
+}
+
+// anyNonzero reports whether some entry of v is not 0.
+func anyNonzero(v []float64) bool {
+	for _, x := range v {
+		if x != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // draw writes a draw of the proposal fitted in s into dst.
