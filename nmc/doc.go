@@ -80,11 +80,11 @@
 //
 // Local steps cross a long, narrow posterior slowly even when they accept often (the
 // 41 coefficients of a logistic regression on 10,000 near-separable rows). After a
-// warm-up, each chain fits a Gaussian (a Student t for a block of at most four
-// coordinates) to every fitted block — the Real coordinates of a group, or a Real
-// site with at least two coordinates — from the block's curvature at a few warm-up
-// draws, freezes it, and makes independence Metropolis-Hastings steps from it
-// every sweep (FittedSteps, proposer "fitted-gaussian" or "fitted-t"). The adaptive warm-up (the default: Options.Warmup 0 or
+// warm-up, each chain fits a Gaussian to every fitted block — the Real coordinates
+// of a group, or a Real site with at least two coordinates — from the block's
+// curvature at a few warm-up draws, freezes it, and makes independence
+// Metropolis-Hastings steps from it every sweep (FittedSteps, proposer
+// "fitted-gaussian"). The adaptive warm-up (the default: Options.Warmup 0 or
 // AutoWarmup) chooses the warm-up's length (at least 200 sweeps, whole windows of
 // 50, re-applying start refinement at each window end, moving a site whose steps
 // accepted nothing in the window to a draw of its proposal and restarting a chain

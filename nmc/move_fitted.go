@@ -39,8 +39,7 @@ import (
 // steps accepted at least 90% of their warm-up proposals (see wellMixed).
 
 // FittedSteps is the move of the fitted independence steps (see above): after a
-// warm-up, each chain fits a Gaussian (a Student t for a block of at most
-// smallBlockDim coordinates, see DF) to the warm-up draws of every fitted block —
+// warm-up, each chain fits a Gaussian to the warm-up draws of every fitted block —
 // the Real coordinates of each group the schedule moves along (GroupMoves), and
 // each Real site with at least two coordinates outside those — and makes Steps
 // independence Metropolis-Hastings steps per block from it every Every-th sweep.
@@ -56,7 +55,7 @@ import (
 // only the steps after warm-up are counted, and a block a chain left to its own
 // steps, or could not fit, says why in Unused.
 //
-// The zero value is the default: three steps every sweep, the proposal (see DF) with
+// The zero value is the default: three steps every sweep, Gaussian proposal with
 // covariance inflated by 1.1.
 type FittedSteps struct {
 	// Every makes the steps on every Every-th sweep after warm-up (default 1, every
@@ -84,36 +83,10 @@ type FittedSteps struct {
 	// rows and K = 40 (seed 1) that cut the CPU time of nmc sample from 19.8 s to
 	// 12.9 s and raised the minimum bulk ESS per CPU second from 139 to 204.
 	KeepSiteSteps bool
-	// DF, when positive, makes the proposal the multivariate Student t with DF
-	// degrees of freedom and the location and scale matrix c·S (heavier tails
-	// than the Gaussian). 0 means the default: the t with smallBlockDF degrees of
-	// freedom for a block of at most smallBlockDim coordinates, the Gaussian for a
-	// larger one; +Inf asks for the Gaussian (the t's limit) for every block. Must
-	// not be negative or NaN.
+	// DF, when positive, replaces the Gaussian by the multivariate Student t with DF
+	// degrees of freedom and the same location and scale matrix c·S (heavier tails).
+	// 0 means Gaussian. Must not be negative.
 	DF float64
-}
-
-// The default fitted proposal of a small block is a t: a pharmacokinetic
-// model's three log-scale parameters (one_comp_mm_elim_abs, a right-skewed
-// posterior with a heavy tail) mixed with least bulk ESS 744 and 195 (data seeds 1
-// and 3) from the Gaussian, 1078 and 580 from the t with 5 degrees of freedom; in
-// many dimensions a t's acceptance of a near-Gaussian target falls, so larger
-// blocks (a regression's coefficients) keep the Gaussian.
-const (
-	smallBlockDim = 4
-	smallBlockDF  = 5
-)
-
-// blockDF returns the degrees of freedom of the t proposal of a block of d
-// coordinates under df (FittedSteps.DF), 0 for the Gaussian.
-func blockDF(df float64, d int) float64 {
-	switch {
-	case math.IsInf(df, 1):
-		return 0
-	case df == 0 && d <= smallBlockDim:
-		return smallBlockDF
-	}
-	return df
 }
 
 // Why a fitted block made no steps (draws.SiteStats.Unused).
@@ -162,8 +135,8 @@ func (f FittedSteps) withDefaults() (FittedSteps, error) {
 	if f.Inflate < 0 || math.IsNaN(f.Inflate) || math.IsInf(f.Inflate, 0) {
 		return f, fmt.Errorf("nmc: FittedSteps.Inflate = %g, want positive and finite (0: the default %g)", f.Inflate, defaultFittedInflate)
 	}
-	if f.DF < 0 || math.IsNaN(f.DF) {
-		return f, fmt.Errorf("nmc: FittedSteps.DF = %g, want 0 (the default), positive, or +Inf (Gaussian)", f.DF)
+	if f.DF < 0 || math.IsNaN(f.DF) || math.IsInf(f.DF, 0) {
+		return f, fmt.Errorf("nmc: FittedSteps.DF = %g, want 0 (Gaussian) or positive and finite", f.DF)
 	}
 	if f.Every == 0 {
 		f.Every = 1
@@ -174,10 +147,9 @@ func (f FittedSteps) withDefaults() (FittedSteps, error) {
 	return f, nil
 }
 
-// fittedProposerName is the name of a fitted step's proposal of df degrees of
-// freedom (blockDF) in SiteStats and the schedule.
-func fittedProposerName(df float64) string {
-	if df > 0 {
+// proposerName is the name of the fitted step's proposal in SiteStats.
+func (f FittedSteps) proposerName() string {
+	if f.DF > 0 {
 		return fittedProposerT
 	}
 	return fittedProposerGaussian
@@ -208,13 +180,13 @@ func (fp *fittedPlan) Name() string { return fittedName }
 func (fp *fittedPlan) String() string {
 	names := make([]string, len(fp.blocks))
 	for k, b := range fp.blocks {
-		names[k] = fmt.Sprintf("%s (%s)", b.name, fittedProposerName(blockDF(fp.cfg.DF, len(b.coords))))
+		names[k] = b.name
 	}
 	every := "every sweep"
 	if fp.cfg.Every > 1 {
 		every = fmt.Sprintf("every %d sweeps", fp.cfg.Every)
 	}
-	return fmt.Sprintf("%s: after warm-up, %s, %d independence steps of each block: %s", fittedName, every, fp.cfg.Steps, strings.Join(names, ", "))
+	return fmt.Sprintf("%s: after warm-up, %s, %d independence steps (%s) of each block: %s", fittedName, every, fp.cfg.Steps, fp.cfg.proposerName(), strings.Join(names, ", "))
 }
 
 // finish plans the blocks: those of the groups the schedule moves along and of
@@ -238,7 +210,7 @@ func (fp *fittedPlan) finish(p *Planner) (bool, error) {
 func (fp *fittedPlan) Start(c *Chain) (Stepper, error) {
 	st := &fittedStepper{plan: fp, stats: make([]draws.SiteStats, len(fp.blocks))}
 	for bi := range fp.blocks {
-		st.blocks = append(st.blocks, newFittedBlock(&fp.blocks[bi], c.run.sites, blockDF(fp.cfg.DF, len(fp.blocks[bi].coords))))
+		st.blocks = append(st.blocks, newFittedBlock(&fp.blocks[bi], c.run.sites, fp.cfg.DF))
 	}
 	return st, nil
 }
@@ -256,10 +228,11 @@ type fittedStepper struct {
 // Stats returns every block's statistics after warm-up, and why a block made no
 // steps.
 func (st *fittedStepper) Stats() []draws.SiteStats {
+	name := st.plan.cfg.proposerName()
 	out := make([]draws.SiteStats, len(st.blocks))
 	for bi, b := range st.blocks {
 		out[bi] = st.stats[bi]
-		out[bi].Name, out[bi].Proposer, out[bi].Sites, out[bi].Unused = b.plan.name, fittedProposerName(b.df), len(b.plan.sites), b.unused
+		out[bi].Name, out[bi].Proposer, out[bi].Sites, out[bi].Unused = b.plan.name, name, len(b.plan.sites), b.unused
 	}
 	return out
 }
