@@ -43,9 +43,9 @@ func checkBanana(t *testing.T, what string, r *Result, bend float64) {
 }
 
 // TestFittedStepAlone: with only the fitted independence step after warm-up, the
-// draws keep the target's closed-form moments (within the Monte Carlo error): a
-// Gaussian target with the Gaussian and the Student t proposal, a non-Gaussian one
-// with the t proposal. (Alone, the Gaussian proposal is not enough for the banana:
+// draws keep the target's closed-form moments (within the Monte Carlo error) on a
+// non-Gaussian target with the t proposal, and a Gaussian target's block is left
+// to its site's exact Newton steps. (Alone, the Gaussian proposal is not enough for the banana:
 // its curvature fit is narrower than the banana's x0 marginal, and an independence
 // kernel with lighter tails than its target is not geometrically ergodic, so the
 // tails are missed for longer than the MCSE shows; the local steps cover them in
@@ -77,10 +77,13 @@ func TestFittedStepAlone(t *testing.T) {
 		}
 		t.Logf("banana, df %g: fitted acceptance %.3f", df, rate)
 
+		// On a Gaussian target the block is left to its site's Newton steps, which
+		// are exact there (and warm-up only here: the chain then stays put, which
+		// the moments' MCSE hid).
 		r = sample(t, newMVNModel(), o)
-		checkMoments(t, "mvn x0", column(t, r, "x[0]"), 1.5, math.Sqrt(0.5), nil)
-		checkMoments(t, "mvn x1", column(t, r, "x[1]"), 1.5, math.Sqrt(0.5), nil)
-		t.Logf("mvn, df %g: fitted acceptance %.3f", df, movesOf(r, "fitted")[0].AcceptRate())
+		if f := movesOf(r, "fitted"); len(f) != 1 || f[0].Proposals != 0 || f[0].Unused != unusedMixed {
+			t.Errorf("mvn, df %g: fitted %+v, want none, left to the site's steps", df, f)
+		}
 	}
 }
 
