@@ -390,6 +390,24 @@ func (f *mvnFamily) products(s *scorer, ws *mvnScratch, sl *mvnSlot, xj, mj, cj 
 	f.traces(s, ws, sl, cj, nc)
 }
 
+// scaledDiagTrace returns the trace term of directions c and e whose covariance
+// derivatives are both scaled diagonals (scale·I + diag(dg)): n·s_c·s_e + s_c·Σ
+// K⁻¹_ii dg_e,i + s_e·Σ K⁻¹_ii dg_c,i + Σ_ij dg_c,i dg_e,j (K⁻¹_ij)².
+func (ws *mvnScratch) scaledDiagTrace(sl *mvnSlot, c, e, n int) float64 {
+	dc, de := ws.dg[c*n:c*n+n], ws.dg[e*n:e*n+n]
+	t := float64(n)*ws.scale[c]*ws.scale[e] + ws.scale[c]*diagDot(sl.kinv, de) + ws.scale[e]*diagDot(sl.kinv, dc)
+	for i, di := range dc {
+		if di == 0 {
+			continue
+		}
+		row := sl.kinv[i*n : i*n+n]
+		for j, kij := range row {
+			t += di * de[j] * kij * kij
+		}
+	}
+	return t
+}
+
 // traces adds ½⟨S_p, S_q⟩ = ½ tr(K⁻¹K_p K⁻¹K_q) to s.hess for every pair of the
 // nc matrix directions; cj are the matrix's jets (their values K).
 //
@@ -417,19 +435,8 @@ func (f *mvnFamily) traces(s *scorer, ws *mvnScratch, sl *mvnSlot, cj []jet, nc 
 	case nc:
 		ws.inverse(sl)
 		for c := 0; c < nc; c++ {
-			dc := ws.dg[c*n : c*n+n]
 			for e := c; e < nc; e++ {
-				de := ws.dg[e*n : e*n+n]
-				t := float64(n)*ws.scale[c]*ws.scale[e] + ws.scale[c]*diagDot(sl.kinv, de) + ws.scale[e]*diagDot(sl.kinv, dc)
-				for i, di := range dc {
-					if di == 0 {
-						continue
-					}
-					row := sl.kinv[i*n : i*n+n]
-					for j, kij := range row {
-						t += di * de[j] * kij * kij
-					}
-				}
+				t := ws.scaledDiagTrace(sl, c, e, n)
 				s.hess[coord[c]*k+coord[e]] += 0.5 * t
 				if e != c {
 					s.hess[coord[e]*k+coord[c]] += 0.5 * t
@@ -503,17 +510,7 @@ func (f *mvnFamily) mixedTraces(s *scorer, ws *mvnScratch, sl *mvnSlot, nc int) 
 			sc, se := ws.structured[c], ws.structured[e]
 			switch {
 			case sc && se:
-				dc, de := ws.dg[c*n:c*n+n], ws.dg[e*n:e*n+n]
-				t = float64(n)*ws.scale[c]*ws.scale[e] + ws.scale[c]*diagDot(sl.kinv, de) + ws.scale[e]*diagDot(sl.kinv, dc)
-				for i, di := range dc {
-					if di == 0 {
-						continue
-					}
-					row := sl.kinv[i*n : i*n+n]
-					for j, kij := range row {
-						t += di * de[j] * kij * kij
-					}
-				}
+				t = ws.scaledDiagTrace(sl, c, e, n)
 			case sc || se:
 				a, b := c, e // a structured, b not
 				if se {

@@ -171,6 +171,14 @@ func (s *scorer) tapeScore(i int, bl []entry, lin, margs []int32, deriv bool) (f
 		tr.slots[i] = sl
 	}
 	tr.cur = tr.slots[i]
+	return s.runTapeScore(t, deriv)
+}
+
+// runTapeScore runs tape t on the slots of tr.cur (with derivatives when deriv)
+// and settles the batches: false, with nothing kept, where the tape cannot run
+// the state and the general path must score it.
+func (s *scorer) runTapeScore(t *tape, deriv bool) (float64, bool) {
+	tr := &s.tape
 	var f float64
 	var ok bool
 	if deriv {

@@ -1,7 +1,5 @@
 package graph
 
-import "math"
-
 // Orbit tapes. An orbit score (orbitSum: a group's move, or the pair and union
 // scores of JointHessian, block.go) evaluates the union of its member sites'
 // blankets in scalar mode along one direction: every coordinate of a member
@@ -54,29 +52,7 @@ func (s *scorer) orbitTapeScore(o *orbit, deriv bool) (float64, bool) {
 		return 0, false
 	}
 	tr.cur = ot.slots
-	var f float64
-	if deriv {
-		f, ok = s.runTape(t)
-	} else {
-		f, ok = s.runTapeValues(t)
-	}
-	if !ok {
-		s.resetBatches()
-		if deriv {
-			clear(s.grad)
-			clear(s.hess)
-		}
-		return 0, false
-	}
-	tr.runs++
-	s.evals += t.evals
-	switch {
-	case math.IsInf(f, -1) || math.IsNaN(f):
-		s.resetBatches()
-	case deriv:
-		s.flushBatches()
-	}
-	return f, true
+	return s.runTapeScore(t, deriv)
 }
 
 // compileOrbitTape returns orbit o's tape, or nil where its blanket cannot be
