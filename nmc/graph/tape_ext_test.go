@@ -13,6 +13,28 @@ func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
 }
 
+// sameScore reports whether two scores agree bit for bit, and their gradients and
+// Hessians too where the score is finite.
+func sameScore(f1 float64, g1, h1 []float64, f2 float64, g2, h2 []float64) bool {
+	if !sameBits(f1, f2) {
+		return false
+	}
+	if math.IsInf(f1, -1) || math.IsNaN(f1) {
+		return true
+	}
+	for p := range g1 {
+		if !sameBits(g1[p], g2[p]) {
+			return false
+		}
+	}
+	for p := range h1 {
+		if !sameBits(h1[p], h2[p]) {
+			return false
+		}
+	}
+	return true
+}
+
 // checkTapeScores checks that every site's Score at x, with and without
 // derivatives, is the same bit for bit whether the site's tape runs or the
 // general path scores it (FuzzModel's random models), and so are the
@@ -26,16 +48,7 @@ func checkTapeScores(t fzT, model *graph.Model, x []float64, trace any) {
 		g1, h1 := make([]float64, k), make([]float64, k*k)
 		g2, h2 := make([]float64, k), make([]float64, k*k)
 		f1, f2 := withTape.Score(x, i, g1, h1), without.Score(x, i, g2, h2)
-		same := sameBits(f1, f2)
-		if !math.IsInf(f1, -1) && !math.IsNaN(f1) {
-			for p := range g1 {
-				same = same && sameBits(g1[p], g2[p])
-			}
-			for p := range h1 {
-				same = same && sameBits(h1[p], h2[p])
-			}
-		}
-		if !same {
+		if !sameScore(f1, g1, h1, f2, g2, h2) {
 			t.Fatalf("site %s at %v: with its tape (%v, %v, %v), by the general path (%v, %v, %v)\ntrace: %v", st.Name, x, f1, g1, h1, f2, g2, h2, trace)
 		}
 		if v1, v2 := withTape.Score(x, i, nil, nil), without.Score(x, i, nil, nil); !sameBits(v1, v2) {
@@ -57,16 +70,7 @@ func checkTapeScores(t fzT, model *graph.Model, x []float64, trace any) {
 			g1, h1 := make([]float64, n), make([]float64, n*n)
 			g2, h2 := make([]float64, n), make([]float64, n*n)
 			f1, f2 := jw.JointHessian(x, pair, g1, h1), jo.JointHessian(x, pair, g2, h2)
-			same := sameBits(f1, f2)
-			if !math.IsInf(f1, -1) && !math.IsNaN(f1) {
-				for p := range g1 {
-					same = same && sameBits(g1[p], g2[p])
-				}
-				for p := range h1 {
-					same = same && sameBits(h1[p], h2[p])
-				}
-			}
-			if !same {
+			if !sameScore(f1, g1, h1, f2, g2, h2) {
 				t.Fatalf("JointHessian of sites %v at %v: with tapes (%v, %v, %v), by the general path (%v, %v, %v)\ntrace: %v", pair, x, f1, g1, h1, f2, g2, h2, trace)
 			}
 			if v1, v2 := jw.JointHessian(x, pair, nil, nil), jo.JointHessian(x, pair, nil, nil); !sameBits(v1, v2) {

@@ -43,16 +43,7 @@ func compareJoint(t *testing.T, sc, ref *scorer, x []float64, sites []int) {
 // at random states (and states outside the support); that the orbit tapes ran;
 // and that ScoreOrbit of the groups of orbitModels matches the general path too.
 func TestOrbitTapeMatchesGeneralPath(t *testing.T) {
-	type tcase struct {
-		name  string
-		m     *Model
-		state func(*rand.Rand) []float64
-	}
-	m := tapeOpsModel(t)
-	cases := []tcase{{"ops", m, func(rng *rand.Rand) []float64 { return tapeState(rng, m.dim) }}}
-	for _, rc := range recursionCases(t, 30) {
-		cases = append(cases, tcase{rc.name, rc.m, rc.state})
-	}
+	cases := tapeCases(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, ref := tc.m.newScorer(), tc.m.newScorer()

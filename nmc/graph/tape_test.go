@@ -93,21 +93,30 @@ func compareTape(t *testing.T, m *Model, sc, ref *scorer, x []float64) uint64 {
 	return sc.tape.runs - runs
 }
 
+// tapeCase is a model of the tape tests with a draw of its states.
+type tapeCase struct {
+	name  string
+	m     *Model
+	state func(*rand.Rand) []float64
+}
+
+// tapeCases returns tapeOpsModel and the recursions (ARMA(1,1), GARCH(1,1)) of
+// T = 30, with their states.
+func tapeCases(t *testing.T) []tapeCase {
+	m := tapeOpsModel(t)
+	cases := []tapeCase{{"ops", m, func(rng *rand.Rand) []float64 { return tapeState(rng, m.dim) }}}
+	for _, rc := range recursionCases(t, 30) {
+		cases = append(cases, tapeCase{rc.name, rc.m, rc.state})
+	}
+	return cases
+}
+
 // TestTapeMatchesGeneralPath checks that the site tapes of tapeOpsModel and of
 // ARMA(1,1) and GARCH(1,1) give the general path's scores, gradients and Hessians
 // bit for bit at random states (and at states outside the support), that every
 // score at a state inside the support ran its tape, and that the tapes hold every instruction.
 func TestTapeMatchesGeneralPath(t *testing.T) {
-	type tcase struct {
-		name  string
-		m     *Model
-		state func(*rand.Rand) []float64
-	}
-	m := tapeOpsModel(t)
-	cases := []tcase{{"ops", m, func(rng *rand.Rand) []float64 { return tapeState(rng, m.dim) }}}
-	for _, rc := range recursionCases(t, 30) {
-		cases = append(cases, tcase{rc.name, rc.m, rc.state})
-	}
+	cases := tapeCases(t)
 	seen := map[tOp]bool{}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
