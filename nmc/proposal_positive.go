@@ -46,12 +46,10 @@ func (p *positiveProposer) nextKind(warmup bool) bool { return p.next(warmup, nP
 // N(t + s²g_t/2, s²), s² = min(−1/h_t, 2·maxLogitDrift/|g_t|, 1).
 func logFit(y, g, h float64) (sd, m float64) {
 	t := math.Log(y)
-	gt := y*g + 1
-	ht := y*y*h + y*g
 	if !(y > 0) || math.IsInf(y, 0) {
 		return 0, t
 	}
-	return trustFit(t, gt, ht)
+	return trustFit(t, y*g+1, y*y*h+y*g)
 }
 
 func (p *positiveProposer) name() string { return "gamma" }
