@@ -83,6 +83,11 @@ type warmupState struct {
 	// state during one.
 	restarts []Restart
 	saved    []float64
+	// thin is the chain's thinning (Options.Thin, or the one it chose, see
+	// thin.go); pilot holds the states of its first thinning pilot sweeps after
+	// warm-up, pilot sweep s in row s, while it chooses.
+	thin  int
+	pilot []float64
 }
 
 // where is what the chain is doing, for panic messages: the site or the group
@@ -120,6 +125,9 @@ func newChain(local int, run *sampling) *Chain {
 	}
 	c.logits = make([]float64, maxValues)
 	c.out = newOutput(run, num)
+	if run.opts.autoThins() {
+		c.warm.pilot = make([]float64, thinPilot(run.opts, len(c.x))*len(c.x))
+	}
 	return c
 }
 
@@ -144,6 +152,7 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 		}
 	}()
 	defer c.leaveMeetings()
+	defer c.run.thinMeet.leave(c)
 	c.at.phase = "NewScorer"
 	if err := c.startScorer(); err != nil {
 		return err
@@ -157,7 +166,8 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 	}
 	c.at.phase = "sampling"
 	o := c.run.opts
-	sampling := o.Draws * o.Thin
+	c.warm.thin = max(o.Thin, 1)
+	sampling := o.Draws * c.warm.thin
 	warmMax := o.fixedWarmup()
 	if o.adaptive() {
 		warmMax = o.WarmupMax
@@ -210,6 +220,7 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 	c.endWarmup(sweep)
 	total = sweep + sampling
 	c.warm.warmup = false
+	pilot := len(c.warm.pilot) / max(len(c.x), 1)
 	for s := 0; s < sampling; s++ {
 		select {
 		case <-done:
@@ -222,7 +233,18 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 			c.report(sweep, total)
 			return ctx.Err()
 		}
-		if (s+1)%o.Thin == 0 {
+		switch {
+		case s < pilot:
+			copy(c.warm.pilot[s*len(c.x):(s+1)*len(c.x)], c.x)
+			if s+1 == pilot {
+				if !c.endPilot(pilot) {
+					c.report(sweep, total)
+					return ctx.Err()
+				}
+				sampling = o.Draws * c.warm.thin
+				total = sweep + 1 + sampling - pilot
+			}
+		case (s+1)%c.warm.thin == 0:
 			c.record()
 		}
 		progress(sweep)

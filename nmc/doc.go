@@ -91,6 +91,9 @@
 // frozen where the curvature explodes, until each chain's log joint stops trending
 // and the chains agree, or WarmupMax with a warning; Result.WarmupSweeps,
 // Result.WarmupCheck). Options.Warmup = NoWarmup records from the first sweep.
+// After the adaptive warm-up the chains measure their bulk ESS per sweep on a
+// pilot of their first sweeps and thin their draws where it is low (Options.Thin
+// 0, the default; Result.Thin).
 // After every warm-up sweep each move that adapts (Adapter) learns from it, and at
 // the end of the warm-up freezes what it learnt. A group move probes its orbit once
 // more per fit for the rate of its log-Gamma fit; after a warm-up whose probed rates

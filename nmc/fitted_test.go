@@ -94,7 +94,7 @@ func TestFittedStepAlone(t *testing.T) {
 func TestFittedStepWithSites(t *testing.T) {
 	t.Parallel()
 	for _, every := range []int{1, 3} {
-		o := &Options{Chains: 4, Draws: 3000, Warmup: AutoWarmup, Seed: 402, Start: PriorStart, StartCandidates: 1, Moves: []Move{SiteSteps{}, GroupMoves{}, FittedSteps{Every: every}}}
+		o := &Options{Chains: 4, Draws: 3000, Warmup: AutoWarmup, Thin: 1, Seed: 402, Start: PriorStart, StartCandidates: 1, Moves: []Move{SiteSteps{}, GroupMoves{}, FittedSteps{Every: every}}}
 		r := sample(t, banana{0.4}, o)
 		checkBanana(t, "banana", r, 0.4)
 		if want := 4 * defaultFittedSteps * ((3000 + every - 1) / every); movesOf(r, "fitted")[0].Proposals != want {

@@ -54,7 +54,15 @@ type Options struct {
 	// bit-identical (with the meetings, chain c's warm-up length depends on the
 	// chains it runs with).
 	WarmupPerChain bool
-	// Thin keeps every Thin-th sweep after warm-up (default 1). Must not be negative.
+	// Thin keeps every Thin-th sweep after warm-up. 0 (the default) chooses it
+	// with the adaptive warm-up, and means 1 otherwise: at the warm-up's end the
+	// chains measure the least bulk ESS per sweep of their continuous
+	// coordinates over their last warm-up sweeps (up to 200 of each chain's
+	// stationary period) and keep one sweep in ceil(0.25 / that), at most 10, so
+	// that each recorded draw carries about a quarter of an effective draw; draws
+	// that mix at least that well keep every sweep. The meeting chains choose
+	// one thinning for all of them (1 when they did not agree), each chain alone
+	// with WarmupPerChain. Result.Thin records it. Must not be negative.
 	Thin int
 	// Seed seeds every chain: the chain with global number g (see FirstChain) draws all
 	// its random numbers, its start from m.Init included, from
@@ -140,9 +148,6 @@ func (o *Options) withDefaults(dim int) (Options, error) {
 	}
 	if e.Draws == 0 {
 		e.Draws = 1000
-	}
-	if e.Thin == 0 {
-		e.Thin = 1
 	}
 	if e.InitRetries == 0 {
 		e.InitRetries = 100

@@ -64,6 +64,10 @@ type Result struct {
 	// length the adaptive warm-up chose; for a cancelled or failed chain, the sweeps
 	// it ran before stopping, 0 if it stopped in its warm-up).
 	WarmupSweeps []int
+	// Thin holds each chain's thinning: it recorded every Thin[c]-th sweep after
+	// warm-up (Options.Thin, or the thinning the adaptive warm-up chose; see
+	// Options.Thin).
+	Thin []int
 	// WarmupCheck is the adaptive warm-up's check across chains at its end:
 	// whether the chains' log joints agreed, and how far apart they lay when they
 	// did not (its Warning, also in Warnings). Nil when the chains warmed up alone

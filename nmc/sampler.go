@@ -79,6 +79,7 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	}
 
 	run.meet = newWarmupMeeting(run.opts)
+	run.thinMeet = newThinMeeting(run)
 	start := time.Now()
 	cpu0, cpuOK := processCPU()
 	chains := make([]*Chain, eff.Chains)
@@ -101,12 +102,14 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	res.Sites, res.SitesPerChain = siteStats(run, chains)
 	res.Moves, res.MovesPerChain = moveStats(run, chains)
 	res.WarmupSweeps = make([]int, eff.Chains)
+	res.Thin = make([]int, eff.Chains)
 	if eff.HeldOut != nil {
 		res.HeldOut = make([][]float64, eff.Chains)
 	}
 	for c, ch := range chains {
 		draws.Chains[c] = ch.out.rows[:ch.out.n*run.ncols]
 		res.WarmupSweeps[c] = ch.warm.sweeps
+		res.Thin[c] = ch.warm.thin
 		res.Restarts = append(res.Restarts, ch.warm.restarts...)
 		if res.HeldOut != nil {
 			res.HeldOut[c] = ch.out.held[:ch.out.n*run.nHeld]

@@ -30,6 +30,9 @@ type sampling struct {
 	// meet is where the chains meet in the adaptive warm-up; nil when they warm
 	// up alone (see warmup_chains.go).
 	meet *warmupMeeting
+	// thinMeet is where they choose their thinning together (see thin.go); nil
+	// when each chooses its own, or none does.
+	thinMeet *thinMeeting
 	// The recorded columns: ncols per draw, the generated quantities from genAt;
 	// deriver and gen are nil when the model records none.
 	ncols, nHeld, genAt int

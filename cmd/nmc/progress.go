@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,9 +27,9 @@ func showProgress(w io.Writer) bool {
 // progress is one terminal bar for the total sweeps of all chains of a run, fed
 // by nmc's Options.Progress.
 type progress struct {
-	mu   sync.Mutex
-	done []int // sweeps done per chain
-	bar  *progressbar.ProgressBar
+	mu          sync.Mutex
+	done, total []int // sweeps done and to do per chain
+	bar         *progressbar.ProgressBar
 }
 
 // newProgress returns a bar for chains × sweeps steps on w, described by desc, or
@@ -38,7 +39,8 @@ func newProgress(w io.Writer, desc string, chains, sweeps int) *progress {
 		return nil
 	}
 	return &progress{
-		done: make([]int, chains),
+		done:  make([]int, chains),
+		total: make([]int, chains),
 		bar: progressbar.NewOptions(chains*sweeps,
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription(desc),
@@ -59,11 +61,23 @@ func (p *progress) update(pr nmc.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done[pr.Chain] = pr.Done
-	total := 0
-	for _, d := range p.done {
-		total += d
+	if pr.Total != p.total[pr.Chain] {
+		// The chain's total changes when its warm-up ends (its length, and the
+		// thinning it chose): the bar's end moves with it.
+		p.total[pr.Chain] = pr.Total
+		if !slices.Contains(p.total, 0) {
+			p.bar.ChangeMax(sum(p.total))
+		}
 	}
-	p.bar.Set(total)
+	p.bar.Set(sum(p.done))
+}
+
+func sum(v []int) int {
+	s := 0
+	for _, x := range v {
+		s += x
+	}
+	return s
 }
 
 // callback returns the Options.Progress function of p: nil for a nil p, so that

@@ -26,6 +26,8 @@ type runSettings struct {
 	autoWarmup     bool
 	warmupMax      int
 	warmupPerChain bool
+	// thin is nmc.Options.Thin (-thin; 0: chosen by the adaptive warm-up).
+	thin int
 	// start is the chains' start rule (-start); startCandidates the number of
 	// starts each chain draws by it, keeping the highest log joint
 	// (-start-candidates, 0: the default).
@@ -219,6 +221,7 @@ func execute(ctx context.Context, e *env, d *models.Dataset, s runSettings, desc
 		Warmup:          s.optionsWarmup(),
 		WarmupMax:       s.warmupMax,
 		WarmupPerChain:  s.warmupPerChain,
+		Thin:            s.thin,
 		Start:           s.start,
 		StartCandidates: s.startCandidates,
 		Seed:            s.seed,

@@ -105,6 +105,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 	warmup := &warmupFlag{auto: true}
 	fs.Var(warmup, "warmup", "warm-up sweeps per chain before recording, or auto: the chains warm up until each one's log joint stops trending and they agree (R-hat of the log joint below 1.05), at least 200 sweeps (300 with a Hamiltonian block) and at most -warmup-max; 0: none (the paper's runs)")
 	warmupMax := fs.Int("warmup-max", 0, "the most sweeps of -warmup auto (0: the default, 1000)")
+	thin := fs.Int("thin", 0, "record every `N`-th sweep after warm-up (0: chosen by -warmup auto from the warm-up's ESS per sweep, at most 10, else 1)")
 	warmupPerChain := fs.Bool("warmup-per-chain", false, "-warmup auto: each chain ends its warm-up on its own test, without comparing the chains (needed by runs split with -first-chain, see above)")
 	start := nmc.DefaultStart
 	fs.Func("start", "where the chains start: uniform (Stan's rule: uniform(−2, 2) on each continuous coordinate's unconstrained scale, discrete sites from the prior) or prior (a draw of the model's prior) (default prior)", func(v string) error {
@@ -138,7 +139,7 @@ func sampleFlags(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkModel(*model); err != nil {
 			return usage(err)
 		}
-		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, warmupMax: *warmupMax, warmupPerChain: *warmupPerChain, start: start, startCandidates: *startCandidates, seed: *seed, noGroupMoves: *noGroups, noBlocks: *noBlocks, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, noHamiltonian: *noHMC, leapfrogs: *leapfrogs, logLik: *logLik, yRep: *yRep}
+		s := runSettings{chains: *chains, firstChain: *firstChain, draws: *draws, warmup: warmup.n, autoWarmup: warmup.auto, warmupMax: *warmupMax, warmupPerChain: *warmupPerChain, thin: *thin, start: start, startCandidates: *startCandidates, seed: *seed, noGroupMoves: *noGroups, noBlocks: *noBlocks, noJointMoves: *noJoint, noAugment: *noAugment, augmentRounds: *augmentRounds, follow: *follow, noHamiltonian: *noHMC, leapfrogs: *leapfrogs, logLik: *logLik, yRep: *yRep}
 		if *leads != "" {
 			s.leads = strings.Split(*leads, ",")
 		}
@@ -265,8 +266,8 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 	if s.chains == 1 {
 		chains = "chain"
 	}
-	fmt.Fprintf(w, "model %s: %s; %d %s × %d draws after %s, seed %d%s\n",
-		r.data.Model, describeData(r.data), s.chains, chains, s.draws, describeWarmup(s, res), s.seed, chainRange(s))
+	fmt.Fprintf(w, "model %s: %s; %d %s × %d draws%s after %s, seed %d%s\n",
+		r.data.Model, describeData(r.data), s.chains, chains, s.draws, describeThin(res), describeWarmup(s, res), s.seed, chainRange(s))
 	var all []diagnostics.SummaryRow
 	if o.summary != "" || r.exact != nil {
 		var err error
@@ -370,9 +371,9 @@ func reportSample(w io.Writer, r *runResult, s runSettings, o sampleOutputs) err
 // "wall time 1.2s, CPU time 2.3s (3100 sweeps/s over all chains; min bulk ESS 812
 // (beta[3]): 677 per second, 353 per CPU second)".
 func describeCost(res *nmc.Result, s runSettings, printed []diagnostics.SummaryRow) string {
-	sweeps := s.chains * s.draws
-	for _, n := range res.WarmupSweeps {
-		sweeps += n
+	sweeps := 0
+	for c, n := range res.WarmupSweeps {
+		sweeps += n + s.draws*max(res.Thin[c], 1)
 	}
 	text := "wall time " + paper.FormatDuration(res.Wall)
 	if res.CPU > 0 {
@@ -413,6 +414,41 @@ func describeWarmup(s runSettings, res *nmc.Result) string {
 		return "adaptive warm-up of " + n[0] + " sweeps"
 	}
 	return "adaptive warm-up of " + strings.Join(n, ", ") + " sweeps"
+}
+
+// describeThin says which sweeps the chains recorded: "" for every sweep, else
+// " (every 4th sweep)" or, chain by chain, " (every 3rd, 4th, 4th, 5th sweep)".
+func describeThin(res *nmc.Result) string {
+	n := make([]string, len(res.Thin))
+	same, all := true, true
+	for c, v := range res.Thin {
+		n[c] = ordinal(v)
+		same = same && v == res.Thin[0]
+		all = all && v <= 1
+	}
+	switch {
+	case all:
+		return ""
+	case same:
+		return " (every " + n[0] + " sweep)"
+	}
+	return " (every " + strings.Join(n, ", ") + " sweep)"
+}
+
+// ordinal writes n ≥ 1 as "1st", "2nd", "3rd", "4th", "11th", "22nd", ….
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 // chainRange describes the run's chains in the run split over tasks that they

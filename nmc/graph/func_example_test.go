@@ -136,6 +136,6 @@ func ExampleFunc() {
 	// Output:
 	// ka  1.0 ± 0.1 (simulated at 1)
 	// V   9.9 ± 0.5 (simulated at 10)
-	// Vm  8.7 ± 1.8 (simulated at 8)
+	// Vm  8.8 ± 1.9 (simulated at 8)
 	// Km  5.1 ± 2.0 (simulated at 4)
 }
