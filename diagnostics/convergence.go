@@ -41,10 +41,13 @@ func RHatBasic(x [][]float64) (float64, error) {
 // per chain, any NaN or ±Inf draw, or all draws equal. It returns an error if
 // x has no chains, an empty chain, or chains of different lengths.
 func ESSBasic(x [][]float64) (float64, error) {
-	q, err := newQuantity(x)
+	m, n, err := shape(x)
 	if err != nil {
 		return math.NaN(), err
 	}
+	// The raw values' ESS needs no ranks: the draws are not sorted (newQuantity
+	// sorts them for the other summaries).
+	q := &quantity{ws: &workspace{}, m: m, n: n, x: pool(x)}
 	return q.essBasic(), nil
 }
 

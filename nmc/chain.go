@@ -84,10 +84,8 @@ type warmupState struct {
 	restarts []Restart
 	saved    []float64
 	// thin is the chain's thinning (Options.Thin, or the one it chose, see
-	// thin.go); pilot holds the states of its first thinning pilot sweeps after
-	// warm-up, pilot sweep s in row s, while it chooses.
-	thin  int
-	pilot []float64
+	// thin.go).
+	thin int
 }
 
 // where is what the chain is doing, for panic messages: the site or the group
@@ -125,9 +123,6 @@ func newChain(local int, run *sampling) *Chain {
 	}
 	c.logits = make([]float64, maxValues)
 	c.out = newOutput(run, num)
-	if run.opts.autoThins() {
-		c.warm.pilot = make([]float64, thinPilot(run.opts, len(c.x))*len(c.x))
-	}
 	return c
 }
 
@@ -220,7 +215,10 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 	c.endWarmup(sweep)
 	total = sweep + sampling
 	c.warm.warmup = false
-	pilot := len(c.warm.pilot) / max(len(c.x), 1)
+	pilot := 0
+	if o.autoThins() {
+		pilot = thinPilot(o)
+	}
 	for s := 0; s < sampling; s++ {
 		select {
 		case <-done:
@@ -235,7 +233,7 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 		}
 		switch {
 		case s < pilot:
-			copy(c.warm.pilot[s*len(c.x):(s+1)*len(c.x)], c.x)
+			c.record()
 			if s+1 == pilot {
 				if !c.endPilot(pilot) {
 					c.report(sweep, total)

@@ -334,13 +334,14 @@ func TestHamiltonianFallbackSameDraws(t *testing.T) {
 }
 
 // TestHamiltonianDeterministic: the same seed gives the same draws (chains run in
-// parallel), and a run of chain 1 alone (FirstChain) gives that chain's draws.
+// parallel), and a run of chain 1 alone (FirstChain) gives that chain's draws
+// (each chain warming up, and choosing its thinning, on its own: WarmupPerChain).
 func TestHamiltonianDeterministic(t *testing.T) {
 	t.Parallel()
-	o := &Options{Chains: 2, Draws: 200, Warmup: AutoWarmup, Seed: 605}
+	o := &Options{Chains: 2, Draws: 200, Warmup: AutoWarmup, WarmupPerChain: true, Seed: 605}
 	a := sample(t, hmcMixed{}, o)
 	b := sample(t, hmcMixed{}, o)
-	one := sample(t, hmcMixed{}, &Options{Chains: 1, FirstChain: 1, Draws: 200, Warmup: AutoWarmup, Seed: 605})
+	one := sample(t, hmcMixed{}, &Options{Chains: 1, FirstChain: 1, Draws: 200, Warmup: AutoWarmup, WarmupPerChain: true, Seed: 605})
 	for c := range a.Draws.Chains {
 		if !slices.Equal(a.Draws.Chains[c], b.Draws.Chains[c]) {
 			t.Errorf("chain %d differs between two runs with the same seed", c)

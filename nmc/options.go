@@ -55,14 +55,15 @@ type Options struct {
 	// chains it runs with).
 	WarmupPerChain bool
 	// Thin keeps every Thin-th sweep after warm-up. 0 (the default) chooses it
-	// with the adaptive warm-up, and means 1 otherwise: at the warm-up's end the
-	// chains measure the least bulk ESS per sweep of their continuous
-	// coordinates over their last warm-up sweeps (up to 200 of each chain's
-	// stationary period) and keep one sweep in ceil(0.25 / that), at most 10, so
-	// that each recorded draw carries about a quarter of an effective draw; draws
-	// that mix at least that well keep every sweep. The meeting chains choose
-	// one thinning for all of them (1 when they did not agree), each chain alone
-	// with WarmupPerChain. Result.Thin records it. Must not be negative.
+	// after the adaptive warm-up, and means 1 otherwise: the chains record their
+	// first 500 sweeps (fewer if Draws is smaller), measure the least ESS per
+	// sweep of their continuous coordinates on them (on the unconstrained scale)
+	// and, where it is below 0.25, keep one sweep in ceil(0.25 / that), at most
+	// 10, of those and of the sweeps that follow, so that each recorded draw
+	// carries about a quarter of an effective draw; draws that mix at least that
+	// well keep every sweep. The chains that warmed up together choose one
+	// thinning from all their pilots, each chain alone with WarmupPerChain (see
+	// thin.go). Result.Thin records it. Must not be negative.
 	Thin int
 	// Seed seeds every chain: the chain with global number g (see FirstChain) draws all
 	// its random numbers, its start from m.Init included, from

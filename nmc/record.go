@@ -22,25 +22,21 @@ func newOutput(run *sampling, num int) output {
 
 // record appends the current state (and derived, generated and held-out values)
 // to the output.
-func (c *Chain) record() { c.recordState(c.x) }
-
-// recordState appends state x (and its derived, generated and held-out values) to
-// the output.
-func (c *Chain) recordState(x []float64) {
+func (c *Chain) record() {
 	run, out := c.run, &c.out
 	row := out.rows[out.n*run.ncols : (out.n+1)*run.ncols]
-	n := copy(row, x)
+	n := copy(row, c.x)
 	if run.deriver != nil {
 		c.at.phase = "Derive"
-		run.deriver.Derive(x, row[n:run.genAt])
+		run.deriver.Derive(c.x, row[n:run.genAt])
 	}
 	if run.gen != nil {
 		c.at.phase = "Generate"
-		run.gen.Generate(out.genRng, x, row[run.genAt:])
+		run.gen.Generate(out.genRng, c.x, row[run.genAt:])
 	}
 	if h := run.opts.HeldOut; h != nil {
 		c.at.phase = "HeldOut.LogLik"
-		h.LogLik(x, out.held[out.n*run.nHeld:(out.n+1)*run.nHeld])
+		h.LogLik(c.x, out.held[out.n*run.nHeld:(out.n+1)*run.nHeld])
 	}
 	c.at.phase = "sampling"
 	out.n++

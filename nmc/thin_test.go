@@ -109,7 +109,8 @@ func TestAutoThinPerChain(t *testing.T) {
 }
 
 // TestAutoThinChainFails: a chain that panics in its pilot leaves the meeting at
-// its end; the other chains choose without it and record all their draws.
+// its end (with the draws it recorded, as a failed chain does); the other chains
+// choose without it and record all their draws.
 func TestAutoThinChainFails(t *testing.T) {
 	t.Parallel()
 	moves := append(slices.Clone(gibbsSteps), samplingHook{fn: func(c *Chain, sweep int) {
@@ -133,7 +134,7 @@ func TestAutoThinChainFails(t *testing.T) {
 		t.Fatalf("error %v, want chain 1's panic", err)
 	}
 	for c := range 4 {
-		if n := r.Draws.NumDraws(c); (c == 1) != (n == 0) || (c != 1 && n != 300) {
+		if n := r.Draws.NumDraws(c); (c == 1) != (n < 300) || (c != 1 && n != 300) {
 			t.Errorf("chain %d has %d draws", c, n)
 		}
 	}

@@ -351,8 +351,9 @@ func (rep *Report) run(ctx context.Context, cfg Config, x Experiment, conjPlots 
 	}
 	// The reproduction keeps the settings its numbers were recorded with: each
 	// chain's adaptive warm-up on its own test (WarmupPerChain) and one start
-	// drawn by the model's Init (PriorStart), or no warm-up at all for plain NMC.
-	opts := &nmc.Options{Chains: chains, Draws: nDraws, Seed: cfg.Seed, Warmup: nmc.AutoWarmup, WarmupPerChain: true,
+	// drawn by the model's Init (PriorStart), or no warm-up at all for plain NMC,
+	// and every sweep recorded (Thin 1: samples to convergence counts sweeps).
+	opts := &nmc.Options{Chains: chains, Draws: nDraws, Seed: cfg.Seed, Warmup: nmc.AutoWarmup, WarmupPerChain: true, Thin: 1,
 		Start: nmc.PriorStart, StartCandidates: 1, Moves: []nmc.Move{nmc.Defaults{NoGroupMoves: cfg.NoGroupMoves}}}
 	if cfg.NoGroupMoves {
 		opts.Warmup = nmc.NoWarmup
