@@ -84,8 +84,10 @@ type warmupState struct {
 	restarts []Restart
 	saved    []float64
 	// thin is the chain's thinning (Options.Thin, or the one it chose, see
-	// thin.go).
-	thin int
+	// thin.go), pilotESS the ESS per sweep its thinning pilot measured (NaN
+	// without one).
+	thin     int
+	pilotESS float64
 }
 
 // where is what the chain is doing, for panic messages: the site or the group
@@ -161,7 +163,7 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 	}
 	c.at.phase = "sampling"
 	o := c.run.opts
-	c.warm.thin = max(o.Thin, 1)
+	c.warm.thin, c.warm.pilotESS = max(o.Thin, 1), math.NaN()
 	sampling := o.Draws * c.warm.thin
 	warmMax := o.fixedWarmup()
 	if o.adaptive() {

@@ -103,13 +103,14 @@ func Sample(ctx context.Context, m Model, opts *Options) (*Result, error) {
 	res.Moves, res.MovesPerChain = moveStats(run, chains)
 	res.WarmupSweeps = make([]int, eff.Chains)
 	res.Thin = make([]int, eff.Chains)
+	res.PilotESS = make([]float64, eff.Chains)
 	if eff.HeldOut != nil {
 		res.HeldOut = make([][]float64, eff.Chains)
 	}
 	for c, ch := range chains {
 		draws.Chains[c] = ch.out.rows[:ch.out.n*run.ncols]
 		res.WarmupSweeps[c] = ch.warm.sweeps
-		res.Thin[c] = ch.warm.thin
+		res.Thin[c], res.PilotESS[c] = ch.warm.thin, ch.warm.pilotESS
 		res.Restarts = append(res.Restarts, ch.warm.restarts...)
 		if res.HeldOut != nil {
 			res.HeldOut[c] = ch.out.held[:ch.out.n*run.nHeld]

@@ -65,13 +65,13 @@ func (c *Chain) endPilot(n int) bool {
 	out, ncols := &c.out, c.run.ncols
 	own := out.rows[:n*ncols]
 	if m := c.run.thinMeet; m != nil {
-		thin, ok := m.meet(c, own)
+		thin, perSweep, ok := m.meet(c, own)
 		if !ok {
 			return false
 		}
-		c.warm.thin = thin
+		c.warm.thin, c.warm.pilotESS = thin, perSweep
 	} else {
-		c.warm.thin = chooseThin(c.run.sites, c.run.off, ncols, [][]float64{own}, n)
+		c.warm.thin, c.warm.pilotESS = chooseThin(c.run.sites, c.run.off, ncols, [][]float64{own}, n)
 	}
 	k := c.warm.thin
 	if k == 1 {
@@ -92,14 +92,15 @@ func (c *Chain) endPilot(n int) bool {
 // ceil(autoThinTarget / e) for e the least ESS per sweep of a coordinate of the
 // model's continuous sites (the marginalised and other discrete sites are drawn
 // exactly or enumerated, and follow the continuous ones), between 1 and
-// autoThinMax; 1 for fewer than autoThinLeast draws. The ESS is
+// autoThinMax; 1 for fewer than autoThinLeast draws. It returns that e too (NaN
+// when nothing was measured). The ESS is
 // diagnostics.ESSBasic's of the coordinate on its unconstrained scale (log,
 // logit, the simplex's log), whose tails are light where the bounded scale's
 // need not be: the bulk ESS ranks the draws, and sorting 4 × 500 draws of each of
 // the Dawid-Skene model's 903 coordinates cost 0.4 s of a 2.6 s run.
-func chooseThin(sites []Site, off []int, stride int, pilots [][]float64, n int) int {
+func chooseThin(sites []Site, off []int, stride int, pilots [][]float64, n int) (thin int, perSweep float64) {
 	if n < autoThinLeast || len(pilots) == 0 {
-		return 1
+		return 1, math.NaN()
 	}
 	series := make([][]float64, len(pilots))
 	for c := range series {
@@ -123,11 +124,14 @@ func chooseThin(sites []Site, off []int, stride int, pilots [][]float64, n int) 
 			least = min(least, ess)
 		}
 	}
-	perSweep := least / float64(n*len(pilots))
-	if math.IsInf(least, 1) || perSweep >= autoThinTarget {
-		return 1
+	if math.IsInf(least, 1) {
+		return 1, math.NaN()
 	}
-	return min(int(math.Ceil(autoThinTarget/perSweep)), autoThinMax)
+	perSweep = least / float64(n*len(pilots))
+	if perSweep >= autoThinTarget {
+		return 1, perSweep
+	}
+	return min(int(math.Ceil(autoThinTarget/perSweep)), autoThinMax), perSweep
 }
 
 // thinMeeting is where the chains that warmed up together meet at the end of
@@ -138,6 +142,7 @@ type thinMeeting struct {
 	pilots  [][]float64 // each arrived chain's pilot; nil until it arrives
 	n       int         // the pilots' length in sweeps
 	thin    int
+	ess     float64       // the ESS per sweep measured
 	done    chan struct{} // closed once thin is chosen
 	decided bool
 	sites   []Site
@@ -161,18 +166,19 @@ func newThinMeeting(run *sampling) *thinMeeting {
 }
 
 // meet brings chain c's pilot to the meeting, waits for the other chains and
-// returns the thinning; ok is false if the run was cancelled meanwhile.
-func (m *thinMeeting) meet(c *Chain, pilot []float64) (thin int, ok bool) {
+// returns the thinning and the ESS per sweep measured; ok is false if the run
+// was cancelled meanwhile.
+func (m *thinMeeting) meet(c *Chain, pilot []float64) (thin int, perSweep float64, ok bool) {
 	m.mu.Lock()
 	m.pilots[c.local] = pilot
 	m.decideIfAll()
 	m.mu.Unlock()
 	select {
 	case <-m.done:
-		return m.thin, true
+		return m.thin, m.ess, true
 	case <-c.warm.done:
 		c.warm.stopped = true
-		return 1, false
+		return 1, math.NaN(), false
 	}
 }
 
@@ -208,7 +214,8 @@ func (m *thinMeeting) decideIfAll() {
 	if len(pilots) == 0 {
 		return
 	}
-	m.thin, m.decided = chooseThin(m.sites, m.off, m.stride, pilots, m.n), true
+	m.thin, m.ess = chooseThin(m.sites, m.off, m.stride, pilots, m.n)
+	m.decided = true
 	close(m.done)
 }
 

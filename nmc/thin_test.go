@@ -50,7 +50,8 @@ var gibbsSteps = []Move{Defaults{NoBlocks: true, NoFitted: true}}
 // allows their estimate to be off by a factor 2 either way), record exactly
 // the draws of a run with that Thin given, and their draws carry at least 0.15
 // effective draws each (0.25 expected; 0.05 without the thinning). Uncorrelated
-// sites keep every sweep and record the draws of Thin = 1.
+// sites keep every sweep and record the draws of Thin = 1. At correlation 0.995
+// the thinning stops at its most.
 func TestAutoThin(t *testing.T) {
 	t.Parallel()
 	const rho = 0.95
@@ -79,6 +80,21 @@ func TestAutoThin(t *testing.T) {
 		t.Errorf("uncorrelated sites thin by %v, want 1", free.Thin)
 	}
 	sameDraws(t, free.Draws, sample(t, gibbsPair{0}, &Options{Seed: 3, Moves: gibbsSteps, Thin: 1}).Draws)
+
+	// A pair that mixes at 0.005 effective draws per sweep in theory: the
+	// thinning stops at its most, and PilotESS says what the pilot measured
+	// (within a factor 3 of the theory: the pilot's 4 × 500 sweeps hold about
+	// 10 effective draws).
+	slow := sample(t, gibbsPair{0.995}, &Options{Seed: 3, Moves: gibbsSteps})
+	if !slices.Equal(slow.Thin, []int{autoThinMax, autoThinMax, autoThinMax, autoThinMax}) {
+		t.Errorf("correlation 0.995: thinning %v, want %d", slow.Thin, autoThinMax)
+	}
+	theory := (1 - 0.995*0.995) / (1 + 0.995*0.995)
+	for c, e := range slow.PilotESS {
+		if !(e > theory/3 && e < 3*theory) {
+			t.Errorf("correlation 0.995: chain %d's pilot measured %.3g effective draws per sweep, want %.3g within a factor 3", c, e, theory)
+		}
+	}
 
 	// A fixed warm-up keeps every sweep, as Thin says.
 	if r := sample(t, gibbsPair{rho}, &Options{Seed: 3, Moves: gibbsSteps, Warmup: 100, Draws: 300}); !slices.Equal(r.Thin, []int{1, 1, 1, 1}) {
