@@ -55,10 +55,16 @@ import (
 // whose steps moved its coordinates less than the rest of the sweeps in warm-up,
 // as BlockNewton says.
 type AutoBlocks struct {
-	// Threshold is the coupling at which two sites are blocked (default 0.5: the
-	// partial correlation at which single-site steps need about 1/(1 − 0.5²) ≈ 1.3
-	// times as many sweeps as joint ones on a Gaussian, and much more above it).
-	// Must be in [0, 1]; 0 means the default.
+	// Threshold is the coupling at which two sites are blocked (default 0.3: the
+	// partial correlation at which single-site steps need about 1/(1 − 0.3²) ≈ 1.1
+	// times as many sweeps as joint ones on a Gaussian, and more above it; the
+	// coupling is measured at a few states and can understate a curved
+	// dependence. 0.5 left σ₀ out of an overlapping mixture's block (μ₀, gap, θ)
+	// and its R-hat at 1.013 and 1.012 on seeds 2 and 3 of the ported posterior,
+	// thinned 10×; 0.3 joins it, R-hat 1.004 and 1.001, least ESS 569 → 1149 and
+	// 578 → 2100; garch11 seed 2 1164 → 3235, arma11 seeds 1–3 1141–1386 →
+	// 2441–2796, the other ports and the paper's models as before, see
+	// BENCHMARKS.md). Must be in [0, 1]; 0 means the default.
 	Threshold float64
 	// MaxCoords caps a block's unconstrained coordinates, and the candidate sites'
 	// for the search between sites (default 64). Must not be negative.
@@ -78,7 +84,7 @@ type BlockHinter interface {
 }
 
 const (
-	defaultBlockThreshold = 0.5
+	defaultBlockThreshold = 0.3
 	defaultBlockMaxCoords = 64
 	// The couplings are measured at autoPilotStates states of each of autoPilots
 	// pilot chains per round of autoPilotSweeps sweeps, autoFirstStates in the
