@@ -447,10 +447,10 @@ func fuse2(p, q *tinst) (tinst, bool) {
 		x, ok := other()
 		f.op, f.a, f.b, f.aux = tMulAddDD, p.a, p.b, x
 		return f, ok
-	case p.op == tAddDD && q.op == tSqrtD:
+	case p.op == tAddDD && q.op == tSqrtD && q.a == t:
 		f.op, f.a, f.b = tAddSqrtDD, p.a, p.b
 		return f, true
-	case p.op == tAddKD && q.op == tSqrtD:
+	case p.op == tAddKD && q.op == tSqrtD && q.a == t:
 		f.op, f.a, f.b = tAddSqrtKD, p.a, p.b
 		return f, true
 	case p.op == tScale && q.op == tNormal && q.aux == t && q.a != t && q.b != t:

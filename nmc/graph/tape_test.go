@@ -47,6 +47,11 @@ func tapeOpsModel(tb testing.TB) *Model {
 	}
 	v := Concat(a, Mul(a, bp), Sqrt(bp), C(4))
 	b.Observe("concat", Normal(Index(v, []int{1, 0, 2, 2, 3}), Add(bp, Index(v, []int{2, 2, 2, 2, 2}))), []float64{0.1, 0.2, 0.3, 0.4, 0.5})
+	// A sum with one reader followed by a square root of another slot: not one
+	// fused instruction.
+	bb := Mul(bp, bp)
+	obs("sqrt_next", Add(Add(bp, bb), Sqrt(bb)), C(1), 0.5)
+	obs("sqrt_next_k", Add(Add(C(0.5), bb), Sqrt(bb)), C(1), 0.5)
 	obs("bounded", Mul(y, a), Add(y, C(0.5)), 0.6)
 	obs("lse", LogSumExp(a, Mul(bp, c)), Sqrt(Add(bp, C(1))), 1.2)
 	b.Observe("t", StudentT(C(4), Mul(a, c), bp), []float64{0.8, -0.3})
