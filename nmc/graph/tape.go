@@ -219,8 +219,9 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 	x := s.x
 	total := 0.0
 	G, H := s.grad[0], s.hess[0]
-	for pc := range t.code {
-		in := &t.code[pc]
+	code := t.code
+	for pc := range code {
+		in := &code[pc]
 		switch in.op {
 		case tLoad:
 			sl[in.out].v = x[in.a]
@@ -444,8 +445,9 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 	sl := s.tape.cur[:t.slots]
 	x := s.x
 	total := 0.0
-	for pc := range t.code {
-		in := &t.code[pc]
+	code := t.code
+	for pc := range code {
+		in := &code[pc]
 		switch in.op {
 		case tLoad, tActive:
 			sl[in.out].v = x[in.a]
