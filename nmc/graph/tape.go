@@ -20,7 +20,9 @@ import (
 // reader is one fused instruction. A score runs the instructions in one loop over
 // the site's slot array of (value, first, second derivative), held by the scorer
 // and made at the site's first score (no allocation after). The observations of
-// Normal factors whose parameters are scalar nodes are instructions too; every
+// Normal factors whose parameters are scalar nodes are instructions too, kept in
+// their own list and run in batches (tNormals) after the instructions that
+// compute their parameters, in the blanket's order; every
 // other blanket element (a prior, a family without an instruction) is one
 // instruction that calls factorElem, and a node operation the tape does not know
 // one that calls eval, as Score would. Should such a node's jet not depend on the
@@ -67,7 +69,8 @@ const (
 	tSqrtD
 	tGeneral // a node element by the general path: a indexes tape.nodes, b the element, sub 1 if it depends
 	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out
-	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux (−1: computed here); sub: 1 the mean depends, 2 the scale, 3 both
+	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux (−1: computed here); sub: 1 the mean depends, 2 the scale, 3 both (in tape.normals only)
+	tNormals // the Normal observations tape.normals[a:b], in one loop
 	tFactor  // blanket element b of factor a by factorElem
 
 	// Fused instructions (fuse, tape_compile.go): two or three of the above whose
@@ -84,8 +87,9 @@ const (
 	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD)
 	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD)
 	tSubMulAddC // e + aux·(a − b), values only (tSubC, tMulC, tAddC)
-	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD)
-	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD)
+	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD); sub 1: a², 2: b² for a, b (tSquareD before)
+	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD); sub as tMulAddDK's
+	tSubSquareC // (a − b)², values only (tSubC, tSquareC)
 )
 
 // tinst is one tape instruction.
@@ -104,12 +108,15 @@ type tslot struct{ v, g, h float64 }
 
 // tape is the compiled score of one site in scalar mode.
 type tape struct {
-	bl    []entry // the blanket compiled
-	code  []tinst
-	imm   []float64 // the values of slots 0 … len(imm)−1: constants
-	slots int
-	nodes []*Node // tGeneral's nodes
-	evals uint64  // node elements evaluated per run, as evalScalar counts them
+	bl   []entry // the blanket compiled
+	code []tinst
+	// normals holds the Normal observations (tNormal), run in batches by tNormals
+	// instructions.
+	normals []tinst
+	imm     []float64 // the values of slots 0 … len(imm)−1: constants
+	slots   int
+	nodes   []*Node // tGeneral's nodes
+	evals   uint64  // node elements evaluated per run, as evalScalar counts them
 }
 
 // tapeSet holds a model's tapes, per site, compiled at their first use.
@@ -219,7 +226,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 	x := s.x
 	total := 0.0
 	G, H := s.grad[0], s.hess[0]
-	code := t.code
+	code, norms := t.code, t.normals
 	for pc := range code {
 		in := &code[pc]
 		switch in.op {
@@ -290,6 +297,8 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			sl[in.out] = tslot{f, d1 * a.g, d2*a.g*a.g + d1*a.h}
 		case tSquareC:
 			sl[in.out].v = square(sl[in.a].v)
+		case tSubSquareC:
+			sl[in.out].v = square(sl[in.a].v - sl[in.b].v)
 		case tSquareD:
 			a := &sl[in.a]
 			r := square(a.v)
@@ -344,8 +353,17 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
 		case tMulAddDK, tMulAddDD:
 			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
-			pv := float64(a.v * b.v)
-			pg, ph := b.v*a.g+a.v*b.g, b.v*a.h+a.v*b.h+2*a.g*b.g // tMulDD's
+			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, b.v, b.g, b.h
+			switch in.sub { // one factor the square of its slot (tSquareD's)
+			case 1:
+				d1 := 2 * av
+				av, ag, ah = square(av), float64(d1*ag), float64(2*ag*ag+d1*ah)
+			case 2:
+				d1 := 2 * bv
+				bv, bg, bh = square(bv), float64(d1*bg), float64(2*bg*bg+d1*bh)
+			}
+			pv := float64(av * bv)
+			pg, ph := bv*ag+av*bg, bv*ah+av*bh+2*ag*bg // tMulDD's
 			pg, ph = float64(pg), float64(ph)
 			if in.op == tMulAddDK {
 				sl[in.out] = tslot{c.v + pv, pg, ph}
@@ -362,70 +380,75 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			sv := sl[in.a].v
 			is := 1 / sv
 			sl[in.out] = tslot{math.Log(sv), is, is * is}
-		case tNormal:
-			mu, sg := &sl[in.a], &sl[in.b]
-			xv, m, sv := in.c, mu.v, sg.v
-			if !normalOK(xv, m, sv) {
-				total += math.Inf(-1)
-				s.grad[0], s.hess[0] = G, H
-				return total, true
-			}
-			var logS, is, is2 float64
-			if in.aux >= 0 {
-				sc := &sl[in.aux]
-				logS, is, is2 = sc.v, sc.g, sc.h
-			} else {
-				logS = math.Log(sv)
-				is = 1 / sv
-				is2 = is * is
-			}
-			z := (xv - m) * is
-			lp := -0.5*z*z - logS - logSqrt2Pi
-			if lp-lp != 0 { // ±Inf or NaN
-				// chain returns such a density without its derivatives.
+		case tNormals:
+			// The observations' terms, in the blanket's order: each reads slots
+			// that the instructions before this one wrote and no later one writes.
+			for k := in.a; k < in.b; k++ {
+				nm := &norms[k]
+				mu, sg := &sl[nm.a], &sl[nm.b]
+				xv, m, sv := nm.c, mu.v, sg.v
+				if !normalOK(xv, m, sv) {
+					total += math.Inf(-1)
+					s.grad[0], s.hess[0] = G, H
+					return total, true
+				}
+				var logS, is, is2 float64
+				if nm.aux >= 0 {
+					sc := &sl[nm.aux]
+					logS, is, is2 = sc.v, sc.g, sc.h
+				} else {
+					logS = math.Log(sv)
+					is = 1 / sv
+					is2 = is * is
+				}
+				z := (xv - m) * is
+				lp := -0.5*z*z - logS - logSqrt2Pi
+				if lp-lp != 0 { // ±Inf or NaN
+					// chain returns such a density without its derivatives.
+					total += lp
+					if !(total >= -math.MaxFloat64) {
+						s.grad[0], s.hess[0] = G, H
+						return total, true
+					}
+					continue
+				}
 				total += lp
+				// chainSums over (x constant, mu, sigma).
+				// sub 1: μ alone depends on the site, 2: σ alone, else both (with
+				// the cross terms between the two halves, in chainSums' order).
+				var h12 float64
+				if nm.sub != 2 {
+					g1 := z * is
+					G += g1 * mu.g
+					if g1 != 0 {
+						H += g1 * mu.h
+					}
+					if is2 != 0 {
+						H += -is2 * mu.g * mu.g
+					}
+				}
+				if nm.sub != 1 && nm.sub != 2 {
+					if h12 = -2 * z * is2; h12 != 0 {
+						H += h12 * mu.g * sg.g
+					}
+				}
+				if nm.sub != 1 {
+					g2 := (z*z - 1) * is
+					G += g2 * sg.g
+					if g2 != 0 {
+						H += g2 * sg.h
+					}
+					if h12 != 0 {
+						H += h12 * sg.g * mu.g
+					}
+					if h := (1 - 3*z*z) * is2; h != 0 {
+						H += h * sg.g * sg.g
+					}
+				}
 				if !(total >= -math.MaxFloat64) {
 					s.grad[0], s.hess[0] = G, H
 					return total, true
 				}
-				continue
-			}
-			total += lp
-			// chainSums over (x constant, mu, sigma).
-			// sub 1: μ alone depends on the site, 2: σ alone, else both (with
-			// the cross terms between the two halves, in chainSums' order).
-			var h12 float64
-			if in.sub != 2 {
-				g1 := z * is
-				G += g1 * mu.g
-				if g1 != 0 {
-					H += g1 * mu.h
-				}
-				if is2 != 0 {
-					H += -is2 * mu.g * mu.g
-				}
-			}
-			if in.sub != 1 && in.sub != 2 {
-				if h12 = -2 * z * is2; h12 != 0 {
-					H += h12 * mu.g * sg.g
-				}
-			}
-			if in.sub != 1 {
-				g2 := (z*z - 1) * is
-				G += g2 * sg.g
-				if g2 != 0 {
-					H += g2 * sg.h
-				}
-				if h12 != 0 {
-					H += h12 * sg.g * mu.g
-				}
-				if h := (1 - 3*z*z) * is2; h != 0 {
-					H += h * sg.g * sg.g
-				}
-			}
-			if !(total >= -math.MaxFloat64) {
-				s.grad[0], s.hess[0] = G, H
-				return total, true
 			}
 		case tFactor:
 			s.grad[0], s.hess[0] = G, H
@@ -445,7 +468,7 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 	sl := s.tape.cur[:t.slots]
 	x := s.x
 	total := 0.0
-	code := t.code
+	code, norms := t.code, t.normals
 	for pc := range code {
 		in := &code[pc]
 		switch in.op {
@@ -466,6 +489,8 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			sl[in.out].v = f
 		case tSquareC, tSquareD:
 			sl[in.out].v = square(sl[in.a].v)
+		case tSubSquareC:
+			sl[in.out].v = square(sl[in.a].v - sl[in.b].v)
 		case tSqrtC, tSqrtD:
 			sl[in.out].v = math.Sqrt(sl[in.a].v)
 		case tMulAddC, tMulAddKD:
@@ -477,7 +502,14 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 		case tSubMulAdd, tSubMulAddC:
 			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
 		case tMulAddDK, tMulAddDD:
-			sl[in.out].v = sl[in.aux].v + float64(sl[in.a].v*sl[in.b].v)
+			av, bv := sl[in.a].v, sl[in.b].v
+			switch in.sub {
+			case 1:
+				av = square(av)
+			case 2:
+				bv = square(bv)
+			}
+			sl[in.out].v = sl[in.aux].v + float64(av*bv)
 		case tMulSquare:
 			v := sl[in.b].v
 			r := square(v)
@@ -492,22 +524,25 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			sl[in.out].v = v
 		case tScale:
 			sl[in.out].v = math.Log(sl[in.a].v)
-		case tNormal:
-			// dist.Normal's LogProb.
-			xv, m, sv := in.c, sl[in.a].v, sl[in.b].v
-			if !normalOK(xv, m, sv) {
-				return total + math.Inf(-1), true
-			}
-			z := (xv - m) / sv
-			var logS float64
-			if in.aux >= 0 {
-				logS = sl[in.aux].v
-			} else {
-				logS = math.Log(sv)
-			}
-			total += -0.5*z*z - logS - logSqrt2Pi
-			if !(total >= -math.MaxFloat64) {
-				return total, true
+		case tNormals:
+			for k := in.a; k < in.b; k++ {
+				// dist.Normal's LogProb.
+				nm := &norms[k]
+				xv, m, sv := nm.c, sl[nm.a].v, sl[nm.b].v
+				if !normalOK(xv, m, sv) {
+					return total + math.Inf(-1), true
+				}
+				z := (xv - m) / sv
+				var logS float64
+				if nm.aux >= 0 {
+					logS = sl[nm.aux].v
+				} else {
+					logS = math.Log(sv)
+				}
+				total += -0.5*z*z - logS - logSqrt2Pi
+				if !(total >= -math.MaxFloat64) {
+					return total, true
+				}
 			}
 		case tFactor:
 			total += s.factorElem(int(in.a), int(in.b), false, true)

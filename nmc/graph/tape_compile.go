@@ -362,6 +362,7 @@ func (c *tapeCompiler) finish() *tape {
 	}
 	t.slots = int(nImm + c.slots)
 	t.code = fuse(t.code, t.slots)
+	t.code, t.normals = batchNormals(t.code)
 	return t
 }
 
@@ -398,6 +399,23 @@ func fuse(code []tinst, slots int) []tinst {
 			}
 		}
 		out = append(out, in)
+	}
+	// A square with one reader and the product-sum after it that reads it: the
+	// product-sum squares the factor itself.
+	for i := 0; i+1 < len(out); i++ {
+		p, q := &out[i], &out[i+1]
+		if p.op != tSquareD || uses[p.out] != 1 || q.op != tMulAddDK && q.op != tMulAddDD || q.a == q.b || q.aux == p.out {
+			continue
+		}
+		switch p.out {
+		case q.a:
+			q.sub, q.a = 1, p.a
+		case q.b:
+			q.sub, q.b = 2, p.a
+		default:
+			continue
+		}
+		out = append(out[:i], out[i+1:]...)
 	}
 	return out
 }
@@ -453,10 +471,40 @@ func fuse2(p, q *tinst) (tinst, bool) {
 	case p.op == tAddKD && q.op == tSqrtD && q.a == t:
 		f.op, f.a, f.b = tAddSqrtKD, p.a, p.b
 		return f, true
+	case p.op == tSubC && q.op == tSquareC && q.a == t:
+		f.op, f.a, f.b = tSubSquareC, p.a, p.b
+		return f, true
 	case p.op == tScale && q.op == tNormal && q.aux == t && q.a != t && q.b != t:
 		f = *q
 		f.aux = -1 // the scale's terms computed by the Normal
 		return f, true
 	}
 	return tinst{}, false
+}
+
+// batchNormals moves the Normal observations of code into their own list, each
+// run of them into one tNormals instruction placed before the next instruction
+// that adds to the score or may end the run early (tFactor, tGeneral), or at the
+// end: the terms are added in the same order, and the instructions they move past
+// only write slots of their own.
+func batchNormals(code []tinst) (out, normals []tinst) {
+	start := 0
+	flush := func() {
+		if len(normals) > start {
+			out = append(out, tinst{op: tNormals, a: int32(start), b: int32(len(normals))})
+			start = len(normals)
+		}
+	}
+	for _, in := range code {
+		switch in.op {
+		case tNormal:
+			normals = append(normals, in)
+			continue
+		case tFactor, tGeneral:
+			flush()
+		}
+		out = append(out, in)
+	}
+	flush()
+	return out, normals
 }
