@@ -84,10 +84,10 @@ const (
 	tSubMulKD   // aux·(a − b), b dependent (tSubKD, tMulKD)
 	tSubMulAdd  // e + aux·(a − b), b and e dependent (tSubKD, tMulKD, tAddDD)
 	tMulSquare  // a·b², b dependent (tSquareD, tMulKD)
-	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD)
+	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD); sub 1: a is aux·e², 2: b is (tMulSquare before)
 	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD)
 	tSubMulAddC // e + aux·(a − b), values only (tSubC, tMulC, tAddC)
-	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD); sub 1: a², 2: b² for a, b (tSquareD before)
+	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD); sub&3 1: a², 2: b² for a, b (tSquareD before); sub&4: the root of it (tSqrtD after)
 	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD); sub as tMulAddDK's
 	tSubSquareC // (a − b)², values only (tSubC, tSquareC)
 )
@@ -225,7 +225,6 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 	sl := s.tape.cur[:t.slots]
 	x := s.x
 	total := 0.0
-	G, H := s.grad[0], s.hess[0]
 	code, norms := t.code, t.normals
 	for pc := range code {
 		in := &code[pc]
@@ -340,7 +339,25 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			tg, th := d1*d.g, float64(2*d.g*d.g)+float64(d1*d.h)
 			sl[in.out] = tslot{k * r, k * tg, k * th}
 		case tAddSqrtDD, tAddSqrtKD:
-			a, b := &sl[in.a], &sl[in.b]
+			var ms tslot // sub 1: a is aux·e² (tMulSquare's), 2: b is
+			if in.sub != 0 {
+				k, d := sl[in.aux].v, &sl[in.e]
+				r := square(d.v)
+				d1 := 2 * d.v
+				tg, th := d1*d.g, float64(2*d.g*d.g)+float64(d1*d.h)
+				ms = tslot{float64(k * r), float64(k * tg), float64(k * th)}
+			}
+			var a, b *tslot
+			if in.sub == 1 {
+				a = &ms
+			} else {
+				a = &sl[in.a]
+			}
+			if in.sub == 2 {
+				b = &ms
+			} else {
+				b = &sl[in.b]
+			}
 			v, g, h := a.v+b.v, b.g, b.h
 			if in.op == tAddSqrtDD {
 				g, h = a.g+b.g, a.h+b.h
@@ -354,7 +371,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 		case tMulAddDK, tMulAddDD:
 			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
 			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, b.v, b.g, b.h
-			switch in.sub { // one factor the square of its slot (tSquareD's)
+			switch in.sub & 3 { // one factor the square of its slot (tSquareD's)
 			case 1:
 				d1 := 2 * av
 				av, ag, ah = square(av), float64(d1*ag), float64(2*ag*ag+d1*ah)
@@ -365,11 +382,17 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			pv := float64(av * bv)
 			pg, ph := bv*ag+av*bg, bv*ah+av*bh+2*ag*bg // tMulDD's
 			pg, ph = float64(pg), float64(ph)
-			if in.op == tMulAddDK {
-				sl[in.out] = tslot{c.v + pv, pg, ph}
-			} else {
-				sl[in.out] = tslot{c.v + pv, c.g + pg, c.h + ph}
+			r := tslot{c.v + pv, pg, ph}
+			if in.op == tMulAddDD {
+				r.g, r.h = c.g+pg, c.h+ph
 			}
+			if in.sub&4 != 0 { // the root of the sum (tSqrtD's)
+				f := math.Sqrt(r.v)
+				d1 := 0.5 / f
+				d2 := -0.25 / (f * r.v)
+				r = tslot{f, d1 * r.g, d2*r.g*r.g + d1*r.h}
+			}
+			sl[in.out] = r
 		case tGeneral:
 			v, g, h, dep := s.generalElem(t.nodes[in.a], int(in.b))
 			if dep != (in.sub == 1) {
@@ -381,82 +404,90 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			is := 1 / sv
 			sl[in.out] = tslot{math.Log(sv), is, is * is}
 		case tNormals:
-			// The observations' terms, in the blanket's order: each reads slots
-			// that the instructions before this one wrote and no later one writes.
-			for k := in.a; k < in.b; k++ {
-				nm := &norms[k]
-				mu, sg := &sl[nm.a], &sl[nm.b]
-				xv, m, sv := nm.c, mu.v, sg.v
-				if !normalOK(xv, m, sv) {
-					total += math.Inf(-1)
-					s.grad[0], s.hess[0] = G, H
-					return total, true
-				}
-				var logS, is, is2 float64
-				if nm.aux >= 0 {
-					sc := &sl[nm.aux]
-					logS, is, is2 = sc.v, sc.g, sc.h
-				} else {
-					logS = math.Log(sv)
-					is = 1 / sv
-					is2 = is * is
-				}
-				z := (xv - m) * is
-				lp := -0.5*z*z - logS - logSqrt2Pi
-				if lp-lp != 0 { // ±Inf or NaN
-					// chain returns such a density without its derivatives.
-					total += lp
-					if !(total >= -math.MaxFloat64) {
-						s.grad[0], s.hess[0] = G, H
-						return total, true
-					}
-					continue
-				}
-				total += lp
-				// chainSums over (x constant, mu, sigma).
-				// sub 1: μ alone depends on the site, 2: σ alone, else both (with
-				// the cross terms between the two halves, in chainSums' order).
-				var h12 float64
-				if nm.sub != 2 {
-					g1 := z * is
-					G += g1 * mu.g
-					if g1 != 0 {
-						H += g1 * mu.h
-					}
-					if is2 != 0 {
-						H += -is2 * mu.g * mu.g
-					}
-				}
-				if nm.sub != 1 && nm.sub != 2 {
-					if h12 = -2 * z * is2; h12 != 0 {
-						H += h12 * mu.g * sg.g
-					}
-				}
-				if nm.sub != 1 {
-					g2 := (z*z - 1) * is
-					G += g2 * sg.g
-					if g2 != 0 {
-						H += g2 * sg.h
-					}
-					if h12 != 0 {
-						H += h12 * sg.g * mu.g
-					}
-					if h := (1 - 3*z*z) * is2; h != 0 {
-						H += h * sg.g * sg.g
-					}
-				}
-				if !(total >= -math.MaxFloat64) {
-					s.grad[0], s.hess[0] = G, H
-					return total, true
-				}
+			var more bool
+			if total, more = s.runNormals(sl, norms[in.a:in.b], total); !more {
+				return total, true
 			}
 		case tFactor:
-			s.grad[0], s.hess[0] = G, H
 			total += s.factorElem(int(in.a), int(in.b), true, true)
-			G, H = s.grad[0], s.hess[0]
 			if !(total >= -math.MaxFloat64) {
 				return total, true
 			}
+		}
+	}
+	return total, true
+}
+
+// runNormals adds the terms of the Normal observations norms (tNormal) to total,
+// their derivatives to s.grad[0] and s.hess[0], and returns the sum and true, or
+// false where the score ends there (−Inf or NaN).
+func (s *scorer) runNormals(sl []tslot, norms []tinst, total float64) (float64, bool) {
+	G, H := s.grad[0], s.hess[0]
+	for k := range norms {
+		nm := &norms[k]
+		mu, sg := &sl[nm.a], &sl[nm.b]
+		xv, m, sv := nm.c, mu.v, sg.v
+		if !normalOK(xv, m, sv) {
+			total += math.Inf(-1)
+			s.grad[0], s.hess[0] = G, H
+			return total, false
+		}
+		var logS, is, is2 float64
+		if nm.aux >= 0 {
+			sc := &sl[nm.aux]
+			logS, is, is2 = sc.v, sc.g, sc.h
+		} else {
+			logS = math.Log(sv)
+			is = 1 / sv
+			is2 = is * is
+		}
+		z := (xv - m) * is
+		lp := -0.5*z*z - logS - logSqrt2Pi
+		if lp-lp != 0 { // ±Inf or NaN
+			// chain returns such a density without its derivatives.
+			total += lp
+			if !(total >= -math.MaxFloat64) {
+				s.grad[0], s.hess[0] = G, H
+				return total, false
+			}
+			continue
+		}
+		total += lp
+		// chainSums over (x constant, mu, sigma).
+		// sub 1: μ alone depends on the site, 2: σ alone, else both (with
+		// the cross terms between the two halves, in chainSums' order).
+		var h12 float64
+		if nm.sub != 2 {
+			g1 := z * is
+			G += g1 * mu.g
+			if g1 != 0 {
+				H += g1 * mu.h
+			}
+			if is2 != 0 {
+				H += -is2 * mu.g * mu.g
+			}
+		}
+		if nm.sub != 1 && nm.sub != 2 {
+			if h12 = -2 * z * is2; h12 != 0 {
+				H += h12 * mu.g * sg.g
+			}
+		}
+		if nm.sub != 1 {
+			g2 := (z*z - 1) * is
+			G += g2 * sg.g
+			if g2 != 0 {
+				H += g2 * sg.h
+			}
+			if h12 != 0 {
+				H += h12 * sg.g * mu.g
+			}
+			if h := (1 - 3*z*z) * is2; h != 0 {
+				H += h * sg.g * sg.g
+			}
+		}
+		if !(total >= -math.MaxFloat64) {
+			s.grad[0], s.hess[0] = G, H
+			return total, false
 		}
 	}
 	s.grad[0], s.hess[0] = G, H
@@ -503,19 +534,34 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
 		case tMulAddDK, tMulAddDD:
 			av, bv := sl[in.a].v, sl[in.b].v
-			switch in.sub {
+			switch in.sub & 3 {
 			case 1:
 				av = square(av)
 			case 2:
 				bv = square(bv)
 			}
-			sl[in.out].v = sl[in.aux].v + float64(av*bv)
+			v := sl[in.aux].v + float64(av*bv)
+			if in.sub&4 != 0 {
+				v = math.Sqrt(v)
+			}
+			sl[in.out].v = v
 		case tMulSquare:
 			v := sl[in.b].v
 			r := square(v)
 			sl[in.out].v = sl[in.a].v * r
 		case tAddSqrtDD, tAddSqrtKD:
-			sl[in.out].v = math.Sqrt(sl[in.a].v + sl[in.b].v)
+			var av, bv float64
+			if in.sub == 1 {
+				av = sl[in.aux].v * square(sl[in.e].v)
+			} else {
+				av = sl[in.a].v
+			}
+			if in.sub == 2 {
+				bv = sl[in.aux].v * square(sl[in.e].v)
+			} else {
+				bv = sl[in.b].v
+			}
+			sl[in.out].v = math.Sqrt(av + bv)
 		case tGeneral:
 			v, _, _, dep := s.generalElem(t.nodes[in.a], int(in.b))
 			if dep != (in.sub == 1) {

@@ -417,6 +417,32 @@ func fuse(code []tinst, slots int) []tinst {
 		}
 		out = append(out[:i], out[i+1:]...)
 	}
+	// A product-sum and the square root after it of it alone.
+	for i := 0; i+1 < len(out); i++ {
+		p, q := &out[i], &out[i+1]
+		if (p.op == tMulAddDK || p.op == tMulAddDD) && uses[p.out] == 1 && q.op == tSqrtD && q.a == p.out {
+			p.sub |= 4
+			p.out = q.out
+			out = append(out[:i+1], out[i+2:]...)
+		}
+	}
+	// k·d² and the root of the sum after it that reads it alone.
+	for i := 0; i+1 < len(out); i++ {
+		p, q := &out[i], &out[i+1]
+		if p.op != tMulSquare || uses[p.out] != 1 || q.op != tAddSqrtDD && q.op != tAddSqrtKD || q.a == q.b {
+			continue
+		}
+		switch p.out {
+		case q.a:
+			q.sub, q.a = 1, -1
+		case q.b:
+			q.sub, q.b = 2, -1
+		default:
+			continue
+		}
+		q.aux, q.e = p.a, p.b
+		out = append(out[:i], out[i+1:]...)
+	}
 	return out
 }
 

@@ -58,6 +58,10 @@ func tapeOpsModel(tb testing.TB) *Model {
 	// Squares as first factors of products.
 	obs("square_first", Add(Mul(Pow(bp, 2), bp), C(1)), C(1), 0.5)
 	obs("square_first_d", Add(Mul(Pow(bp, 2), bp), bp), C(1), 0.5)
+	// Roots of sums of k·b² and another term.
+	obs("root_ms_a", Sqrt(Add(Mul(C(2), Pow(bp, 2)), bp)), C(1), 0.5)
+	obs("root_ms_k", Sqrt(Add(C(1.5), Mul(C(2), Pow(bp, 2)))), C(1), 0.5)
+	obs("root_mul_add", Sqrt(Add(Mul(bp, Exp(bp)), C(1))), C(1), 0.5)
 	obs("bounded", Mul(y, a), Add(y, C(0.5)), 0.6)
 	obs("lse", LogSumExp(a, Mul(bp, c)), Sqrt(Add(bp, C(1))), 1.2)
 	b.Observe("t", StudentT(C(4), Mul(a, c), bp), []float64{0.8, -0.3})
