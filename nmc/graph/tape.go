@@ -68,9 +68,9 @@ const (
 	tSqrtC
 	tSqrtD
 	tGeneral // a node element by the general path: a indexes tape.nodes, b the element, sub 1 if it depends
-	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out
-	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux (−1: computed here); sub: 1 the mean depends, 2 the scale, 3 both (in tape.normals only)
-	tNormals // the Normal observations tape.normals[a:b], in one loop
+	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out (in tape.normals only)
+	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux; sub: 1 the mean depends, 2 the scale, 3 both (in tape.normals only)
+	tNormals // the scales tape.scales[aux:e], then the Normal observations tape.normals[a:b], each in one loop
 	tFactor  // blanket element b of factor a by factorElem
 
 	// Fused instructions (fuse, tape_compile.go): two or three of the above whose
@@ -110,13 +110,13 @@ type tslot struct{ v, g, h float64 }
 type tape struct {
 	bl   []entry // the blanket compiled
 	code []tinst
-	// normals holds the Normal observations (tNormal), run in batches by tNormals
-	// instructions.
-	normals []tinst
-	imm     []float64 // the values of slots 0 … len(imm)−1: constants
-	slots   int
-	nodes   []*Node // tGeneral's nodes
-	evals   uint64  // node elements evaluated per run, as evalScalar counts them
+	// normals holds the Normal observations (tNormal) and scales the terms of
+	// their scales (tScale), run in batches by tNormals instructions.
+	normals, scales []tinst
+	imm             []float64 // the values of slots 0 … len(imm)−1: constants
+	slots           int
+	nodes           []*Node // tGeneral's nodes
+	evals           uint64  // node elements evaluated per run, as evalScalar counts them
 }
 
 // tapeSet holds a model's tapes, per site, compiled at their first use.
@@ -225,7 +225,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 	sl := s.tape.cur[:t.slots]
 	x := s.x
 	total := 0.0
-	code, norms := t.code, t.normals
+	code, norms, scales := t.code, t.normals, t.scales
 	for pc := range code {
 		in := &code[pc]
 		switch in.op {
@@ -399,13 +399,9 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 				return 0, false
 			}
 			sl[in.out] = tslot{v, g, h}
-		case tScale:
-			sv := sl[in.a].v
-			is := 1 / sv
-			sl[in.out] = tslot{math.Log(sv), is, is * is}
 		case tNormals:
 			var more bool
-			if total, more = s.runNormals(sl, norms[in.a:in.b], total); !more {
+			if total, more = s.runNormals(sl, norms[in.a:in.b], scales[in.aux:in.e], total); !more {
 				return total, true
 			}
 		case tFactor:
@@ -418,10 +414,17 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 	return total, true
 }
 
-// runNormals adds the terms of the Normal observations norms (tNormal) to total,
-// their derivatives to s.grad[0] and s.hess[0], and returns the sum and true, or
-// false where the score ends there (−Inf or NaN).
-func (s *scorer) runNormals(sl []tslot, norms []tinst, total float64) (float64, bool) {
+// runNormals computes the scales' terms (tScale), adds the terms of the Normal
+// observations norms (tNormal) to total, their derivatives to s.grad[0] and
+// s.hess[0], and returns the sum and true, or false where the score ends there
+// (−Inf or NaN). The scales first: a loop of logarithms, then one without calls.
+func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (float64, bool) {
+	for k := range scales {
+		sc := &scales[k]
+		sv := sl[sc.a].v
+		is := 1 / sv
+		sl[sc.out] = tslot{math.Log(sv), is, is * is}
+	}
 	G, H := s.grad[0], s.hess[0]
 	for k := range norms {
 		nm := &norms[k]
@@ -432,15 +435,8 @@ func (s *scorer) runNormals(sl []tslot, norms []tinst, total float64) (float64, 
 			s.grad[0], s.hess[0] = G, H
 			return total, false
 		}
-		var logS, is, is2 float64
-		if nm.aux >= 0 {
-			sc := &sl[nm.aux]
-			logS, is, is2 = sc.v, sc.g, sc.h
-		} else {
-			logS = math.Log(sv)
-			is = 1 / sv
-			is2 = is * is
-		}
+		sc := &sl[nm.aux]
+		logS, is, is2 := sc.v, sc.g, sc.h
 		z := (xv - m) * is
 		lp := -0.5*z*z - logS - logSqrt2Pi
 		if lp-lp != 0 { // ±Inf or NaN
@@ -499,7 +495,7 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 	sl := s.tape.cur[:t.slots]
 	x := s.x
 	total := 0.0
-	code, norms := t.code, t.normals
+	code, norms, scales := t.code, t.normals, t.scales
 	for pc := range code {
 		in := &code[pc]
 		switch in.op {
@@ -568,24 +564,20 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 				return 0, false
 			}
 			sl[in.out].v = v
-		case tScale:
-			sl[in.out].v = math.Log(sl[in.a].v)
 		case tNormals:
-			for k := in.a; k < in.b; k++ {
+			for _, sc := range scales[in.aux:in.e] {
+				sl[sc.out].v = math.Log(sl[sc.a].v)
+			}
+			batch := norms[in.a:in.b]
+			for k := range batch {
 				// dist.Normal's LogProb.
-				nm := &norms[k]
+				nm := &batch[k]
 				xv, m, sv := nm.c, sl[nm.a].v, sl[nm.b].v
 				if !normalOK(xv, m, sv) {
 					return total + math.Inf(-1), true
 				}
 				z := (xv - m) / sv
-				var logS float64
-				if nm.aux >= 0 {
-					logS = sl[nm.aux].v
-				} else {
-					logS = math.Log(sv)
-				}
-				total += -0.5*z*z - logS - logSqrt2Pi
+				total += -0.5*z*z - sl[nm.aux].v - logSqrt2Pi
 				if !(total >= -math.MaxFloat64) {
 					return total, true
 				}

@@ -362,7 +362,7 @@ func (c *tapeCompiler) finish() *tape {
 	}
 	t.slots = int(nImm + c.slots)
 	t.code = fuse(t.code, t.slots)
-	t.code, t.normals = batchNormals(t.code)
+	t.code, t.normals, t.scales = batchNormals(t.code)
 	return t
 }
 
@@ -500,25 +500,22 @@ func fuse2(p, q *tinst) (tinst, bool) {
 	case p.op == tSubC && q.op == tSquareC && q.a == t:
 		f.op, f.a, f.b = tSubSquareC, p.a, p.b
 		return f, true
-	case p.op == tScale && q.op == tNormal && q.aux == t && q.a != t && q.b != t:
-		f = *q
-		f.aux = -1 // the scale's terms computed by the Normal
-		return f, true
 	}
 	return tinst{}, false
 }
 
-// batchNormals moves the Normal observations of code into their own list, each
-// run of them into one tNormals instruction placed before the next instruction
-// that adds to the score or may end the run early (tFactor, tGeneral), or at the
-// end: the terms are added in the same order, and the instructions they move past
-// only write slots of their own.
-func batchNormals(code []tinst) (out, normals []tinst) {
-	start := 0
+// batchNormals moves the Normal observations of code and the scales' terms they
+// read (tScale) into their own lists, each run of them into one tNormals
+// instruction placed before the next instruction that adds to the score or may
+// end the run early (tFactor, tGeneral), or at the end: the terms are added in
+// the same order, the instructions they move past only write slots of their
+// own, and a tScale is still run before the Normals that read its slot.
+func batchNormals(code []tinst) (out, normals, scales []tinst) {
+	n0, s0 := 0, 0
 	flush := func() {
-		if len(normals) > start {
-			out = append(out, tinst{op: tNormals, a: int32(start), b: int32(len(normals))})
-			start = len(normals)
+		if len(normals) > n0 || len(scales) > s0 {
+			out = append(out, tinst{op: tNormals, a: int32(n0), b: int32(len(normals)), aux: int32(s0), e: int32(len(scales))})
+			n0, s0 = len(normals), len(scales)
 		}
 	}
 	for _, in := range code {
@@ -526,11 +523,14 @@ func batchNormals(code []tinst) (out, normals []tinst) {
 		case tNormal:
 			normals = append(normals, in)
 			continue
+		case tScale:
+			scales = append(scales, in)
+			continue
 		case tFactor, tGeneral:
 			flush()
 		}
 		out = append(out, in)
 	}
 	flush()
-	return out, normals
+	return out, normals, scales
 }

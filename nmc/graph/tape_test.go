@@ -152,7 +152,7 @@ func TestTapeMatchesGeneralPath(t *testing.T) {
 			}
 			for i := range n {
 				tp := tc.m.siteTape(i)
-				for _, in := range append(tp.code, tp.normals...) {
+				for _, in := range append(append(tp.code, tp.normals...), tp.scales...) {
 					seen[in.op] = true
 				}
 			}
