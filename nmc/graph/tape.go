@@ -96,9 +96,9 @@ const (
 type tinst struct {
 	op       tOp
 	sub      uint8
-	a, b     int32
-	out, aux int32
-	e        int32 // tSubMulAdd's addend
+	a, b     uint32 // slots (uint32: a field loads in one instruction)
+	out, aux uint32
+	e        uint32 // tSubMulAdd's addend
 	c        float64
 }
 
