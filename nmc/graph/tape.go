@@ -212,10 +212,10 @@ func (s *scorer) runTapeScore(t *tape, deriv bool) (float64, bool) {
 	return f, true
 }
 
-// normalOK is dist.Normal's check of its arguments (written for the inliner:
-// runTape is too large for math.IsInf to be inlined in it).
-func normalOK(x, mu, s float64) bool {
-	return x-x == 0 && mu-mu == 0 && s > 0 && s <= math.MaxFloat64
+// normalParamsOK is dist.Normal's check of its arguments but the observation's,
+// finite (Observe refuses others, and so does a tape's compiler).
+func normalParamsOK(mu, s float64) bool {
+	return mu-mu == 0 && s > 0 && s <= math.MaxFloat64
 }
 
 // runTape runs t with derivatives: the score, its derivatives added to s.grad[0]
@@ -430,7 +430,7 @@ func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (f
 		nm := &norms[k]
 		mu, sg := &sl[nm.a], &sl[nm.b]
 		xv, m, sv := nm.c, mu.v, sg.v
-		if !normalOK(xv, m, sv) {
+		if !normalParamsOK(m, sv) {
 			total += math.Inf(-1)
 			s.grad[0], s.hess[0] = G, H
 			return total, false
@@ -452,8 +452,8 @@ func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (f
 		// chainSums over (x constant, mu, sigma).
 		// sub 1: μ alone depends on the site, 2: σ alone, else both (with
 		// the cross terms between the two halves, in chainSums' order).
-		var h12 float64
-		if nm.sub != 2 {
+		switch nm.sub {
+		case 1:
 			g1 := z * is
 			G += g1 * mu.g
 			if g1 != 0 {
@@ -462,13 +462,28 @@ func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (f
 			if is2 != 0 {
 				H += -is2 * mu.g * mu.g
 			}
-		}
-		if nm.sub != 1 && nm.sub != 2 {
-			if h12 = -2 * z * is2; h12 != 0 {
+		case 2:
+			g2 := (z*z - 1) * is
+			G += g2 * sg.g
+			if g2 != 0 {
+				H += g2 * sg.h
+			}
+			if h := (1 - 3*z*z) * is2; h != 0 {
+				H += h * sg.g * sg.g
+			}
+		default:
+			g1 := z * is
+			G += g1 * mu.g
+			if g1 != 0 {
+				H += g1 * mu.h
+			}
+			if is2 != 0 {
+				H += -is2 * mu.g * mu.g
+			}
+			h12 := -2 * z * is2
+			if h12 != 0 {
 				H += h12 * mu.g * sg.g
 			}
-		}
-		if nm.sub != 1 {
 			g2 := (z*z - 1) * is
 			G += g2 * sg.g
 			if g2 != 0 {
@@ -573,7 +588,7 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 				// dist.Normal's LogProb.
 				nm := &batch[k]
 				xv, m, sv := nm.c, sl[nm.a].v, sl[nm.b].v
-				if !normalOK(xv, m, sv) {
+				if !normalParamsOK(m, sv) {
 					return total + math.Inf(-1), true
 				}
 				z := (xv - m) / sv

@@ -59,7 +59,7 @@ func compileBlanketTape(m *Model, i int, o *orbit, bl []entry) *tape {
 			return nil
 		}
 		fc := m.factors[en.f]
-		if !isNormalObs(fc) {
+		if !isNormalObs(fc) || fc.obs[en.e]-fc.obs[en.e] != 0 { // (observations are finite)
 			c.emit(tinst{op: tFactor, a: uint32(en.f), b: uint32(en.e)})
 			continue
 		}
