@@ -68,7 +68,7 @@ const (
 	tSqrtC
 	tSqrtD
 	tGeneral // a node element by the general path: a indexes tape.nodes, b the element, sub 1 if it depends
-	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out (in tape.normals only)
+	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out (in tape.scales only)
 	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux; sub: 1 the mean depends, 2 the scale, 3 both (in tape.normals only)
 	tNormals // the scales tape.scales[aux:e], then the Normal observations tape.normals[a:b], each in one loop
 	tFactor  // blanket element b of factor a by factorElem
@@ -85,7 +85,7 @@ const (
 	tSubMulAdd  // e + aux·(a − b), b and e dependent (tSubKD, tMulKD, tAddDD)
 	tMulSquare  // a·b², b dependent (tSquareD, tMulKD)
 	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD); sub 1: a is aux·e², 2: b is (tMulSquare before)
-	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD)
+	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD); sub as tAddSqrtDD's
 	tSubMulAddC // e + aux·(a − b), values only (tSubC, tMulC, tAddC)
 	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD); sub&3 1: a², 2: b² for a, b (tSquareD before); sub&4: the root of it (tSqrtD after)
 	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD); sub as tMulAddDK's
