@@ -20,7 +20,9 @@ import (
 // reader is one fused instruction. A score runs the instructions in one loop over
 // the site's slot array of (value, first, second derivative), held by the scorer
 // and made at the site's first score (no allocation after). The observations of
-// Normal factors whose parameters are scalar nodes are instructions too; every
+// Normal factors whose parameters are scalar nodes are instructions too, kept in
+// their own list and run in batches (tNormals) after the instructions that
+// compute their parameters, in the blanket's order; every
 // other blanket element (a prior, a family without an instruction) is one
 // instruction that calls factorElem, and a node operation the tape does not know
 // one that calls eval, as Score would. Should such a node's jet not depend on the
@@ -66,8 +68,9 @@ const (
 	tSqrtC
 	tSqrtD
 	tGeneral // a node element by the general path: a indexes tape.nodes, b the element, sub 1 if it depends
-	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out
-	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux (−1: computed here); sub: 1 the mean depends, 2 the scale, 3 both
+	tScale   // a Normal's scale a: (log a, 1/a, 1/a²) in slot out (in tape.scales only)
+	tNormal  // a Normal observation c with mean a, scale b, tScale's slot aux; sub: 1 the mean depends, 2 the scale, 3 both (in tape.normals only)
+	tNormals // the scales tape.scales[aux:e], then the Normal observations tape.normals[a:b], each in one loop
 	tFactor  // blanket element b of factor a by factorElem
 
 	// Fused instructions (fuse, tape_compile.go): two or three of the above whose
@@ -81,20 +84,21 @@ const (
 	tSubMulKD   // aux·(a − b), b dependent (tSubKD, tMulKD)
 	tSubMulAdd  // e + aux·(a − b), b and e dependent (tSubKD, tMulKD, tAddDD)
 	tMulSquare  // a·b², b dependent (tSquareD, tMulKD)
-	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD)
-	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD)
+	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD); sub 1: a is aux·e², 2: b is (tMulSquare before)
+	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD); sub as tAddSqrtDD's
 	tSubMulAddC // e + aux·(a − b), values only (tSubC, tMulC, tAddC)
-	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD)
-	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD)
+	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD); sub&3 1: a², 2: b² for a, b (tSquareD before); sub&4: the root of it (tSqrtD after)
+	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD); sub as tMulAddDK's
+	tSubSquareC // (a − b)², values only (tSubC, tSquareC)
 )
 
 // tinst is one tape instruction.
 type tinst struct {
 	op       tOp
 	sub      uint8
-	a, b     int32
-	out, aux int32
-	e        int32 // tSubMulAdd's addend
+	a, b     uint32 // slots (uint32: a field loads in one instruction)
+	out, aux uint32
+	e        uint32 // tSubMulAdd's addend
 	c        float64
 }
 
@@ -104,12 +108,15 @@ type tslot struct{ v, g, h float64 }
 
 // tape is the compiled score of one site in scalar mode.
 type tape struct {
-	bl    []entry // the blanket compiled
-	code  []tinst
-	imm   []float64 // the values of slots 0 … len(imm)−1: constants
-	slots int
-	nodes []*Node // tGeneral's nodes
-	evals uint64  // node elements evaluated per run, as evalScalar counts them
+	bl   []entry // the blanket compiled
+	code []tinst
+	// normals holds the Normal observations (tNormal) and scales the terms of
+	// their scales (tScale), run in batches by tNormals instructions.
+	normals, scales []tinst
+	imm             []float64 // the values of slots 0 … len(imm)−1: constants
+	slots           int
+	nodes           []*Node // tGeneral's nodes
+	evals           uint64  // node elements evaluated per run, as evalScalar counts them
 }
 
 // tapeSet holds a model's tapes, per site, compiled at their first use.
@@ -205,10 +212,10 @@ func (s *scorer) runTapeScore(t *tape, deriv bool) (float64, bool) {
 	return f, true
 }
 
-// normalOK is dist.Normal's check of its arguments (written for the inliner:
-// runTape is too large for math.IsInf to be inlined in it).
-func normalOK(x, mu, s float64) bool {
-	return x-x == 0 && mu-mu == 0 && s > 0 && s <= math.MaxFloat64
+// normalParamsOK is dist.Normal's check of its arguments but the observation's,
+// finite (Observe refuses others, and so does a tape's compiler).
+func normalParamsOK(mu, s float64) bool {
+	return mu-mu == 0 && s > 0 && s <= math.MaxFloat64
 }
 
 // runTape runs t with derivatives: the score, its derivatives added to s.grad[0]
@@ -218,9 +225,9 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 	sl := s.tape.cur[:t.slots]
 	x := s.x
 	total := 0.0
-	G, H := s.grad[0], s.hess[0]
-	for pc := range t.code {
-		in := &t.code[pc]
+	code, norms, scales := t.code, t.normals, t.scales
+	for pc := range code {
+		in := &code[pc]
 		switch in.op {
 		case tLoad:
 			sl[in.out].v = x[in.a]
@@ -289,6 +296,8 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			sl[in.out] = tslot{f, d1 * a.g, d2*a.g*a.g + d1*a.h}
 		case tSquareC:
 			sl[in.out].v = square(sl[in.a].v)
+		case tSubSquareC:
+			sl[in.out].v = square(sl[in.a].v - sl[in.b].v)
 		case tSquareD:
 			a := &sl[in.a]
 			r := square(a.v)
@@ -330,7 +339,25 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			tg, th := d1*d.g, float64(2*d.g*d.g)+float64(d1*d.h)
 			sl[in.out] = tslot{k * r, k * tg, k * th}
 		case tAddSqrtDD, tAddSqrtKD:
-			a, b := &sl[in.a], &sl[in.b]
+			var ms tslot // sub 1: a is aux·e² (tMulSquare's), 2: b is
+			if in.sub != 0 {
+				k, d := sl[in.aux].v, &sl[in.e]
+				r := square(d.v)
+				d1 := 2 * d.v
+				tg, th := d1*d.g, float64(2*d.g*d.g)+float64(d1*d.h)
+				ms = tslot{float64(k * r), float64(k * tg), float64(k * th)}
+			}
+			var a, b *tslot
+			if in.sub == 1 {
+				a = &ms
+			} else {
+				a = &sl[in.a]
+			}
+			if in.sub == 2 {
+				b = &ms
+			} else {
+				b = &sl[in.b]
+			}
 			v, g, h := a.v+b.v, b.g, b.h
 			if in.op == tAddSqrtDD {
 				g, h = a.g+b.g, a.h+b.h
@@ -343,96 +370,135 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
 		case tMulAddDK, tMulAddDD:
 			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
-			pv := float64(a.v * b.v)
-			pg, ph := b.v*a.g+a.v*b.g, b.v*a.h+a.v*b.h+2*a.g*b.g // tMulDD's
-			pg, ph = float64(pg), float64(ph)
-			if in.op == tMulAddDK {
-				sl[in.out] = tslot{c.v + pv, pg, ph}
-			} else {
-				sl[in.out] = tslot{c.v + pv, c.g + pg, c.h + ph}
+			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, b.v, b.g, b.h
+			switch in.sub & 3 { // one factor the square of its slot (tSquareD's)
+			case 1:
+				d1 := 2 * av
+				av, ag, ah = square(av), float64(d1*ag), float64(2*ag*ag+d1*ah)
+			case 2:
+				d1 := 2 * bv
+				bv, bg, bh = square(bv), float64(d1*bg), float64(2*bg*bg+d1*bh)
 			}
+			pv := float64(av * bv)
+			pg, ph := bv*ag+av*bg, bv*ah+av*bh+2*ag*bg // tMulDD's
+			pg, ph = float64(pg), float64(ph)
+			r := tslot{c.v + pv, pg, ph}
+			if in.op == tMulAddDD {
+				r.g, r.h = c.g+pg, c.h+ph
+			}
+			if in.sub&4 != 0 { // the root of the sum (tSqrtD's)
+				f := math.Sqrt(r.v)
+				d1 := 0.5 / f
+				d2 := -0.25 / (f * r.v)
+				r = tslot{f, d1 * r.g, d2*r.g*r.g + d1*r.h}
+			}
+			sl[in.out] = r
 		case tGeneral:
 			v, g, h, dep := s.generalElem(t.nodes[in.a], int(in.b))
 			if dep != (in.sub == 1) {
 				return 0, false
 			}
 			sl[in.out] = tslot{v, g, h}
-		case tScale:
-			sv := sl[in.a].v
-			is := 1 / sv
-			sl[in.out] = tslot{math.Log(sv), is, is * is}
-		case tNormal:
-			mu, sg := &sl[in.a], &sl[in.b]
-			xv, m, sv := in.c, mu.v, sg.v
-			if !normalOK(xv, m, sv) {
-				total += math.Inf(-1)
-				s.grad[0], s.hess[0] = G, H
-				return total, true
-			}
-			var logS, is, is2 float64
-			if in.aux >= 0 {
-				sc := &sl[in.aux]
-				logS, is, is2 = sc.v, sc.g, sc.h
-			} else {
-				logS = math.Log(sv)
-				is = 1 / sv
-				is2 = is * is
-			}
-			z := (xv - m) * is
-			lp := -0.5*z*z - logS - logSqrt2Pi
-			if lp-lp != 0 { // ±Inf or NaN
-				// chain returns such a density without its derivatives.
-				total += lp
-				if !(total >= -math.MaxFloat64) {
-					s.grad[0], s.hess[0] = G, H
-					return total, true
-				}
-				continue
-			}
-			total += lp
-			// chainSums over (x constant, mu, sigma).
-			// sub 1: μ alone depends on the site, 2: σ alone, else both (with
-			// the cross terms between the two halves, in chainSums' order).
-			var h12 float64
-			if in.sub != 2 {
-				g1 := z * is
-				G += g1 * mu.g
-				if g1 != 0 {
-					H += g1 * mu.h
-				}
-				if is2 != 0 {
-					H += -is2 * mu.g * mu.g
-				}
-			}
-			if in.sub != 1 && in.sub != 2 {
-				if h12 = -2 * z * is2; h12 != 0 {
-					H += h12 * mu.g * sg.g
-				}
-			}
-			if in.sub != 1 {
-				g2 := (z*z - 1) * is
-				G += g2 * sg.g
-				if g2 != 0 {
-					H += g2 * sg.h
-				}
-				if h12 != 0 {
-					H += h12 * sg.g * mu.g
-				}
-				if h := (1 - 3*z*z) * is2; h != 0 {
-					H += h * sg.g * sg.g
-				}
-			}
-			if !(total >= -math.MaxFloat64) {
-				s.grad[0], s.hess[0] = G, H
+		case tNormals:
+			var more bool
+			if total, more = s.runNormals(sl, norms[in.a:in.b], scales[in.aux:in.e], total); !more {
 				return total, true
 			}
 		case tFactor:
-			s.grad[0], s.hess[0] = G, H
 			total += s.factorElem(int(in.a), int(in.b), true, true)
-			G, H = s.grad[0], s.hess[0]
 			if !(total >= -math.MaxFloat64) {
 				return total, true
 			}
+		}
+	}
+	return total, true
+}
+
+// runNormals computes the scales' terms (tScale), adds the terms of the Normal
+// observations norms (tNormal) to total, their derivatives to s.grad[0] and
+// s.hess[0], and returns the sum and true, or false where the score ends there
+// (−Inf or NaN). The scales first: a loop of logarithms, then one without calls.
+func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (float64, bool) {
+	for k := range scales {
+		sc := &scales[k]
+		sv := sl[sc.a].v
+		is := 1 / sv
+		sl[sc.out] = tslot{math.Log(sv), is, is * is}
+	}
+	G, H := s.grad[0], s.hess[0]
+	for k := range norms {
+		nm := &norms[k]
+		mu, sg := &sl[nm.a], &sl[nm.b]
+		xv, m, sv := nm.c, mu.v, sg.v
+		if !normalParamsOK(m, sv) {
+			total += math.Inf(-1)
+			s.grad[0], s.hess[0] = G, H
+			return total, false
+		}
+		sc := &sl[nm.aux]
+		logS, is, is2 := sc.v, sc.g, sc.h
+		z := (xv - m) * is
+		lp := -0.5*z*z - logS - logSqrt2Pi
+		if lp-lp != 0 { // ±Inf or NaN
+			// chain returns such a density without its derivatives.
+			total += lp
+			if !(total >= -math.MaxFloat64) {
+				s.grad[0], s.hess[0] = G, H
+				return total, false
+			}
+			continue
+		}
+		total += lp
+		// chainSums over (x constant, mu, sigma).
+		// sub 1: μ alone depends on the site, 2: σ alone, else both (with
+		// the cross terms between the two halves, in chainSums' order).
+		switch nm.sub {
+		case 1:
+			g1 := z * is
+			G += g1 * mu.g
+			if g1 != 0 {
+				H += g1 * mu.h
+			}
+			if is2 != 0 {
+				H += -is2 * mu.g * mu.g
+			}
+		case 2:
+			g2 := (z*z - 1) * is
+			G += g2 * sg.g
+			if g2 != 0 {
+				H += g2 * sg.h
+			}
+			if h := (1 - 3*z*z) * is2; h != 0 {
+				H += h * sg.g * sg.g
+			}
+		default:
+			g1 := z * is
+			G += g1 * mu.g
+			if g1 != 0 {
+				H += g1 * mu.h
+			}
+			if is2 != 0 {
+				H += -is2 * mu.g * mu.g
+			}
+			h12 := -2 * z * is2
+			if h12 != 0 {
+				H += h12 * mu.g * sg.g
+			}
+			g2 := (z*z - 1) * is
+			G += g2 * sg.g
+			if g2 != 0 {
+				H += g2 * sg.h
+			}
+			if h12 != 0 {
+				H += h12 * sg.g * mu.g
+			}
+			if h := (1 - 3*z*z) * is2; h != 0 {
+				H += h * sg.g * sg.g
+			}
+		}
+		if !(total >= -math.MaxFloat64) {
+			s.grad[0], s.hess[0] = G, H
+			return total, false
 		}
 	}
 	s.grad[0], s.hess[0] = G, H
@@ -444,8 +510,9 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 	sl := s.tape.cur[:t.slots]
 	x := s.x
 	total := 0.0
-	for pc := range t.code {
-		in := &t.code[pc]
+	code, norms, scales := t.code, t.normals, t.scales
+	for pc := range code {
+		in := &code[pc]
 		switch in.op {
 		case tLoad, tActive:
 			sl[in.out].v = x[in.a]
@@ -464,6 +531,8 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			sl[in.out].v = f
 		case tSquareC, tSquareD:
 			sl[in.out].v = square(sl[in.a].v)
+		case tSubSquareC:
+			sl[in.out].v = square(sl[in.a].v - sl[in.b].v)
 		case tSqrtC, tSqrtD:
 			sl[in.out].v = math.Sqrt(sl[in.a].v)
 		case tMulAddC, tMulAddKD:
@@ -475,37 +544,58 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 		case tSubMulAdd, tSubMulAddC:
 			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
 		case tMulAddDK, tMulAddDD:
-			sl[in.out].v = sl[in.aux].v + float64(sl[in.a].v*sl[in.b].v)
+			av, bv := sl[in.a].v, sl[in.b].v
+			switch in.sub & 3 {
+			case 1:
+				av = square(av)
+			case 2:
+				bv = square(bv)
+			}
+			v := sl[in.aux].v + float64(av*bv)
+			if in.sub&4 != 0 {
+				v = math.Sqrt(v)
+			}
+			sl[in.out].v = v
 		case tMulSquare:
 			v := sl[in.b].v
 			r := square(v)
 			sl[in.out].v = sl[in.a].v * r
 		case tAddSqrtDD, tAddSqrtKD:
-			sl[in.out].v = math.Sqrt(sl[in.a].v + sl[in.b].v)
+			var av, bv float64
+			if in.sub == 1 {
+				av = sl[in.aux].v * square(sl[in.e].v)
+			} else {
+				av = sl[in.a].v
+			}
+			if in.sub == 2 {
+				bv = sl[in.aux].v * square(sl[in.e].v)
+			} else {
+				bv = sl[in.b].v
+			}
+			sl[in.out].v = math.Sqrt(av + bv)
 		case tGeneral:
 			v, _, _, dep := s.generalElem(t.nodes[in.a], int(in.b))
 			if dep != (in.sub == 1) {
 				return 0, false
 			}
 			sl[in.out].v = v
-		case tScale:
-			sl[in.out].v = math.Log(sl[in.a].v)
-		case tNormal:
-			// dist.Normal's LogProb.
-			xv, m, sv := in.c, sl[in.a].v, sl[in.b].v
-			if !normalOK(xv, m, sv) {
-				return total + math.Inf(-1), true
+		case tNormals:
+			for _, sc := range scales[in.aux:in.e] {
+				sl[sc.out].v = math.Log(sl[sc.a].v)
 			}
-			z := (xv - m) / sv
-			var logS float64
-			if in.aux >= 0 {
-				logS = sl[in.aux].v
-			} else {
-				logS = math.Log(sv)
-			}
-			total += -0.5*z*z - logS - logSqrt2Pi
-			if !(total >= -math.MaxFloat64) {
-				return total, true
+			batch := norms[in.a:in.b]
+			for k := range batch {
+				// dist.Normal's LogProb.
+				nm := &batch[k]
+				xv, m, sv := nm.c, sl[nm.a].v, sl[nm.b].v
+				if !normalParamsOK(m, sv) {
+					return total + math.Inf(-1), true
+				}
+				z := (xv - m) / sv
+				total += -0.5*z*z - sl[nm.aux].v - logSqrt2Pi
+				if !(total >= -math.MaxFloat64) {
+					return total, true
+				}
 			}
 		case tFactor:
 			total += s.factorElem(int(in.a), int(in.b), false, true)

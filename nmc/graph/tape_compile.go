@@ -2,6 +2,9 @@ package graph
 
 // The compiler of a site's tape (tape.go).
 
+// noSlot is an instruction's slot field that is not read.
+const noSlot = ^uint32(0)
+
 // tkey is a node element.
 type tkey struct {
 	n *Node
@@ -17,10 +20,10 @@ const (
 	tkDep
 )
 
-// toperand is a compiled node element: its slot (a constant's as −1 − its index
-// in tape.imm until the tape is finished), its kind, and a constant's value.
+// toperand is a compiled node element: its slot (a constant's as ^ its index in
+// tape.imm until the tape is finished), its kind, and a constant's value.
 type toperand struct {
-	ref  int32
+	ref  uint32
 	kind uint8
 	val  float64
 }
@@ -35,8 +38,8 @@ type tapeCompiler struct {
 	t     *tape
 	elems map[tkey]toperand
 	dep   map[tkey]bool // reads' answers
-	logs  map[int32]int32
-	slots int32 // slots other than constants
+	logs  map[uint32]uint32
+	slots uint32 // slots other than constants
 }
 
 // compileTape returns site i's tape, or nil if its blanket holds elements of a
@@ -49,15 +52,15 @@ func compileTape(m *Model, i int) *tape {
 // compileBlanketTape returns the tape of blanket bl with site i active, or with
 // the member families of orbit o active (o not nil, i −1); nil as compileTape.
 func compileBlanketTape(m *Model, i int, o *orbit, bl []entry) *tape {
-	c := &tapeCompiler{m: m, site: i, orb: o, t: &tape{bl: bl}, elems: map[tkey]toperand{}, dep: map[tkey]bool{}, logs: map[int32]int32{}}
+	c := &tapeCompiler{m: m, site: i, orb: o, t: &tape{bl: bl}, elems: map[tkey]toperand{}, dep: map[tkey]bool{}, logs: map[uint32]uint32{}}
 	own := false
 	for _, en := range bl {
 		if m.sels != nil && m.sels[en.f] != nil {
 			return nil
 		}
 		fc := m.factors[en.f]
-		if !isNormalObs(fc) {
-			c.emit(tinst{op: tFactor, a: en.f, b: en.e})
+		if !isNormalObs(fc) || fc.obs[en.e]-fc.obs[en.e] != 0 { // (observations are finite)
+			c.emit(tinst{op: tFactor, a: uint32(en.f), b: uint32(en.e)})
 			continue
 		}
 		e := int(en.e)
@@ -88,11 +91,11 @@ func (c *tapeCompiler) emit(in tinst) { c.t.code = append(c.t.code, in) }
 // imm returns a constant operand of value v.
 func (c *tapeCompiler) imm(v float64) toperand {
 	c.t.imm = append(c.t.imm, v)
-	return toperand{ref: -int32(len(c.t.imm)), kind: tkImm, val: v}
+	return toperand{ref: ^uint32(len(c.t.imm) - 1), kind: tkImm, val: v}
 }
 
 // slot returns a new slot.
-func (c *tapeCompiler) slot() int32 {
+func (c *tapeCompiler) slot() uint32 {
 	c.slots++
 	return c.slots - 1
 }
@@ -106,7 +109,7 @@ func (c *tapeCompiler) out(in tinst, kind uint8) toperand {
 
 // scaleOf returns the slot of tScale's (log σ, 1/σ, 1/σ²) for a Normal's scale σ,
 // computed once per scale.
-func (c *tapeCompiler) scaleOf(sg toperand) int32 {
+func (c *tapeCompiler) scaleOf(sg toperand) uint32 {
 	if l, ok := c.logs[sg.ref]; ok {
 		return l
 	}
@@ -142,12 +145,12 @@ func (c *tapeCompiler) compute(n *Node, e int) toperand {
 			break
 		}
 		if c.orb != nil && c.orb.member[f.id] {
-			return c.out(tinst{op: tActive, sub: 1, a: int32(f.offset + e)}, tkDep)
+			return c.out(tinst{op: tActive, sub: 1, a: uint32(f.offset + e)}, tkDep)
 		}
 		if f.site(e) == c.site {
-			return c.out(tinst{op: tActive, a: int32(f.offset + e)}, tkDep)
+			return c.out(tinst{op: tActive, a: uint32(f.offset + e)}, tkDep)
 		}
-		return c.out(tinst{op: tLoad, a: int32(f.offset + e)}, tkCst)
+		return c.out(tinst{op: tLoad, a: uint32(f.offset + e)}, tkCst)
 	case opAdd, opSub, opMul, opDiv:
 		a0, a1 := n.args[0], n.args[1]
 		if a0.width != 1 || a1.width != 1 {
@@ -183,7 +186,7 @@ func (c *tapeCompiler) general(n *Node, e int) toperand {
 		kind, sub = tkDep, 1
 	}
 	c.t.nodes = append(c.t.nodes, n)
-	return c.out(tinst{op: tGeneral, sub: sub, a: int32(len(c.t.nodes) - 1), b: int32(e)}, kind)
+	return c.out(tinst{op: tGeneral, sub: sub, a: uint32(len(c.t.nodes) - 1), b: uint32(e)}, kind)
 }
 
 // binary returns the operand of a op b, folded when both are constants.
@@ -318,33 +321,28 @@ func (c *tapeCompiler) readsAny(n *Node) bool {
 }
 
 // operands returns the slot fields instruction in reads.
-func operands(in *tinst) []*int32 {
+func operands(in *tinst) []*uint32 {
 	switch in.op {
 	case tLoad, tActive, tGeneral, tFactor:
 		return nil
 	case tScale, tNegC, tNegD, tUnaryC, tUnaryD, tSquareC, tSquareD, tSqrtC, tSqrtD:
-		return []*int32{&in.a}
-	case tNormal, tMulAddC, tSubMulC, tMulAddKD, tAxpyKD, tAxpyDD, tSubMulKD:
-		if in.aux < 0 {
-			return []*int32{&in.a, &in.b}
-		}
-		return []*int32{&in.a, &in.b, &in.aux}
-	case tMulAddDK, tMulAddDD:
-		return []*int32{&in.a, &in.b, &in.aux}
+		return []*uint32{&in.a}
+	case tNormal, tMulAddC, tSubMulC, tMulAddKD, tAxpyKD, tAxpyDD, tSubMulKD, tMulAddDK, tMulAddDD:
+		return []*uint32{&in.a, &in.b, &in.aux}
 	case tSubMulAdd, tSubMulAddC:
-		return []*int32{&in.a, &in.b, &in.aux, &in.e}
+		return []*uint32{&in.a, &in.b, &in.aux, &in.e}
 	}
-	return []*int32{&in.a, &in.b} // binary, tMulSquare, tAddSqrt
+	return []*uint32{&in.a, &in.b} // binary, tMulSquare, tAddSqrt
 }
 
 // finish numbers the slots, the constants first, fuses instructions and returns
 // the tape.
 func (c *tapeCompiler) finish() *tape {
 	t := c.t
-	nImm := int32(len(t.imm))
-	fix := func(r *int32) {
-		if *r < 0 {
-			*r = -*r - 1
+	nImm := uint32(len(t.imm))
+	fix := func(r *uint32) {
+		if *r >= 1<<31 { // a constant's
+			*r = ^*r
 		} else {
 			*r += nImm
 		}
@@ -362,6 +360,7 @@ func (c *tapeCompiler) finish() *tape {
 	}
 	t.slots = int(nImm + c.slots)
 	t.code = fuse(t.code, t.slots)
+	t.code, t.normals, t.scales = batchNormals(t.code)
 	return t
 }
 
@@ -399,13 +398,56 @@ func fuse(code []tinst, slots int) []tinst {
 		}
 		out = append(out, in)
 	}
+	// A square with one reader and the product-sum after it that reads it: the
+	// product-sum squares the factor itself.
+	for i := 0; i+1 < len(out); i++ {
+		p, q := &out[i], &out[i+1]
+		if p.op != tSquareD || uses[p.out] != 1 || q.op != tMulAddDK && q.op != tMulAddDD || q.a == q.b || q.aux == p.out {
+			continue
+		}
+		switch p.out {
+		case q.a:
+			q.sub, q.a = 1, p.a
+		case q.b:
+			q.sub, q.b = 2, p.a
+		default:
+			continue
+		}
+		out = append(out[:i], out[i+1:]...)
+	}
+	// A product-sum and the square root after it of it alone.
+	for i := 0; i+1 < len(out); i++ {
+		p, q := &out[i], &out[i+1]
+		if (p.op == tMulAddDK || p.op == tMulAddDD) && uses[p.out] == 1 && q.op == tSqrtD && q.a == p.out {
+			p.sub |= 4
+			p.out = q.out
+			out = append(out[:i+1], out[i+2:]...)
+		}
+	}
+	// k·d² and the root of the sum after it that reads it alone.
+	for i := 0; i+1 < len(out); i++ {
+		p, q := &out[i], &out[i+1]
+		if p.op != tMulSquare || uses[p.out] != 1 || q.op != tAddSqrtDD && q.op != tAddSqrtKD || q.a == q.b {
+			continue
+		}
+		switch p.out {
+		case q.a:
+			q.sub, q.a = 1, noSlot
+		case q.b:
+			q.sub, q.b = 2, noSlot
+		default:
+			continue
+		}
+		q.aux, q.e = p.a, p.b
+		out = append(out[:i], out[i+1:]...)
+	}
 	return out
 }
 
 // fuse2 returns the fused instruction of p and its only reader q, which follows it.
 func fuse2(p, q *tinst) (tinst, bool) {
 	t := p.out
-	other := func() (int32, bool) { // q's operand other than t
+	other := func() (uint32, bool) { // q's operand other than t
 		switch {
 		case q.a == t && q.b != t:
 			return q.b, true
@@ -414,7 +456,7 @@ func fuse2(p, q *tinst) (tinst, bool) {
 		}
 		return 0, false
 	}
-	f := tinst{out: q.out, aux: -1}
+	f := tinst{out: q.out, aux: noSlot}
 	switch {
 	case p.op == tMulC && q.op == tAddC:
 		r, ok := other()
@@ -447,16 +489,46 @@ func fuse2(p, q *tinst) (tinst, bool) {
 		x, ok := other()
 		f.op, f.a, f.b, f.aux = tMulAddDD, p.a, p.b, x
 		return f, ok
-	case p.op == tAddDD && q.op == tSqrtD:
+	case p.op == tAddDD && q.op == tSqrtD && q.a == t:
 		f.op, f.a, f.b = tAddSqrtDD, p.a, p.b
 		return f, true
-	case p.op == tAddKD && q.op == tSqrtD:
+	case p.op == tAddKD && q.op == tSqrtD && q.a == t:
 		f.op, f.a, f.b = tAddSqrtKD, p.a, p.b
 		return f, true
-	case p.op == tScale && q.op == tNormal && q.aux == t && q.a != t && q.b != t:
-		f = *q
-		f.aux = -1 // the scale's terms computed by the Normal
+	case p.op == tSubC && q.op == tSquareC && q.a == t:
+		f.op, f.a, f.b = tSubSquareC, p.a, p.b
 		return f, true
 	}
 	return tinst{}, false
+}
+
+// batchNormals moves the Normal observations of code and the scales' terms they
+// read (tScale) into their own lists, each run of them into one tNormals
+// instruction placed before the next instruction that adds to the score or may
+// end the run early (tFactor, tGeneral), or at the end: the terms are added in
+// the same order, the instructions they move past only write slots of their
+// own, and a tScale is still run before the Normals that read its slot.
+func batchNormals(code []tinst) (out, normals, scales []tinst) {
+	n0, s0 := 0, 0
+	flush := func() {
+		if len(normals) > n0 || len(scales) > s0 {
+			out = append(out, tinst{op: tNormals, a: uint32(n0), b: uint32(len(normals)), aux: uint32(s0), e: uint32(len(scales))})
+			n0, s0 = len(normals), len(scales)
+		}
+	}
+	for _, in := range code {
+		switch in.op {
+		case tNormal:
+			normals = append(normals, in)
+			continue
+		case tScale:
+			scales = append(scales, in)
+			continue
+		case tFactor, tGeneral:
+			flush()
+		}
+		out = append(out, in)
+	}
+	flush()
+	return out, normals, scales
 }

@@ -47,6 +47,21 @@ func tapeOpsModel(tb testing.TB) *Model {
 	}
 	v := Concat(a, Mul(a, bp), Sqrt(bp), C(4))
 	b.Observe("concat", Normal(Index(v, []int{1, 0, 2, 2, 3}), Add(bp, Index(v, []int{2, 2, 2, 2, 2}))), []float64{0.1, 0.2, 0.3, 0.4, 0.5})
+	// A sum with one reader followed by a square root of another slot: not one
+	// fused instruction.
+	bb := Mul(bp, bp)
+	obs("sqrt_next", Add(Add(bp, bb), Sqrt(bb)), C(1), 0.5)
+	obs("sqrt_next_k", Add(Add(C(0.5), bb), Sqrt(bb)), C(1), 0.5)
+	// Square roots of sums as means (a root as a scale is fused with its Normal).
+	obs("root_mean", Sqrt(Add(bp, Exp(bp))), C(1), 0.5)
+	obs("root_mean_k", Sqrt(Add(Exp(a), bp)), C(1), 0.5)
+	// Squares as first factors of products.
+	obs("square_first", Add(Mul(Pow(bp, 2), bp), C(1)), C(1), 0.5)
+	obs("square_first_d", Add(Mul(Pow(bp, 2), bp), bp), C(1), 0.5)
+	// Roots of sums of k·b² and another term.
+	obs("root_ms_a", Sqrt(Add(Mul(C(2), Pow(bp, 2)), bp)), C(1), 0.5)
+	obs("root_ms_k", Sqrt(Add(C(1.5), Mul(C(2), Pow(bp, 2)))), C(1), 0.5)
+	obs("root_mul_add", Sqrt(Add(Mul(bp, Exp(bp)), C(1))), C(1), 0.5)
 	obs("bounded", Mul(y, a), Add(y, C(0.5)), 0.6)
 	obs("lse", LogSumExp(a, Mul(bp, c)), Sqrt(Add(bp, C(1))), 1.2)
 	b.Observe("t", StudentT(C(4), Mul(a, c), bp), []float64{0.8, -0.3})
@@ -136,13 +151,14 @@ func TestTapeMatchesGeneralPath(t *testing.T) {
 				}
 			}
 			for i := range n {
-				for _, in := range tc.m.siteTape(i).code {
+				tp := tc.m.siteTape(i)
+				for _, in := range append(append(tp.code, tp.normals...), tp.scales...) {
 					seen[in.op] = true
 				}
 			}
 		})
 	}
-	for op := tLoad; op <= tMulAddDD; op++ {
+	for op := tLoad; op <= tSubSquareC; op++ {
 		if !seen[op] {
 			t.Errorf("no tape holds instruction %d", op)
 		}
