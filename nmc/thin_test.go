@@ -129,7 +129,7 @@ func TestAutoThinPerChain(t *testing.T) {
 // choose without it and record all their draws.
 func TestAutoThinChainFails(t *testing.T) {
 	t.Parallel()
-	moves := append(slices.Clone(gibbsSteps), samplingHook{fn: func(c *Chain, sweep int) {
+	moves := append(slices.Clone(gibbsSteps), hookMove{sampling: true, fn: func(c *Chain, sweep int) {
 		if c.local == 1 && sweep == 100 {
 			panic("chain 1 fails")
 		}
@@ -158,27 +158,6 @@ func TestAutoThinChainFails(t *testing.T) {
 		t.Errorf("thinning %v: the chains left choose one, above 1", r.Thin)
 	}
 }
-
-// samplingHook calls fn after every sweep after the warm-up, with the sweep's
-// number from 0.
-type samplingHook struct{ fn func(c *Chain, sweep int) }
-
-func (h samplingHook) Plan(*Planner) ([]Planned, error) { return []Planned{h}, nil }
-func (h samplingHook) Name() string                     { return "sampling hook" }
-func (h samplingHook) Start(*Chain) (Stepper, error)    { return &samplingHookStepper{h: h}, nil }
-
-type samplingHookStepper struct {
-	h samplingHook
-	n int
-}
-
-func (s *samplingHookStepper) Step(c *Chain) {
-	if !c.Warmup() {
-		s.h.fn(c, s.n)
-		s.n++
-	}
-}
-func (s *samplingHookStepper) Stats() []draws.SiteStats { return nil }
 
 func sameDraws(t *testing.T, a, b *draws.Draws) {
 	t.Helper()

@@ -197,8 +197,12 @@ func TestWarmupWaitsForClimbingChain(t *testing.T) {
 	t.Logf("with the meetings: %d sweeps, chain 3's s = %.2f, R-hat %.3f", r.WarmupSweeps[0], first(r, 3), r.WarmupCheck.RHat)
 }
 
-// hookMove calls fn at every warm-up sweep of every chain (sweep from 0).
-type hookMove struct{ fn func(c *Chain, sweep int) }
+// hookMove calls fn at every warm-up sweep of every chain (sweep from 0), or
+// with sampling at every sweep after the warm-up.
+type hookMove struct {
+	fn       func(c *Chain, sweep int)
+	sampling bool
+}
 
 func (h hookMove) Plan(*Planner) ([]Planned, error) { return []Planned{h}, nil }
 func (h hookMove) Name() string                     { return "hook" }
@@ -210,7 +214,7 @@ type hookStepper struct {
 }
 
 func (s *hookStepper) Step(c *Chain) {
-	if c.Warmup() {
+	if c.Warmup() != s.h.sampling {
 		s.h.fn(c, s.n)
 		s.n++
 	}
