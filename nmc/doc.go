@@ -91,7 +91,7 @@
 // frozen where the curvature explodes, until each chain's log joint stops trending
 // and the chains agree, or WarmupMax with a warning; Result.WarmupSweeps,
 // Result.WarmupCheck). Options.Warmup = NoWarmup records from the first sweep.
-// After the adaptive warm-up the chains measure their bulk ESS per sweep on a
+// After the adaptive warm-up the chains measure their ESS per sweep on a
 // pilot of their first sweeps and thin their draws where it is low (Options.Thin
 // 0, the default; Result.Thin).
 // After every warm-up sweep each move that adapts (Adapter) learns from it, and at

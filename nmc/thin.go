@@ -14,11 +14,10 @@ import (
 // and the draws' R-hat lands at 1.02–1.03 while Stan's NUTS, whose trajectories
 // grow with the posterior's correlation length, passes with the same number of
 // draws. The analogue for single-site moves is more sweeps per draw.
-
 //
 // The chains measure their mixing on their first sweeps after warm-up, the
-// thinning pilot (thinPilot sweeps, the moves as they will stay): the least bulk
-// ESS per sweep of their continuous coordinates, over the pilots of all chains
+// thinning pilot (thinPilot sweeps, the moves as they will stay): the least ESS
+// per sweep of their continuous coordinates (see chooseThin), over the pilots of all chains
 // that warmed up together (they meet at its end, as at the warm-up's windows;
 // one chain's 250 sweeps alone gave thinnings from 1 to 10 on an HMM), or
 // of its own with Options.WarmupPerChain. Each then keeps one sweep in
@@ -36,7 +35,7 @@ import (
 // derived quantities and held-out log-likelihoods do not.
 
 const (
-	// autoThinTarget is the least bulk ESS per recorded draw the automatic
+	// autoThinTarget is the least ESS per recorded draw the automatic
 	// thinning aims at: Stan's draws of the ported posteriors carry 0.15–1.
 	autoThinTarget = 0.25
 	// autoThinMax bounds the automatic thinning.
