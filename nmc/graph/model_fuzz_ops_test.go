@@ -117,6 +117,9 @@ func (m *fzModel) funcNode(a *fzNode) {
 	finite, dep := true, false
 	var in []float64
 	for _, b := range ins {
+		if b.dep && readsNonFinite(b, map[*fzNode]bool{}) {
+			return
+		}
 		finite = finite && constOK(b, false)
 		dep = dep || b.dep
 		if finite && !b.dep {
@@ -141,6 +144,22 @@ func (m *fzModel) funcNode(a *fzNode) {
 	if n = m.add(n, false, what); n != nil && nout > 1 {
 		m.nodeOf(opReshape, nout, 1, graph.Components(n.g), false, fmt.Sprintf("Components(#%d)", n.id), n)
 	}
+}
+
+// readsNonFinite reports whether n is, or reads through its arguments, a node
+// of constants that is not finite: a node that depends on a latent can still be
+// infinite at every state (LogMix(θ, a, +Inf)), and Build refuses a Func whose
+// output is at every prior draw, as it should. seen memoises the walk.
+func readsNonFinite(n *fzNode, seen map[*fzNode]bool) bool {
+	if r, ok := seen[n]; ok {
+		return r
+	}
+	r := !constOK(n, false) // a node of constants: its values
+	for _, a := range n.args {
+		r = r || n.dep && readsNonFinite(a, seen)
+	}
+	seen[n] = r
+	return r
 }
 
 // kernelNode adds AddDiag(kernel(points, α, ρ), jitter) on 1 to 4 points.
