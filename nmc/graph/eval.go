@@ -117,6 +117,7 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 				bv := pb.v
 				r := s.ops.apply(pb, 1/bv, -1/(bv*bv), 2/(bv*bv*bv))
 				out[c] = s.ops.mul(pa, &r)
+				out[c].v = quotient(pa.v, bv)
 			}
 		}
 		s.top = top

@@ -156,3 +156,37 @@ func BenchmarkRecursionScore(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecursionSweep measures one score with derivatives (ns/op is per score)
+// in the order a sweep of single-site steps scores: for each site in turn at the
+// current state, then at a proposal of that site, which is accepted (the next
+// site's current state differs from its last score in one coordinate). A site's
+// values that do not depend on it (its tape's pre) are computed again at its
+// current state and kept at its proposal; BenchmarkRecursionScore, at one state
+// throughout, keeps them at every score.
+func BenchmarkRecursionSweep(b *testing.B) {
+	for _, c := range recursionCases(b, 200)[:2] {
+		x0 := c.state(rand.New(rand.NewPCG(5, 6)))
+		n := len(c.m.Sites())
+		run := func(b *testing.B, score func(x []float64, i int) float64) {
+			x := append([]float64(nil), x0...)
+			k := 0 // score k: site k/2 % n, at its proposal when k is odd
+			cpuLoop(b, func() {
+				i := k / 2 % n
+				if k%2 == 1 { // a proposal, accepted: 1% up or down in turn
+					x[i] *= 1 + 0.01*float64(1-2*(k/(2*n)%2))
+				}
+				sinkF += score(x, i)
+				k++
+			})
+		}
+		b.Run(c.name+"/graph", func(b *testing.B) {
+			sc := c.m.NewScorer()
+			g, h := make([]float64, 1), make([]float64, 1)
+			run(b, func(x []float64, i int) float64 { return sc.Score(x, i, g, h) })
+		})
+		b.Run(c.name+"/hand", func(b *testing.B) {
+			run(b, func(x []float64, i int) float64 { f, g, h := c.hand(x, i); return f + g + h })
+		})
+	}
+}

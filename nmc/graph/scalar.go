@@ -198,7 +198,8 @@ func (s *scorer) scalarNode(id int32, c *cnode, e int) (v, g, h float64, dep boo
 			return scalarMul(av, ag, ah, ad, bv, bg, bh, bd)
 		}
 		rv, rg, rh, rd := scalarApply(bv, bg, bh, bd, 1/bv, -1/(bv*bv), 2/(bv*bv*bv))
-		return scalarMul(av, ag, ah, ad, rv, rg, rh, rd)
+		_, g, h, d := scalarMul(av, ag, ah, ad, rv, rg, rh, rd)
+		return quotient(av, bv), g, h, d
 	case opNeg, opExp, opLog, opLog1p, opSqrt, opPow, opLogistic, opSoftplus:
 		s.evals++
 		av, ag, ah, ad := s.scalarID(c.a, e)
@@ -260,6 +261,18 @@ func scalarApply(av, ag, ah float64, ad bool, f, d1, d2 float64) (v, g, h float6
 		return f, 0, 0, false
 	}
 	return f, d1 * ag, d2*ag*ag + d1*ah, true
+}
+
+// quotient is the value of a/b as the engine computes it, a·(1/b) (the
+// reciprocal's jet serves the derivatives), but a/b where 1/b overflows (a
+// finite nonzero b below 2⁻¹⁰²⁴ in size): Div(Exp(a), Exp(b)) at a, b near −740
+// is e^(a−b), not +Inf.
+func quotient(a, b float64) float64 {
+	r := 1 / b
+	if r-r != 0 && b != 0 && b == b { // ±Inf from a finite nonzero b
+		return a / b
+	}
+	return a * r
 }
 
 // unaryDerivs returns φ(v) of the element-wise operation op (power p for opPow)

@@ -29,6 +29,12 @@ import (
 // active site as compiled (At by a node index), the score is left to the general
 // path.
 //
+// The instructions of values that do not depend on the active site and read
+// only coordinates and constants (an ARMA's residuals in its sigma site's tape)
+// are the tape's pre: run first, and skipped where the slots hold their results
+// from coordinates of the same bits (a proposal of the active site changes none
+// of them), so such values come from the current state's cache.
+//
 // The tape reads the state at every run and depends only on the model's
 // structure (its nodes, factors and blankets, fixed at Build) and on the active
 // site, so it is never stale. The arithmetic is evalScalar's and the families',
@@ -87,7 +93,7 @@ const (
 	tAddSqrtDD  // √(a + b), a and b dependent (tAddDD, tSqrtD); sub 1: a is aux·e², 2: b is (tMulSquare before)
 	tAddSqrtKD  // √(a + b), b dependent (tAddKD, tSqrtD); sub as tAddSqrtDD's
 	tSubMulAddC // e + aux·(a − b), values only (tSubC, tMulC, tAddC)
-	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD); sub&3 1: a², 2: b² for a, b (tSquareD before); sub&4: the root of it (tSqrtD after)
+	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD); sub&3 1: a², 2: b² for a, b (tSquareD before); sub&4: the root of it (tSqrtD after); sub&8: e − a for a, sub&16: e − b for b, e not dependent (tSubKD before)
 	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD); sub as tMulAddDK's
 	tSubSquareC // (a − b)², values only (tSubC, tSquareC)
 )
@@ -108,8 +114,14 @@ type tslot struct{ v, g, h float64 }
 
 // tape is the compiled score of one site in scalar mode.
 type tape struct {
-	bl   []entry // the blanket compiled
-	code []tinst
+	bl []entry // the blanket compiled
+	// pre holds the instructions of values that do not depend on the active
+	// site and read only coordinates (its first preLoads instructions, tLoad)
+	// and constants: run before code, and skipped where the slots hold their
+	// results from coordinates of the same bits (tapeRun.runPre).
+	pre      []tinst
+	preLoads int
+	code     []tinst
 	// normals holds the Normal observations (tNormal) and scales the terms of
 	// their scales (tScale), run in batches by tNormals instructions.
 	normals, scales []tinst
@@ -146,8 +158,13 @@ func (m *Model) siteTape(i int) *tape {
 type tapeRun struct {
 	slots [][]tslot
 	cur   []tslot // the slots of the tape running
-	runs  uint64
-	off   bool // tests: score by the general path alone
+	// pre says, per site, whether its slots hold the results of its tape's
+	// pre (at the coordinates its loads hold); curPre is the running tape's.
+	pre     []bool
+	curPre  *bool
+	runs    uint64
+	preRuns uint64 // tests: runs of a pre
+	off     bool   // tests: score by the general path alone
 	// orbits holds the orbit tapes (tape_orbit.go), made at each orbit's first
 	// score.
 	orbits map[*orbit]*orbitTape
@@ -169,15 +186,16 @@ func (s *scorer) tapeScore(i int, bl []entry, lin, margs []int32, deriv bool) (f
 	tr := &s.tape
 	if tr.slots == nil {
 		tr.slots = make([][]tslot, len(s.m.sites))
+		tr.pre = make([]bool, len(s.m.sites))
 	}
 	if len(tr.slots[i]) != t.slots {
 		sl := make([]tslot, t.slots)
 		for k, v := range t.imm {
 			sl[k] = tslot{v: v}
 		}
-		tr.slots[i] = sl
+		tr.slots[i], tr.pre[i] = sl, false
 	}
-	tr.cur = tr.slots[i]
+	tr.cur, tr.curPre = tr.slots[i], &tr.pre[i]
 	return s.runTapeScore(t, deriv)
 }
 
@@ -186,6 +204,7 @@ func (s *scorer) tapeScore(i int, bl []entry, lin, margs []int32, deriv bool) (f
 // the state and the general path must score it.
 func (s *scorer) runTapeScore(t *tape, deriv bool) (float64, bool) {
 	tr := &s.tape
+	tr.runPre(t, s.x)
 	var f float64
 	var ok bool
 	if deriv {
@@ -218,6 +237,66 @@ func normalParamsOK(mu, s float64) bool {
 	return mu-mu == 0 && s > 0 && s <= math.MaxFloat64
 }
 
+// runPre runs t's pre on the running tape's slots unless they hold its results
+// from coordinates of the same bits as x's.
+func (tr *tapeRun) runPre(t *tape, x []float64) {
+	if len(t.pre) == 0 {
+		return
+	}
+	sl := tr.cur[:t.slots]
+	if *tr.curPre {
+		same := true
+		for _, in := range t.pre[:t.preLoads] {
+			same = same && math.Float64bits(x[in.a]) == math.Float64bits(sl[in.out].v)
+		}
+		if same {
+			return
+		}
+	}
+	runValueCode(t.pre, sl, x)
+	*tr.curPre = true
+	tr.preRuns++
+}
+
+// runValueCode runs code, instructions of values alone (tLoad and those with
+// suffix C), on slots sl at coordinates x.
+func runValueCode(code []tinst, sl []tslot, x []float64) {
+	for pc := range code {
+		in := &code[pc]
+		switch in.op {
+		case tLoad:
+			sl[in.out].v = x[in.a]
+		case tAddC:
+			sl[in.out].v = sl[in.a].v + sl[in.b].v
+		case tSubC:
+			sl[in.out].v = sl[in.a].v - sl[in.b].v
+		case tMulC:
+			sl[in.out].v = sl[in.a].v * sl[in.b].v
+		case tDivC:
+			sl[in.out].v = quotient(sl[in.a].v, sl[in.b].v)
+		case tNegC:
+			sl[in.out].v = -1 * sl[in.a].v
+		case tUnaryC:
+			f, _, _ := unaryDerivs(opKind(in.sub), in.c, sl[in.a].v, false)
+			sl[in.out].v = f
+		case tSquareC:
+			sl[in.out].v = square(sl[in.a].v)
+		case tSubSquareC:
+			sl[in.out].v = square(sl[in.a].v - sl[in.b].v)
+		case tSqrtC:
+			sl[in.out].v = math.Sqrt(sl[in.a].v)
+		case tMulAddC:
+			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
+		case tSubMulC:
+			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
+		case tSubMulAddC:
+			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
+		default:
+			panic("graph: runValueCode: an instruction of derivatives")
+		}
+	}
+}
+
 // runTape runs t with derivatives: the score, its derivatives added to s.grad[0]
 // and s.hess[0] in sumBlanket's order, and false if a node evaluated by the general
 // path did not depend on the active site as compiled.
@@ -229,22 +308,15 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 	for pc := range code {
 		in := &code[pc]
 		switch in.op {
-		case tLoad:
-			sl[in.out].v = x[in.a]
+		case tLoad, tAddC, tSubC, tMulC, tDivC, tNegC, tUnaryC, tSquareC, tSubSquareC, tSqrtC, tMulAddC, tSubMulC, tSubMulAddC:
+			// Values alone that read a general element (the others are in t.pre).
+			runValueCode(code[pc:pc+1], sl, x)
 		case tActive:
 			if in.sub == 1 {
 				sl[in.out] = tslot{x[in.a], s.ou[in.a], s.ow[in.a]}
 			} else {
 				sl[in.out] = tslot{x[in.a], 1, 0}
 			}
-		case tAddC:
-			sl[in.out].v = sl[in.a].v + sl[in.b].v
-		case tSubC:
-			sl[in.out].v = sl[in.a].v - sl[in.b].v
-		case tMulC:
-			sl[in.out].v = sl[in.a].v * sl[in.b].v
-		case tDivC:
-			sl[in.out].v = sl[in.a].v * (1 / sl[in.b].v)
 		case tAddDD:
 			a, b := &sl[in.a], &sl[in.b]
 			sl[in.out] = tslot{a.v + b.v, a.g + b.g, a.h + b.h}
@@ -271,50 +343,35 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			bv := b.v
 			rv, d1, d2 := 1/bv, -1/(bv*bv), 2/(bv*bv*bv)
 			rg, rh := d1*b.g, d2*b.g*b.g+d1*b.h
-			sl[in.out] = tslot{a.v * rv, rv*a.g + a.v*rg, rv*a.h + a.v*rh + 2*a.g*rg}
+			sl[in.out] = tslot{quotient(a.v, bv), rv*a.g + a.v*rg, rv*a.h + a.v*rh + 2*a.g*rg}
 		case tDivDK:
-			a := &sl[in.a]
-			rv := 1 / sl[in.b].v
-			sl[in.out] = tslot{rv * a.v, rv * a.g, rv * a.h}
+			a, bv := &sl[in.a], sl[in.b].v
+			rv := 1 / bv
+			sl[in.out] = tslot{quotient(a.v, bv), rv * a.g, rv * a.h}
 		case tDivKD:
 			av, b := sl[in.a].v, &sl[in.b]
 			bv := b.v
-			rv, d1, d2 := 1/bv, -1/(bv*bv), 2/(bv*bv*bv)
+			d1, d2 := -1/(bv*bv), 2/(bv*bv*bv)
 			rg, rh := d1*b.g, d2*b.g*b.g+d1*b.h
-			sl[in.out] = tslot{av * rv, av * rg, av * rh}
-		case tNegC:
-			sl[in.out].v = -1 * sl[in.a].v
+			sl[in.out] = tslot{quotient(av, bv), av * rg, av * rh}
 		case tNegD:
 			a := &sl[in.a]
 			sl[in.out] = tslot{-1 * a.v, -1 * a.g, -1 * a.h}
-		case tUnaryC:
-			f, _, _ := unaryDerivs(opKind(in.sub), in.c, sl[in.a].v, false)
-			sl[in.out].v = f
 		case tUnaryD:
 			a := &sl[in.a]
 			f, d1, d2 := unaryDerivs(opKind(in.sub), in.c, a.v, true)
 			sl[in.out] = tslot{f, d1 * a.g, d2*a.g*a.g + d1*a.h}
-		case tSquareC:
-			sl[in.out].v = square(sl[in.a].v)
-		case tSubSquareC:
-			sl[in.out].v = square(sl[in.a].v - sl[in.b].v)
 		case tSquareD:
 			a := &sl[in.a]
 			r := square(a.v)
 			d1 := 2 * a.v
 			sl[in.out] = tslot{r, d1 * a.g, 2*a.g*a.g + d1*a.h}
-		case tSqrtC:
-			sl[in.out].v = math.Sqrt(sl[in.a].v)
 		case tSqrtD:
 			a := &sl[in.a]
 			f := math.Sqrt(a.v)
 			d1 := 0.5 / f
 			d2 := -0.25 / (f * a.v)
 			sl[in.out] = tslot{f, d1 * a.g, d2*a.g*a.g + d1*a.h}
-		case tMulAddC:
-			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
-		case tSubMulC:
-			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
 		case tMulAddKD:
 			d := &sl[in.aux]
 			sl[in.out] = tslot{float64(sl[in.a].v*sl[in.b].v) + d.v, d.g, d.h}
@@ -366,12 +423,14 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			d1 := 0.5 / f
 			d2 := -0.25 / (f * v)
 			sl[in.out] = tslot{f, d1 * g, float64(d2*g*g) + float64(d1*h)}
-		case tSubMulAddC:
-			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
 		case tMulAddDK, tMulAddDD:
 			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
 			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, b.v, b.g, b.h
-			switch in.sub & 3 { // one factor the square of its slot (tSquareD's)
+			switch in.sub & 27 { // one factor the square of its slot (tSquareD's) or e minus it (tSubKD's)
+			case 8:
+				av, ag, ah = sl[in.e].v-av, -1*ag, -1*ah
+			case 16:
+				bv, bg, bh = sl[in.e].v-bv, -1*bg, -1*bh
 			case 1:
 				d1 := 2 * av
 				av, ag, ah = square(av), float64(d1*ag), float64(2*ag*ag+d1*ah)
@@ -523,7 +582,7 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 		case tMulC, tMulDD, tMulKD:
 			sl[in.out].v = sl[in.a].v * sl[in.b].v
 		case tDivC, tDivDD, tDivDK, tDivKD:
-			sl[in.out].v = sl[in.a].v * (1 / sl[in.b].v)
+			sl[in.out].v = quotient(sl[in.a].v, sl[in.b].v)
 		case tNegC, tNegD:
 			sl[in.out].v = -1 * sl[in.a].v
 		case tUnaryC, tUnaryD:
@@ -545,7 +604,11 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
 		case tMulAddDK, tMulAddDD:
 			av, bv := sl[in.a].v, sl[in.b].v
-			switch in.sub & 3 {
+			switch in.sub & 27 {
+			case 8:
+				av = sl[in.e].v - av
+			case 16:
+				bv = sl[in.e].v - bv
 			case 1:
 				av = square(av)
 			case 2:

@@ -201,7 +201,7 @@ func (c *tapeCompiler) binary(op opKind, a, b toperand) toperand {
 		case opMul:
 			v = a.val * b.val
 		default:
-			v = a.val * (1 / b.val)
+			v = quotient(a.val, b.val)
 		}
 		return c.imm(v)
 	}
@@ -327,7 +327,12 @@ func operands(in *tinst) []*uint32 {
 		return nil
 	case tScale, tNegC, tNegD, tUnaryC, tUnaryD, tSquareC, tSquareD, tSqrtC, tSqrtD:
 		return []*uint32{&in.a}
-	case tNormal, tMulAddC, tSubMulC, tMulAddKD, tAxpyKD, tAxpyDD, tSubMulKD, tMulAddDK, tMulAddDD:
+	case tMulAddDK, tMulAddDD:
+		if in.sub&24 != 0 {
+			return []*uint32{&in.a, &in.b, &in.aux, &in.e}
+		}
+		return []*uint32{&in.a, &in.b, &in.aux}
+	case tNormal, tMulAddC, tSubMulC, tMulAddKD, tAxpyKD, tAxpyDD, tSubMulKD:
 		return []*uint32{&in.a, &in.b, &in.aux}
 	case tSubMulAdd, tSubMulAddC:
 		return []*uint32{&in.a, &in.b, &in.aux, &in.e}
@@ -359,20 +364,54 @@ func (c *tapeCompiler) finish() *tape {
 		}
 	}
 	t.slots = int(nImm + c.slots)
-	t.code = fuse(t.code, t.slots)
+	uses := make([]int32, t.slots)
+	for k := range t.code {
+		for _, r := range operands(&t.code[k]) {
+			uses[*r]++
+		}
+	}
+	t.pre, t.code, t.preLoads = splitPre(t.code, nImm, t.slots)
+	t.pre, t.code = fuse(t.pre, uses), fuse(t.code, uses)
 	t.code, t.normals, t.scales = batchNormals(t.code)
 	return t
 }
 
-// fuse replaces runs of instructions whose intermediate results have no other
-// reader by the fused instructions that compute the same, in one step.
-func fuse(code []tinst, slots int) []tinst {
-	uses := make([]int32, slots)
-	for k := range code {
-		for _, r := range operands(&code[k]) {
-			uses[*r]++
+// valueOps are the instructions of values alone (splitPre).
+var valueOps = map[tOp]bool{tLoad: true, tAddC: true, tSubC: true, tMulC: true, tDivC: true, tNegC: true,
+	tUnaryC: true, tSquareC: true, tSubSquareC: true, tSqrtC: true, tMulAddC: true, tSubMulC: true, tSubMulAddC: true}
+
+// splitPre moves out of code the instructions of values that read only
+// coordinates and constants (slots below nImm), the loads first, keeping their
+// order: they read no slot that code writes, and code reads theirs after them.
+func splitPre(code []tinst, nImm uint32, slots int) (pre, rest []tinst, loads int) {
+	inPre := make([]bool, slots)
+	for k := range nImm {
+		inPre[k] = true
+	}
+	var ops []tinst
+	for _, in := range code {
+		ok := valueOps[in.op]
+		for _, r := range operands(&in) {
+			ok = ok && inPre[*r]
+		}
+		switch {
+		case ok && in.op == tLoad:
+			pre = append(pre, in)
+			inPre[in.out] = true
+		case ok:
+			ops = append(ops, in)
+			inPre[in.out] = true
+		default:
+			rest = append(rest, in)
 		}
 	}
+	return append(pre, ops...), rest, len(pre)
+}
+
+// fuse replaces runs of instructions whose intermediate results have no other
+// reader (uses: the readers of each slot in the whole tape) by the fused
+// instructions that compute the same, in one step.
+func fuse(code []tinst, uses []int32) []tinst {
 	var out []tinst
 	for i := 0; i < len(code); i++ {
 		in := code[i]
@@ -413,6 +452,25 @@ func fuse(code []tinst, slots int) []tinst {
 		default:
 			continue
 		}
+		out = append(out[:i], out[i+1:]...)
+	}
+	// A difference k − d with one reader and the product-sum after it that reads
+	// it (an ARMA error times a coefficient): the product-sum takes the
+	// difference itself.
+	for i := 0; i+1 < len(out); i++ {
+		p, q := &out[i], &out[i+1]
+		if p.op != tSubKD || uses[p.out] != 1 || q.op != tMulAddDK && q.op != tMulAddDD || q.sub != 0 || q.a == q.b || q.aux == p.out {
+			continue
+		}
+		switch p.out {
+		case q.a:
+			q.sub, q.a = 8, p.b
+		case q.b:
+			q.sub, q.b = 16, p.b
+		default:
+			continue
+		}
+		q.e = p.a
 		out = append(out[:i], out[i+1:]...)
 	}
 	// A product-sum and the square root after it of it alone.

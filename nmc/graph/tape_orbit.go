@@ -21,6 +21,7 @@ package graph
 type orbitTape struct {
 	t     *tape
 	slots []tslot
+	pre   bool // tapeRun.pre's
 }
 
 // orbitTapeScore returns orbit o's score by its tape (s set up by orbitSum, the
@@ -51,7 +52,7 @@ func (s *scorer) orbitTapeScore(o *orbit, deriv bool) (float64, bool) {
 	if t == nil {
 		return 0, false
 	}
-	tr.cur = ot.slots
+	tr.cur, tr.curPre = ot.slots, &ot.pre
 	return s.runTapeScore(t, deriv)
 }
 

@@ -62,6 +62,11 @@ func tapeOpsModel(tb testing.TB) *Model {
 	obs("root_ms_a", Sqrt(Add(Mul(C(2), Pow(bp, 2)), bp)), C(1), 0.5)
 	obs("root_ms_k", Sqrt(Add(C(1.5), Mul(C(2), Pow(bp, 2)))), C(1), 0.5)
 	obs("root_mul_add", Sqrt(Add(Mul(bp, Exp(bp)), C(1))), C(1), 0.5)
+	// Products of a difference k − d and a dependent factor (an ARMA error times
+	// its coefficient), as either factor, plus a constant or a dependent term.
+	obs("kd_mul_b", Add(Mul(a, Sub(C(1.5), Exp(a))), Exp(c)), C(1), 0.5)
+	obs("kd_mul_a", Add(Mul(Sub(C(2.5), Exp(a)), a), Exp(c)), C(1), 0.5)
+	obs("kd_mul_dd", Add(Mul(a, Sub(C(0.5), Exp(a))), Exp(a)), C(1), 0.5)
 	obs("bounded", Mul(y, a), Add(y, C(0.5)), 0.6)
 	obs("lse", LogSumExp(a, Mul(bp, c)), Sqrt(Add(bp, C(1))), 1.2)
 	b.Observe("t", StudentT(C(4), Mul(a, c), bp), []float64{0.8, -0.3})
@@ -133,6 +138,7 @@ func tapeCases(t *testing.T) []tapeCase {
 func TestTapeMatchesGeneralPath(t *testing.T) {
 	cases := tapeCases(t)
 	seen := map[tOp]bool{}
+	kd := map[uint8]bool{} // product-sums taking a difference k − d as a factor (8: a, 16: b)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, ref := tc.m.newScorer(), tc.m.newScorer()
@@ -152,8 +158,11 @@ func TestTapeMatchesGeneralPath(t *testing.T) {
 			}
 			for i := range n {
 				tp := tc.m.siteTape(i)
-				for _, in := range append(append(tp.code, tp.normals...), tp.scales...) {
+				for _, in := range append(append(append(tp.pre, tp.code...), tp.normals...), tp.scales...) {
 					seen[in.op] = true
+					if in.op == tMulAddDK || in.op == tMulAddDD {
+						kd[in.sub&24] = true
+					}
 				}
 			}
 		})
@@ -162,6 +171,47 @@ func TestTapeMatchesGeneralPath(t *testing.T) {
 		if !seen[op] {
 			t.Errorf("no tape holds instruction %d", op)
 		}
+	}
+	if !kd[8] || !kd[16] {
+		t.Errorf("product-sums with a difference as factor a, b: %v, %v", kd[8], kd[16])
+	}
+}
+
+// TestTapePre checks that a tape's values that do not depend on the active site
+// (its pre) are computed again exactly when a coordinate they read changes its
+// bits (−0 after 0 too), and kept otherwise (a proposal of the active site):
+// on ARMA(1, 1), whose sigma site's residuals are all pre, the scores equal the
+// general path's bit for bit either way.
+func TestTapePre(t *testing.T) {
+	m := recursionCases(t, 30)[0].m
+	sc, ref := m.newScorer(), m.newScorer()
+	ref.tape.off = true
+	x := []float64{0.5, 0.3, -0.2, 1.1}
+	sigma := 3
+	steps := []struct {
+		coord int
+		v     float64
+		runs  bool // the pre runs
+	}{
+		{-1, 0, true}, {sigma, 0.9, false}, {sigma, 1.3, false}, {0, 0.6, true}, {0, 0.6, false},
+		{1, 0, true}, {1, math.Copysign(0, -1), true}, {2, -0.25, true}, {sigma, 1e-3, false},
+	}
+	for _, st := range steps {
+		if st.coord >= 0 {
+			x[st.coord] = st.v
+		}
+		before := sc.tape.preRuns
+		g1, h1, g2, h2 := make([]float64, 1), make([]float64, 1), make([]float64, 1), make([]float64, 1)
+		f1, f2 := sc.Score(x, sigma, g1, h1), ref.Score(x, sigma, g2, h2)
+		if !sameFloat(f1, f2) || !sameFloat(g1[0], g2[0]) || !sameFloat(h1[0], h2[0]) {
+			t.Fatalf("at %v: tape (%v, %v, %v), general path (%v, %v, %v)", x, f1, g1[0], h1[0], f2, g2[0], h2[0])
+		}
+		if ran := sc.tape.preRuns > before; ran != st.runs {
+			t.Errorf("at %v after coordinate %d changed: the pre ran %v, want %v", x, st.coord, ran, st.runs)
+		}
+	}
+	if tp := m.siteTape(sigma); len(tp.pre) < 2*29 || len(tp.code) > 5 {
+		t.Errorf("sigma's tape: %d instructions in its pre, %d after", len(tp.pre), len(tp.code))
 	}
 }
 
@@ -265,5 +315,47 @@ func TestTapeConcurrentScorers(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestDivSubnormalDivisor checks Div where the reciprocal of the divisor
+// overflows (a subnormal divisor): Exp(c)/Exp(a − 4) at a = c = −738 is the float64
+// quotient of the two (about e⁴), not +Inf, by the tape, by the general path and
+// in the log joint, with the divisor dependent on the active site or not.
+func TestDivSubnormalDivisor(t *testing.T) {
+	b := New()
+	a := b.Latent("a", Flat())
+	c := b.Latent("c", Flat())
+	b.Observe("y_dd", Normal(Div(Exp(a), Exp(Sub(a, C(4)))), C(1)), []float64{50})
+	b.Observe("y_kd", Normal(Div(Exp(c), Exp(Sub(a, C(4)))), C(1)), []float64{50})
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{-738, -738}
+	d := math.Exp(x[0] - 4)
+	q := math.Exp(x[1]) / d
+	if !math.IsInf(1/d, 1) || q < 40 || q > 70 {
+		t.Fatalf("1/%v = %v, quotient %v: not the case tested", d, 1/d, q)
+	}
+	want := 2 * (-0.5*(50-q)*(50-q) - logSqrt2Pi)
+	sc, ref := m.newScorer(), m.newScorer()
+	ref.tape.off = true
+	if f := sc.LogJoint(x); math.Abs(f-want) > 1e-12*math.Abs(want) {
+		t.Errorf("log joint %v, want %v", f, want)
+	}
+	for i, w := range []float64{want, want / 2} { // c's blanket is y_kd
+		for _, s := range []*scorer{sc, ref} {
+			if f := s.Score(x, i, nil, nil); math.Abs(f-w) > 1e-12*math.Abs(w) {
+				t.Errorf("site %d (tape %v): score %v, want %v", i, !s.tape.off, f, w)
+			}
+			g, h := make([]float64, 1), make([]float64, 1)
+			if f := s.Score(x, i, g, h); math.Abs(f-w) > 1e-12*math.Abs(w) {
+				t.Errorf("site %d (tape %v): score with derivatives %v, want %v", i, !s.tape.off, f, w)
+			}
+		}
+	}
+	if sc.tape.runs == 0 {
+		t.Error("no score ran a tape")
 	}
 }
