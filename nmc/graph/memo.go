@@ -506,7 +506,7 @@ func (s *scorer) verifyMemo(n *Node, e int, kept []jet) {
 	s.verifying = false
 	for c := range again {
 		if a, b := &again[c], &kept[c]; !sameJet(a, b) && !s.sameScalar(a, b) {
-			panic(fmt.Sprintf("graph: memoised %s element %d component %d is stale: kept %+v, evaluated %+v", n, e, c, *b, *a))
+			panic(fmt.Sprintf("graph: memoised %s element %d component %d is stale: kept %+v (value bits %#x), evaluated %+v (%#x)", n, e, c, *b, math.Float64bits(b.v), *a, math.Float64bits(a.v)))
 		}
 	}
 	s.top = top
@@ -524,9 +524,11 @@ func (s *scorer) sameScalar(evaluated, kept *jet) bool {
 	return sameJet(&a, kept)
 }
 
-// sameJet reports whether a and b are the same jet, bit for bit.
+// sameJet reports whether a and b are the same jet, bit for bit but for the
+// bits of a NaN (the scalar and the jet paths may give NaNs of different sign,
+// and no result reads those bits).
 func sameJet(a, b *jet) bool {
-	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) || x != x && y != y }
 	if !same(a.v, b.v) || a.kind != b.kind {
 		return false
 	}
