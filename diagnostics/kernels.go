@@ -197,14 +197,13 @@ const directLags = 24
 // workspace holds scratch buffers and FFT plans reused across kernel calls by
 // one goroutine.
 type workspace struct {
-	a, b, c []float64 // general scratch of length S
-	pairs   []pair
-	dev     []float64 // deviations from chain means, chain-major
-	abar    []float64 // averaged autocovariances from the FFT, length n
-	r       []float64 // truncated autocorrelation sequence
-	pad     []float64
-	coef    []complex128
-	ffts    map[int]*fourier.FFT
+	a, b []float64 // general scratch of length S
+	dev  []float64 // deviations from chain means, chain-major
+	abar []float64 // averaged autocovariances from the FFT, length n
+	r    []float64 // truncated autocorrelation sequence
+	pad  []float64
+	coef []complex128
+	ffts map[int]*fourier.FFT
 }
 
 // grow returns buf resized to n values (contents unspecified).

@@ -313,13 +313,3 @@ func (e *blockEval) at(x, xb, u, gu, hu []float64) float64 {
 	e.coords.derivs(u, xb, e.gx, e.hx, gu, hu)
 	return f + lj
 }
-
-// coupling returns the normalised cross-curvature |H_ab|/√(H_aa·H_bb) of the
-// Hessian h (n×n) for coordinates a ≠ b, or NaN when H_aa or H_bb is not negative.
-func coupling(h []float64, n, a, b int) float64 {
-	haa, hbb := h[a*n+a], h[b*n+b]
-	if !(haa < 0 && hbb < 0) {
-		return math.NaN()
-	}
-	return math.Abs(h[a*n+b]) / math.Sqrt(haa*hbb)
-}

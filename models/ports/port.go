@@ -4,7 +4,6 @@ import (
 	"embed"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/nmc-go/nmc/frames"
 	"github.com/nmc-go/nmc/models"
@@ -166,6 +165,3 @@ func indexed(base string, n int) []string {
 	}
 	return s
 }
-
-// join lists names for messages.
-func join(names ...string) string { return strings.Join(names, ", ") }

@@ -12,28 +12,9 @@ func halfCauchy(rng *rand.Rand, scale float64) float64 {
 	return math.Abs(scale * math.Tan(math.Pi*(rng.Float64()-0.5)))
 }
 
-// gamma draws from Gamma(shape, rate).
-func gamma(rng *rand.Rand, shape, rate float64) float64 {
-	return distuv.Gamma{Alpha: shape, Beta: rate, Src: rng}.Rand()
-}
-
 // poisson draws from Poisson(rate).
 func poisson(rng *rand.Rand, rate float64) int {
 	return int(distuv.Poisson{Lambda: rate, Src: rng}.Rand())
-}
-
-// dirichletFlat draws from Dirichlet(1, …, 1) of dimension k.
-func dirichletFlat(rng *rand.Rand, k int) []float64 {
-	v := make([]float64, k)
-	s := 0.0
-	for j := range v {
-		v[j] = rng.ExpFloat64()
-		s += v[j]
-	}
-	for j := range v {
-		v[j] /= s
-	}
-	return v
 }
 
 // pick draws an index with probabilities w (summing to 1).

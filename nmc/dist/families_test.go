@@ -124,11 +124,6 @@ func allFamilies(t testing.TB) []familyCase {
 
 func (c familyCase) name() string { return fmt.Sprintf("%s/k=%d", c.fam.Name(), c.k) }
 
-func (c familyCase) valueWidth() int {
-	v, _ := c.fam.Layout(c.k)
-	return v
-}
-
 func isIntArg(c familyCase, i int) bool {
 	for _, j := range c.intArgs {
 		if j == i {

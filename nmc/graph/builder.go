@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
 )
 
@@ -69,9 +68,6 @@ type family struct {
 	node   *Node
 	first  int // index of the first site in the model
 	offset int // offset of the first coordinate in the state
-	sup    nmc.Support
-	lo, hi float64
-	nvals  int
 	id     int
 }
 

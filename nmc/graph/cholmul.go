@@ -100,7 +100,6 @@ type cholMulScratch struct {
 	dirOf  []int32
 	lp     []float64 // per direction: L_p (n×n)
 	lpq    []float64 // per pair of directions: L_pq (n×n)
-	kp     []float64 // per direction: K_p; per pair: K_pq (scratch)
 	vals   []float64 // n×n: K's values
 	buf    []float64 // n×n scratch
 	eta    []float64 // n: eta's values

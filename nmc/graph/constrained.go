@@ -190,18 +190,6 @@ func rawName(name string) string {
 	return name + RawSuffix
 }
 
-// boundRaw returns the raw coordinate of y in (l, u) (see boundOp).
-func boundRaw(y, l, u float64, lower, upper bool) float64 {
-	switch {
-	case lower && upper:
-		return (y - l) / (u - l)
-	case lower:
-		return y - l
-	default:
-		return u - y
-	}
-}
-
 // Ordered declares an ordered vector latent of k ≥ 2 components, y₀ < y₁ < … <
 // y_{k−1} (Stan's ordered[k]), with the prior d on each component: the log density
 // gains Σᵢ log p(yᵢ) on the ordered set, not renormalised, as Stan's

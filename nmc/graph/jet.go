@@ -29,8 +29,6 @@ const (
 	jDense
 )
 
-func constJet(v float64) jet { return jet{v: v} }
-
 func sameBase(a, b *jet) bool {
 	if a.kind != b.kind {
 		return false
