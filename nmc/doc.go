@@ -110,7 +110,9 @@
 // coordinates (log, logit, additive log-ratio; exact Jacobian), with the covariance
 // of the lead's warm-up draws, optionally with followers that are re-proposed from
 // their own fits (or, finite Discrete ones, from their exact conditionals) in the
-// same move (LeadMoves, proposer "lead-follow").
+// same move (LeadMoves, proposer "lead-follow"); a model that implements
+// LeadFollower names each lead's followers (graph: a Gaussian process's latent
+// values follow its kernel's hyperparameters).
 //
 // # The Hamiltonian block
 //

@@ -84,6 +84,17 @@ type Leader interface {
 	Leads() []string
 }
 
+// LeadFollower is an optional interface of a Model that names the sites that
+// follow a lead of its lead-and-follow moves where LeadMoves.Follow is 0 (the
+// default): the sites fitted to the lead that its moves must carry along (a
+// Gaussian process's latent values, which follow its length scale and
+// amplitude).
+type LeadFollower interface {
+	// Followers returns the names of the sites that follow the lead site named
+	// lead (nil: none); the same value on every call.
+	Followers(lead string) []string
+}
+
 // LeadMoves is the rule of the lead-and-follow moves (see above): after a warm-up,
 // Steps random-walk moves per sweep of every lead site — those the model declares
 // (Leader), or those Leads names — in its unconstrained coordinates, with the sites
@@ -108,9 +119,10 @@ type LeadMoves struct {
 	// and finite (0 means the default).
 	Scale float64
 	// Follow is the least shift of a site's fitted proposal, in nats, that makes
-	// it a follower (see the comment at the top). 0, the default, means no
-	// followers: the lead moves alone, a random walk on its conditional, which
-	// costs one Markov-blanket score per move. A negative value makes every
+	// it a follower (see the comment at the top). 0, the default, means the
+	// followers the model names (LeadFollower), else none: the lead moves alone,
+	// a random walk on its conditional, which costs one Markov-blanket score per
+	// move. A negative value makes every
 	// continuous site whose score reads the lead a follower. Each move with
 	// followers costs two log joints and two scores with derivatives per follower.
 	// Must be finite.
@@ -164,9 +176,35 @@ func (j LeadMoves) Plan(p *Planner) ([]Planned, error) {
 	}
 	out := make([]Planned, len(leads))
 	for k, i := range leads {
-		out[k] = &leadPlan{lead: i, name: "lead-follow(" + p.run.sites[i].Name + ")", cfg: cfg}
+		lp := &leadPlan{lead: i, name: "lead-follow(" + p.run.sites[i].Name + ")", cfg: cfg}
+		if lp.follow, err = modelFollowers(p.run.m, p.run.sites, i); err != nil {
+			return nil, err
+		}
+		out[k] = lp
 	}
 	return out, nil
+}
+
+// modelFollowers resolves the names of the followers the model names for lead
+// (LeadFollower) to sites: continuous or finite discrete sites other than the
+// lead, not summed out.
+func modelFollowers(m Model, sites []Site, lead int) ([]int, error) {
+	lf, ok := m.(LeadFollower)
+	if !ok {
+		return nil, nil
+	}
+	var follow []int
+	for _, name := range lf.Followers(sites[lead].Name) {
+		i := slices.IndexFunc(sites, func(s Site) bool { return s.Name == name })
+		if i < 0 || i == lead || sites[i].Marginalised || sites[i].Support == Discrete && sites[i].NumValues == 0 {
+			return nil, fmt.Errorf("nmc: the model's Followers(%q) names %q, which cannot follow it (not a site, the lead, summed out or an unbounded discrete site)", sites[lead].Name, name)
+		}
+		if !slices.Contains(follow, i) {
+			follow = append(follow, i)
+		}
+	}
+	slices.Sort(follow)
+	return follow, nil
 }
 
 // jointLeads resolves the lead names (LeadMoves.Leads, else the model's) to
@@ -205,9 +243,10 @@ func jointLeads(m Model, sites []Site, j LeadMoves) ([]int, error) {
 
 // leadPlan is the lead-and-follow move of one lead, planned.
 type leadPlan struct {
-	lead int
-	name string
-	cfg  LeadMoves
+	lead   int
+	name   string
+	cfg    LeadMoves
+	follow []int // the model's followers of the lead (LeadFollower)
 }
 
 func (lp *leadPlan) Name() string { return lp.name }
@@ -220,6 +259,8 @@ func (lp *leadPlan) String() string {
 		follow = "every site that reads it following"
 	case lp.cfg.Follow > 0:
 		follow = fmt.Sprintf("the sites whose fit it shifts by %g nats following", lp.cfg.Follow)
+	case len(lp.follow) > 0:
+		follow = fmt.Sprintf("the %d sites the model names following", len(lp.follow))
 	}
 	return fmt.Sprintf("%s: after warm-up, %d random-walk moves of the lead, %s", lp.name, lp.cfg.Steps, follow)
 }
@@ -267,7 +308,7 @@ func (st *leadStepper) restart() { st.moments.reset() }
 func (st *leadStepper) EndWarmup(c *Chain, _ Warmup) {
 	c.at.phase = "lead-follow fit"
 	j := newJointMove(st.plan.lead, c.run.sites)
-	if st.plan.cfg.fitJoint(c, j, st.moments) {
+	if st.plan.cfg.fitJoint(c, j, st.moments, st.plan.follow) {
 		st.move = j
 	}
 	c.at.phase = "sampling"
@@ -287,8 +328,9 @@ func (st *leadStepper) Step(c *Chain) {
 }
 
 // fitJoint fits lead j's random walk to its warm-up moments m and chooses its
-// followers; it reports whether the move can be made.
-func (cfg *LeadMoves) fitJoint(c *Chain, j *jointMove, m *siteMoments) bool {
+// followers (follow, the model's, where cfg.Follow is 0); it reports whether the
+// move can be made.
+func (cfg *LeadMoves) fitJoint(c *Chain, j *jointMove, m *siteMoments, follow []int) bool {
 	d := j.d
 	cov := j.l
 	if !m.cov(cov) {
@@ -311,7 +353,7 @@ func (cfg *LeadMoves) fitJoint(c *Chain, j *jointMove, m *siteMoments) bool {
 	if cfg.Follow != 0 {
 		cfg.chooseFollowers(c, j)
 	} else {
-		j.setFollowers(c.run.sites, nil)
+		j.setFollowers(c.run.sites, slices.Clone(follow))
 	}
 	return true
 }

@@ -94,8 +94,13 @@ const (
 	// AutoPartialRates gives each coordinate of rules 1–3 its rate from the data's
 	// information; without it every rate is 1 (rule 3: κ_j = 1).
 	AutoPartialRates
+	// AutoKernelLeads makes the continuous latents that the covariance of a
+	// latent's multivariate normal prior reads (a Gaussian process's length scale
+	// and amplitude) leads of the sampler's lead-and-follow moves, the latent
+	// following them (Model.Leads, Model.Followers).
+	AutoKernelLeads
 
-	autoAll = AutoScale | AutoLocation | AutoCoefficient | AutoPartialRates
+	autoAll = AutoScale | AutoLocation | AutoCoefficient | AutoPartialRates | AutoKernelLeads
 )
 
 // minPinned is the least share Σ κ_j n_j x̄_j² / Σ x_i² of a coefficient's
@@ -108,7 +113,7 @@ const minPinned = 0.2
 
 // NoAutoGroups turns off group moves Build would find: with no argument every
 // rule (the model's groups are then only the declared ones), else the rules given
-// (AutoScale, AutoLocation, AutoCoefficient, AutoPartialRates).
+// (AutoScale, AutoLocation, AutoCoefficient, AutoPartialRates, AutoKernelLeads).
 func (b *Builder) NoAutoGroups(rules ...AutoRule) {
 	if len(rules) == 0 {
 		b.noAuto = autoAll

@@ -316,6 +316,7 @@ func (b *Builder) Build() (built *Model, err error) {
 	if err := m.compileLeads(b.leads); err != nil {
 		return nil, err
 	}
+	m.compileKernelLeads()
 	if err := m.compileAugment(b); err != nil {
 		return nil, err
 	}

@@ -219,9 +219,14 @@
 // are one score with jets over all its coordinates, one Cholesky factor.
 //
 // Single-site steps cross a GP's hyperparameters slowly when the data pin the
-// latent values (each conditional is then narrow): declare rho and alpha leads
-// (Lead) and give the lead moves nmc.LeadMoves{Follow: −1} in the schedule, so that f follows their
-// random-walk moves from its Newton proposal (TestGPRuns measures both).
+// latent values (each conditional is then narrow). Rule AutoKernelLeads (Build)
+// makes the continuous latents a latent's multivariate normal covariance reads
+// leads of the sampler's lead-and-follow moves, the latent following
+// (Model.Leads, Model.Followers, nmc.LeadFollower): rho and alpha move by random
+// walks along their marginals and f follows each move from its Newton proposal
+// (gp_pois_regr: least bulk ESS 211-306 of 4 × 1000 draws → 1635-2910, R-hat
+// 1.02 → 1.003; TestGPPoissonKernelLeads). NoAutoGroups(AutoKernelLeads) turns
+// it off.
 //
 // # Hidden Markov models
 //

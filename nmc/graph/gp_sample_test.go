@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nmc-go/nmc/diagnostics"
+	"github.com/nmc-go/nmc/draws"
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/graph"
 	"github.com/nmc-go/nmc/sbc"
@@ -183,7 +184,8 @@ func runGPOpts(t *testing.T, name string, m nmc.Model, o *nmc.Options) {
 // TestGPRuns samples the two GPs with 4 × 1000 draws after the adaptive warm-up
 // and logs ESS, R-hat and times (set NMC_GP_RUNS=1, or pois or reg for one of
 // them; the numbers of the report): gp_pois_regr on posteriordb's data in the
-// centred and non-centred forms, each plain and with rho and alpha leads
+// centred and non-centred forms, each plain (the centred form with the leads of
+// rule AutoKernelLeads, f following) and with rho and alpha declared leads
 // (LeadMoves.Follow = −1, 1 and 3 moves per sweep), and GP regressions on
 // 30 and 133 simulated points, plain and with rho and alpha leads.
 func TestGPRuns(t *testing.T) {
@@ -305,21 +307,57 @@ func TestGPRegressionCalibrated(t *testing.T) {
 	checkCalibrated(t, "gp regression", res)
 }
 
+// TestGPPoissonKernelLeads samples posteriordb's gp_pois_regr as a user declares
+// it (no leads) with the default options: rule AutoKernelLeads makes rho and
+// alpha leads that f follows, their moves are made and accepted, and the chains
+// mix (every R-hat below 1.01, every bulk ESS at least 400: without the rule
+// rho's was 211, R-hat 1.019).
+func TestGPPoissonKernelLeads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sampling")
+	}
+	t.Parallel()
+	m, err := gpPoisModel(gpPoisX, gpPoisK).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := nmc.Sample(context.Background(), m, &nmc.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lead := range []string{"rho", "alpha"} {
+		i := slices.IndexFunc(r.Moves, func(s draws.SiteStats) bool { return s.Name == "lead-follow("+lead+")" })
+		if i < 0 || r.Moves[i].Accepted == 0 {
+			t.Fatalf("no accepted lead-and-follow move of %s: %+v", lead, r.Moves)
+		}
+		t.Logf("lead-follow(%s): %d of %d accepted", lead, r.Moves[i].Accepted, r.Moves[i].Proposals)
+	}
+	rows, err := diagnostics.Summarize(r.Draws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if !(row.RHat < 1.01) || !(row.ESSBulk >= 400) {
+			t.Errorf("%s: R-hat %.4f, bulk ESS %.0f (thin %d)", row.Variable, row.RHat, row.ESSBulk, r.Thin)
+		}
+	}
+}
+
 // TestGPPoissonCalibrated runs SBC on posteriordb's gp_pois_regr model (11 points,
 // x = −10, −8, …, 10; rho ~ Gamma(25, 4), alpha ~ HalfNormal(2), f ~ MVN(0,
 // K(x | alpha, rho) + 1e-10·I), k ~ PoissonLog(f)) with simulated counts, in the
-// centred form with rho and alpha leads whose moves f follows (the configuration
-// of the report's runs): 200 simulations of 49 draws thinned by 10. rho, alpha
-// and three of the latent values are ranked.
+// centred form as a user declares it: rule AutoKernelLeads makes rho and alpha
+// leads that f follows (one move per sweep): 200 simulations of 49 draws thinned
+// by 10. rho, alpha and three of the latent values are ranked.
 func TestGPPoissonCalibrated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SBC")
 	}
 	t.Parallel()
 	vars := []string{"rho", "alpha", "f[0]", "f[5]", "f[10]"}
-	sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisLeadModel(gpPoisX, ints(k)) }, len(gpPoisX), vars)
+	sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisModel(gpPoisX, ints(k)) }, len(gpPoisX), vars)
 	res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, MaxRank: 49, Seed: 12,
-		Sampler: &nmc.Options{Moves: gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: 1})}})
+		Sampler: &nmc.Options{Moves: gpLeadSchedule(nmc.LeadMoves{Steps: 1})}})
 	if err != nil {
 		t.Fatal(err)
 	}

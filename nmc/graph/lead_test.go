@@ -136,3 +136,63 @@ func TestLeadSamePosterior(t *testing.T) {
 	}
 	t.Logf("pi and theta: %d means, largest |z| %.2f", checked, worst)
 }
+
+// TestKernelLeads checks rule AutoKernelLeads: the continuous latents that a
+// latent's multivariate normal covariance reads lead, its sites following; a
+// declared lead is not named twice; a constant covariance, a multivariate normal
+// observation (a marginal likelihood) and the rule turned off give none.
+func TestKernelLeads(t *testing.T) {
+	x := []float64{-2, 0, 2, 4}
+	gp := func(b *Builder, f func(*Builder, *Node, *Node, *Node)) {
+		rho := b.Latent("rho", Gamma(C(25), C(4)))
+		alpha := b.Latent("alpha", HalfNormal(C(2)))
+		b.Latent("mu", Normal(C(0), C(1))) // read by the mean only
+		f(b, rho, alpha, AddDiag(ExpQuadCov(Data(x), alpha, rho), C(1e-10)))
+	}
+	latent := func(b *Builder, _, _, cov *Node) {
+		f := b.Latent("f", MultivariateNormalCov(C(0), cov))
+		b.ObserveInts("k", PoissonLog(Components(f)), []int{1, 0, 3, 2})
+	}
+	cases := []struct {
+		name    string
+		declare func(b *Builder)
+		leads   []string
+	}{
+		{"latent", func(b *Builder) { gp(b, latent) }, []string{"rho", "alpha"}},
+		{"declared", func(b *Builder) {
+			gp(b, func(b *Builder, rho, alpha, cov *Node) { b.Lead(alpha); latent(b, rho, alpha, cov) })
+		}, []string{"alpha", "rho"}},
+		{"off", func(b *Builder) { gp(b, latent); b.NoAutoGroups(AutoKernelLeads) }, nil},
+		{"all off", func(b *Builder) { gp(b, latent); b.NoAutoGroups() }, nil},
+		{"observed", func(b *Builder) {
+			gp(b, func(b *Builder, _, _, cov *Node) {
+				b.Observe("y", MultivariateNormalCov(C(0), cov), []float64{1, 0, 3, 2})
+			})
+		}, nil},
+		{"constant", func(b *Builder) {
+			b.Latent("rho", Gamma(C(25), C(4)))
+			f := b.Latent("f", MultivariateNormalCov(C(0), ExpQuadCov(Data(x), C(1), C(2))))
+			b.ObserveInts("k", PoissonLog(Components(f)), []int{1, 0, 3, 2})
+		}, nil},
+	}
+	for _, c := range cases {
+		b := New()
+		c.declare(b)
+		m, err := b.Build()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := m.Leads(); !slices.Equal(got, c.leads) {
+			t.Errorf("%s: leads %q, want %q", c.name, got, c.leads)
+		}
+		for _, lead := range []string{"rho", "alpha", "mu"} {
+			want := []string(nil)
+			if slices.Contains(c.leads, lead) {
+				want = []string{"f"}
+			}
+			if got := m.Followers(lead); !slices.Equal(got, want) {
+				t.Errorf("%s: followers of %s %q, want %q", c.name, lead, got, want)
+			}
+		}
+	}
+}

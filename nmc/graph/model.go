@@ -16,7 +16,8 @@ import (
 // hidden Markov models), and reports each site's neighbours so that the sampler
 // can reuse derivatives.
 type Model struct {
-	leads []string // names of the lead sites (Lead)
+	leads     []string            // names of the lead sites (Lead, AutoKernelLeads)
+	followers map[string][]string // per lead, the names of its followers (AutoKernelLeads)
 	// augSites are the sites declared with Augment and augmented is the model that
 	// scores them with nothing summed out (compileAugment); nil without.
 	augSites  []int
