@@ -3,6 +3,7 @@ package graph_test
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/nmc-go/nmc/nmc/graph"
 	"github.com/nmc-go/nmc/nmc/jet"
@@ -147,9 +148,10 @@ func (m *fzModel) funcNode(a *fzNode) {
 }
 
 // readsNonFinite reports whether n is, or reads through its arguments, a node
-// of constants that is not finite: a node that depends on a latent can still be
-// infinite at every state (LogMix(θ, a, +Inf)), and Build refuses a Func whose
-// output is at every prior draw, as it should. seen memoises the walk.
+// of constants that is not finite, or a division by a constant 0: a node that
+// depends on a latent can still be infinite at every state (LogMix(θ, a, +Inf),
+// p/0), and Build refuses a Func whose output is at every prior draw, as it
+// should. seen memoises the walk.
 func readsNonFinite(n *fzNode, seen map[*fzNode]bool) bool {
 	if r, ok := seen[n]; ok {
 		return r
@@ -157,6 +159,9 @@ func readsNonFinite(n *fzNode, seen map[*fzNode]bool) bool {
 	r := !constOK(n, false) // a node of constants: its values
 	for _, a := range n.args {
 		r = r || n.dep && readsNonFinite(a, seen)
+	}
+	if n.op == opDiv && n.dep && !n.args[1].dep { // a division by a constant 0
+		r = r || slices.Contains((&refEval{vals: map[*fzNode][]float64{}}).val(n.args[1]), 0)
 	}
 	seen[n] = r
 	return r
