@@ -183,15 +183,19 @@ func TestJointMovesDiscreteFollowers(t *testing.T) {
 }
 
 // TestJointMovesDefault: with the default sweeps the model's declared lead gets its
-// moves (ten per sweep after the warm-up, none without a warm-up or with Off), the
+// moves (ten per sweep after the warm-up, counted; none without a warm-up or with Off), the
 // moments stay exact (also with followers chosen by JointMoves.Follow), and Off gives
 // the draws of a model without leads.
 func TestJointMovesDefault(t *testing.T) {
 	t.Parallel()
 	o := &Options{Chains: 4, Draws: 2000, Warmup: AutoWarmup, Seed: 502}
 	r := sample(t, dirichletGamma{}, o)
-	if len(movesOf(r, "lead")) != 1 || movesOf(r, "lead")[0].Proposals != 4*2000*defaultJointSteps {
-		t.Fatalf("Joint %+v", movesOf(r, "lead"))
+	sweeps := 0 // after warm-up, the thinning's
+	for _, th := range r.Thin {
+		sweeps += 2000 * th
+	}
+	if len(movesOf(r, "lead")) != 1 || movesOf(r, "lead")[0].Proposals != sweeps*defaultJointSteps {
+		t.Fatalf("Joint %+v (thinned %v)", movesOf(r, "lead"), r.Thin)
 	}
 	checkMoments(t, "default pi[0]", column(t, r, "pi[0]"), 2.0/9, dirichletSD(dgAlpha[:], 0), nil)
 	checkMoments(t, "default lam", column(t, r, "lam"), 2.0/3, math.Sqrt(0.8-4.0/9), nil)

@@ -51,6 +51,22 @@ type proposer interface {
 	logqFit(s *slot, y []float64) float64
 }
 
+// exactDrawer is a proposer that gives the log density of its own draw (γ = 1)
+// from the numbers it was made of, where logq's recomputation can be wrong.
+type exactDrawer interface {
+	drawLogq(rng *rand.Rand, s *slot, dst []float64) float64
+}
+
+// drawLogq draws from p's fit s (γ = 1) into dst and returns the draw's log
+// density: by exactDrawer where p is one, else by logq.
+func drawLogq(p proposer, rng *rand.Rand, s *slot, dst []float64) float64 {
+	if ed, ok := p.(exactDrawer); ok {
+		return ed.drawLogq(rng, s, dst)
+	}
+	p.draw(rng, s, 1, dst)
+	return p.logq(s, 1, dst)
+}
+
 const (
 	logSqrt2Pi = 0.91893853320467274178032973640561763986139747363778 // log √(2π)
 	// rwRel is the random-walk fallback's scale relative to 1 + |x| on Real sites.

@@ -119,22 +119,25 @@ func (p *realProposer) fallback(s *slot) {
 }
 
 // drawNewton writes x + γd + scale·T z into dst, T a square root of the fitted
-// covariance, z standard normal (Gaussian) or normal over |normal| (Cauchy).
-func (p *realProposer) drawNewton(rng *rand.Rand, s *slot, gamma, scale float64, dst []float64) {
+// covariance, z standard normal (Gaussian) or normal over |normal| (Cauchy), and
+// returns |z|².
+func (p *realProposer) drawNewton(rng *rand.Rand, s *slot, gamma, scale float64, dst []float64) float64 {
 	k := p.k
 	div := 1.0
 	if p.cauchy {
 		div = math.Abs(rng.NormFloat64())
 	}
+	m := 0.0
 	for i := range p.z {
 		p.z[i] = rng.NormFloat64() / div
+		m += p.z[i] * p.z[i]
 	}
 	if s.mode == realChol {
 		solveLowerT(s.l, k, p.z)
 		for i := range dst {
 			dst[i] = s.x[i] + gamma*s.d[i] + scale*p.z[i]
 		}
-		return
+		return m
 	}
 	for i := 0; i < k; i++ {
 		t := 0.0
@@ -143,6 +146,7 @@ func (p *realProposer) drawNewton(rng *rand.Rand, s *slot, gamma, scale float64,
 		}
 		dst[i] = s.x[i] + gamma*s.d[i] + scale*t
 	}
+	return m
 }
 
 // logqNewton returns the log density of the Newton proposal widened by scale.
@@ -166,12 +170,33 @@ func (p *realProposer) logqNewton(s *slot, gamma, scale float64, y []float64) fl
 			m += t * t * s.w[j]
 		}
 	}
-	fk := float64(k)
+	return p.newtonLogDensity(s, scale, m)
+}
+
+// newtonLogDensity is logqNewton at a point whose squared distance from the
+// centre in the fit's own metric is m.
+func (p *realProposer) newtonLogDensity(s *slot, scale, m float64) float64 {
+	fk := float64(p.k)
 	lq := s.c - fk*math.Log(scale)
 	if p.cauchy {
 		return lq + lgamma((1+fk)/2) - lgamma(0.5) - 0.5*fk*math.Log(math.Pi) - 0.5*(1+fk)*math.Log1p(m)
 	}
 	return lq - fk*logSqrt2Pi - 0.5*m
+}
+
+// drawLogq draws from q(·|s.x) (γ = 1) into dst as draw does and returns the log
+// density of the draw: the Newton proposal's from the |z|² it was made of. logq
+// recomputes that distance as |Tᵀ(y − centre)|², which a fit of very
+// ill-conditioned curvature (a Gaussian process's latent values fitted at a
+// proposed amplitude of 385) gets wrong by 1e163: a move whose density ratio is
+// −1e145 was accepted. Elsewhere (the fallback, the robust mixture) it is logq.
+func (p *realProposer) drawLogq(rng *rand.Rand, s *slot, dst []float64) float64 {
+	if s.mode == realFallback || p.robust {
+		p.draw(rng, s, 1, dst)
+		return p.logq(s, 1, dst)
+	}
+	sc := p.sdScale(1)
+	return p.newtonLogDensity(s, sc, p.drawNewton(rng, s, 1, sc, dst))
 }
 
 // logqWalk returns the log density of the random walk N(x, diag(σ²)),
