@@ -437,42 +437,12 @@ func fuse(code []tinst, uses []int32) []tinst {
 		}
 		out = append(out, in)
 	}
-	// A square with one reader and the product-sum after it that reads it: the
-	// product-sum squares the factor itself.
-	for i := 0; i+1 < len(out); i++ {
-		p, q := &out[i], &out[i+1]
-		if p.op != tSquareD || uses[p.out] != 1 || q.op != tMulAddDK && q.op != tMulAddDD || q.a == q.b || q.aux == p.out {
-			continue
-		}
-		switch p.out {
-		case q.a:
-			q.sub, q.a = 1, p.a
-		case q.b:
-			q.sub, q.b = 2, p.a
-		default:
-			continue
-		}
-		out = append(out[:i], out[i+1:]...)
-	}
-	// A difference k − d with one reader and the product-sum after it that reads
-	// it (an ARMA error times a coefficient): the product-sum takes the
-	// difference itself.
-	for i := 0; i+1 < len(out); i++ {
-		p, q := &out[i], &out[i+1]
-		if p.op != tSubKD || uses[p.out] != 1 || q.op != tMulAddDK && q.op != tMulAddDD || q.sub != 0 || q.a == q.b || q.aux == p.out {
-			continue
-		}
-		switch p.out {
-		case q.a:
-			q.sub, q.a = 8, p.b
-		case q.b:
-			q.sub, q.b = 16, p.b
-		default:
-			continue
-		}
-		q.e = p.a
-		out = append(out[:i], out[i+1:]...)
-	}
+	// A square with one reader and the product-sum after it that reads it as a
+	// factor: the product-sum squares the factor itself. A difference k − d
+	// likewise (an ARMA error times a coefficient): the product-sum takes the
+	// difference itself, k in its slot e.
+	out = foldFactor(out, uses, tSquareD, 1, 2, func(q, p *tinst) uint32 { return p.a })
+	out = foldFactor(out, uses, tSubKD, 8, 16, func(q, p *tinst) uint32 { q.e = p.a; return p.b })
 	// A product-sum and the square root after it of it alone.
 	for i := 0; i+1 < len(out); i++ {
 		p, q := &out[i], &out[i+1]
@@ -497,6 +467,29 @@ func fuse(code []tinst, uses []int32) []tinst {
 			continue
 		}
 		q.aux, q.e = p.a, p.b
+		out = append(out[:i], out[i+1:]...)
+	}
+	return out
+}
+
+// foldFactor removes each instruction of op with one reader that the product-sum
+// (tMulAddDK, tMulAddDD) after it reads as one factor: the product-sum computes
+// it itself, sub fa or fb saying which factor, reading the slot operand returns
+// (which may set more of the product-sum's fields).
+func foldFactor(out []tinst, uses []int32, op tOp, fa, fb uint8, operand func(q, p *tinst) uint32) []tinst {
+	for i := 0; i+1 < len(out); i++ {
+		p, q := &out[i], &out[i+1]
+		if p.op != op || uses[p.out] != 1 || q.op != tMulAddDK && q.op != tMulAddDD || q.sub != 0 || q.a == q.b || q.aux == p.out {
+			continue
+		}
+		switch p.out {
+		case q.a:
+			q.sub, q.a = fa, operand(q, p)
+		case q.b:
+			q.sub, q.b = fb, operand(q, p)
+		default:
+			continue
+		}
 		out = append(out[:i], out[i+1:]...)
 	}
 	return out
