@@ -586,7 +586,7 @@ func stepJoint(c *Chain, j *jointMove, st *draws.SiteStats, lp float64) float64 
 		}
 		p := c.sites[i].prop
 		dst := c.x[off[i] : off[i]+k]
-		logr -= drawLogq(p, c.rng, &sl, 1, dst)
+		logr -= drawLogq(p, c.rng, &sl, dst)
 		if !allFinite(dst) || outsideSupport(sites[i], dst) != "" {
 			restore()
 			return lp0

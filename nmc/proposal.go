@@ -51,20 +51,20 @@ type proposer interface {
 	logqFit(s *slot, y []float64) float64
 }
 
-// exactDrawer is a proposer that gives the log density of its own draw from
-// the numbers it was made of, where logq's recomputation can be wrong.
+// exactDrawer is a proposer that gives the log density of its own draw (γ = 1)
+// from the numbers it was made of, where logq's recomputation can be wrong.
 type exactDrawer interface {
-	drawLogq(rng *rand.Rand, s *slot, gamma float64, dst []float64) float64
+	drawLogq(rng *rand.Rand, s *slot, dst []float64) float64
 }
 
-// drawLogq draws from p's fit s with step fraction gamma into dst and returns
-// the draw's log density: by exactDrawer where p is one, else by logq.
-func drawLogq(p proposer, rng *rand.Rand, s *slot, gamma float64, dst []float64) float64 {
+// drawLogq draws from p's fit s (γ = 1) into dst and returns the draw's log
+// density: by exactDrawer where p is one, else by logq.
+func drawLogq(p proposer, rng *rand.Rand, s *slot, dst []float64) float64 {
 	if ed, ok := p.(exactDrawer); ok {
-		return ed.drawLogq(rng, s, gamma, dst)
+		return ed.drawLogq(rng, s, dst)
 	}
-	p.draw(rng, s, gamma, dst)
-	return p.logq(s, gamma, dst)
+	p.draw(rng, s, 1, dst)
+	return p.logq(s, 1, dst)
 }
 
 const (
@@ -152,7 +152,7 @@ func proposerName(s Site, real RealProposal) string {
 func (c *Chain) proposeStep(sc Scorer, p proposer, i int, cur, nxt *slot, gamma float64) (logr float64, valid, accept bool) {
 	off := c.run.off[i]
 	xs := c.x[off : off+len(cur.x)]
-	lqFwd := drawLogq(p, c.rng, cur, gamma, nxt.x)
+	p.draw(c.rng, cur, gamma, nxt.x)
 	u := c.rng.Float64()
 	copy(xs, nxt.x)
 	nxt.f = sc.Score(c.x, i, nxt.g, nxt.h)
@@ -161,7 +161,7 @@ func (c *Chain) proposeStep(sc Scorer, p proposer, i int, cur, nxt *slot, gamma 
 		return math.Inf(-1), false, false
 	}
 	p.fit(nxt)
-	logr = nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - lqFwd
+	logr = nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
 	accept = math.Log(u) < logr
 	if !accept {
 		copy(xs, cur.x)

@@ -7,15 +7,13 @@ import (
 )
 
 // TestDrawLogqIllConditioned checks the log density a Newton proposal gives its
-// own draw (drawLogq, the forward density of the single-site step and of the
-// lead-and-follow moves): equal to logq's where the fit is well conditioned,
-// and, where the precision's Cholesky factor is very ill conditioned (ones on
-// its diagonal, entries of 1e40 below it, as the curvature of a Gaussian
-// process's latent values fitted at an absurd amplitude), the Gaussian's at the
-// |z|² the draw was made of, where logq's recomputation through Lᵀ(y − centre)
-// cancels terms of 1e40 and is off by more than 1e20 nats (a lead-and-follow
-// move took such a value for its forward density and accepted a move whose log
-// joint fell by 1e145).
+// own draw (drawLogq): equal to logq's where the fit is well conditioned, and,
+// where the precision's Cholesky factor is very ill conditioned (ones on its
+// diagonal, entries of 1e40 below it, as the curvature of a Gaussian process's latent values
+// fitted at an absurd amplitude), the Gaussian's at the |z|² the draw was made
+// of, where logq's recomputation through Lᵀ(y − centre) cancels terms of 1e40
+// and is off by more than 1e20 nats (a lead-and-follow move took such a value for its forward density and
+// accepted a move whose log joint fell by 1e145).
 func TestDrawLogqIllConditioned(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const k = 4
@@ -42,7 +40,7 @@ func TestDrawLogqIllConditioned(t *testing.T) {
 		centre := s.c - k*logSqrt2Pi // the log density at the centre
 		dst := make([]float64, k)
 		for range 200 {
-			lq := drawLogq(p, rng, &s, 1, dst)
+			lq := drawLogq(p, rng, &s, dst)
 			if m := -2 * (lq - centre); !(m >= 0 && m < 80) { // |z|² of 4 standard normals
 				t.Fatalf("%s: drawLogq %v: |z|² = %v", c.name, lq, m)
 			}
