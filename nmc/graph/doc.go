@@ -303,8 +303,11 @@
 // of values and two derivatives — what does not depend on the site computed
 // values only, a Normal observation one instruction, a chain such as
 // e + k·(a − b) one instruction — run by one loop per score, with the general
-// path's results bit for bit. Nothing is kept between scores: every score
-// evaluates its blanket's elements at the state it is given. The walks Build makes
+// path's results bit for bit. The values that read only coordinates other than
+// the site's (an ARMA's residuals in its sigma site's tape) are computed first and
+// kept in the scorer's slots while those coordinates keep their bits (a proposal of
+// the site changes none of them); everything else is evaluated at every score at
+// the state it is given. The walks Build makes
 // over the graph (the sites an element depends on, constant parameters, indices)
 // are linear in its size. A node belongs to the model built last from it: a model
 // built earlier from the same nodes scores them without keeping them (slower, the
