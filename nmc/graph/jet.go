@@ -180,6 +180,11 @@ func (o *jetOps) mul(a, b *jet) jet {
 	ga, ha := o.densify(a)
 	gb, hb := o.densify(b)
 	g, h := o.ar.get(k), o.ar.get(k*k)
+	if k == 1 { // scalar mode: the unit jets' arithmetic, as the scalar path's
+		g[0] = b.v*ga[0] + a.v*gb[0]
+		h[0] = b.v*ha[0] + a.v*hb[0] + 2*ga[0]*gb[0]
+		return jet{v: v, kind: jDense, g: g, h: h}
+	}
 	for p := 0; p < k; p++ {
 		g[p] = b.v*ga[p] + a.v*gb[p]
 		for q := 0; q < k; q++ {
