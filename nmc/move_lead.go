@@ -122,10 +122,9 @@ type LeadMoves struct {
 	// it a follower (see the comment at the top). 0, the default, means the
 	// followers the model names (LeadFollower), else none: the lead moves alone,
 	// a random walk on its conditional, which costs one Markov-blanket score per
-	// move. A negative value makes every
-	// continuous site whose score reads the lead a follower. Each move with
-	// followers costs two log joints and two scores with derivatives per follower.
-	// Must be finite.
+	// move. A negative value makes every continuous site whose score reads the
+	// lead a follower. Each move with followers costs two log joints and two
+	// scores with derivatives per follower. Must be finite.
 	Follow float64
 }
 
