@@ -80,9 +80,10 @@ type warmupState struct {
 	// draws.SiteStats) are each site's step counts at the last window end.
 	proposals, accepted, moved, unmoved []int
 	// restarts are the chain's restarts from a fresh start; saved keeps the
-	// state during one.
-	restarts []Restart
-	saved    []float64
+	// state during one; from is the state at the start of the current window
+	// (see frozenSpacings).
+	restarts    []Restart
+	saved, from []float64
 	// thin is the chain's thinning (Options.Thin, or the one it chose, see
 	// thin.go), pilotESS the ESS per sweep its thinning pilot measured (NaN
 	// without one).
@@ -115,7 +116,7 @@ func newChain(local int, run *sampling) *Chain {
 		c.warm.lj, c.warm.recent = make([]float64, 2*autoWindow), make([]float64, 2*autoWindow)
 		c.warm.proposals, c.warm.accepted = make([]int, len(sites)), make([]int, len(sites))
 		c.warm.moved, c.warm.unmoved = make([]int, len(sites)), make([]int, len(sites))
-		c.warm.saved = make([]float64, len(c.x))
+		c.warm.saved, c.warm.from = make([]float64, len(c.x)), make([]float64, len(c.x))
 	}
 	maxValues := 0
 	for i, s := range sites {
@@ -183,6 +184,7 @@ func (c *Chain) runChain(ctx context.Context) (err error) {
 	}
 	sweep := 0
 	c.warm.warmup = true
+	copy(c.warm.from, c.x)
 	for sweep < warmMax {
 		select {
 		case <-done:

@@ -276,7 +276,8 @@ func TestFittedFirstChainBitIdentical(t *testing.T) {
 // TestDislodge: at a window end of the adaptive warm-up, a continuous site whose
 // steps accepted none of at least half a window of proposals moves to a draw of its
 // proposal (a finite point of its support); a site that accepted any, or made too
-// few proposals since the last window end, stays.
+// few proposals since the last window end, stays. None is frozen (see
+// frozenSpacings): each window made no progress, but the draws move the site.
 func TestDislodge(t *testing.T) {
 	m := newMVNModel()
 	sites := m.Sites()
@@ -294,8 +295,12 @@ func TestDislodge(t *testing.T) {
 		{"none of 30 accepted", 150, 3, true},
 	} {
 		before := append([]float64(nil), ch.x...)
+		copy(ch.warm.from, ch.x) // the window made no progress: x's draws are tested for freezing
 		ch.sites[0].stats.Proposals, ch.sites[0].stats.Accepted = tc.proposals, tc.acc
-		moved := ch.dislodge()
+		moved, frozen := ch.dislodge()
+		if frozen >= 0 {
+			t.Errorf("%s: site %d frozen", tc.name, frozen)
+		}
 		ch.countsAt()
 		changed := false
 		for j := range before {

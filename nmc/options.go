@@ -29,9 +29,9 @@ type Options struct {
 	// continuous site whose steps accepted none of the window's proposals to a
 	// draw of its own proposal (unless the draw lowers its score by more than a
 	// Gaussian draw would, see dislodgeDrop), restarts from a fresh start (see Start) when a
-	// site's steps were accepted but never changed it (a proposal spread below the
-	// spacing of float64, where the curvature explodes; at most 3 times per chain,
-	// Result.Restarts) — any of these restarts the chain's stationary period — and
+	// site is frozen: it moved by at most a few spacings of float64 in the window, and
+	// so does a draw of its proposal (a proposal spread below the spacing of float64,
+	// where the curvature explodes; at most 3 times per chain, Result.Restarts) — any of these restarts the chain's stationary period — and
 	// runs its own test: at least 200 sweeps (300 with a Hamiltonian block, see
 	// HamiltonianMove), and the means of its log joint over the last two windows
 	// (both after the stationary period began) differ by at most one standard

@@ -82,7 +82,7 @@ type Result struct {
 	// in its warm-up.
 	WarmupCheck *WarmupCheck
 	// Restarts lists the restarts of chains from a fresh start in the adaptive
-	// warm-up (a site whose steps were accepted but never moved it), chain by
+	// warm-up (a site frozen: its proposals' spread below the spacing of float64), chain by
 	// chain, in order; nil when there was none. Warnings describes them.
 	Restarts []Restart
 	// Wall is the wall-clock time of the whole run.

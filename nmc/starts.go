@@ -165,50 +165,77 @@ func plausibleStart(lj, best float64, dim int) bool {
 const maxRestarts = 3
 
 // Restart is a chain restarted in its warm-up from a fresh start (Result.Restarts):
-// at the end of a window in which a site's steps were accepted but never changed
-// it, the proposals' spread below the spacing of float64 at the point.
+// at the end of a window in which a site was frozen (see frozenSpacings), its
+// proposal's spread at the spacing of float64 at the point.
 type Restart struct {
 	// Chain is the chain (0-based, as in Result.Draws); Sweep the warm-up sweeps
 	// it had made.
 	Chain, Sweep int
 	// Site names the frozen site; Proposals is the number of its proposals in
-	// the window, Unmoved how many of them were accepted at its current point
-	// bit for bit (none moved it).
-	Site               string
-	Proposals, Unmoved int
+	// the window, Accepted how many of them were accepted and changed it (by a
+	// few spacings of float64: see frozenSpacings), Unmoved how many were
+	// accepted at its current point bit for bit; the others were rejected.
+	Site                         string
+	Proposals, Accepted, Unmoved int
 	// Failed reports that no valid fresh start was found (Options.InitRetries
 	// draws); the chain went on from where it was.
 	Failed bool
 }
 
-// frozenSite returns the first continuous site whose steps in the window that
-// just ended (at least half a window of proposals) were accepted at least once
-// and never changed it, with those counts; −1 when there is none.
-func (c *Chain) frozenSite() (site, proposals, unmoved int) {
-	w := &c.warm
-	for i, s := range c.run.sites {
-		if s.Support == Discrete || s.Marginalised {
-			continue
-		}
-		st := c.sites[i].stats
-		prop, moved, same := st.Proposals-w.proposals[i], st.Accepted-w.moved[i], st.Unmoved-w.unmoved[i]
-		if prop >= autoWindow/2 && moved == 0 && same > 0 {
-			return i, prop, same
+// frozenSpacings bounds, in spacings of float64, how far a frozen site moves.
+// At the end of a window of the adaptive warm-up a continuous site is frozen
+// when its steps made at least half a window of proposals and, in every
+// coordinate,
+//   - it lies within frozenSpacings spacings per proposal of its value at the
+//     window's start (no progress: 3200 spacings in a window of 50, 7·10⁻¹³ of
+//     a value near 1; moves of other kinds count as progress), and
+//   - a draw of its proposal fitted at the point lies within frozenSpacings
+//     spacings of it:
+//
+// the proposal's spread is at the spacing of float64, and no step of the site
+// takes it anywhere, whether the Metropolis-Hastings test accepts its
+// proposals or not. The chain is then restarted from a fresh start. Where the
+// curvature explodes (posteriordb's arma11 started at |theta| > 1, err_t
+// growing like theta^t: a Hessian of −6.5·10¹³⁵ in phi, a Newton spread of
+// 10⁻⁶⁸) the draws of phi and theta are their current point bit for bit and
+// mu's 1 spacing away, and their steps are rejected: the reverse density of
+// the current point from a draw equal to it is the Newton decrement's, 10¹⁰³
+// nats below the draw's own (TestARMA11StartTrapsChain). Where the Newton
+// decrement is small they are accepted without moving (TestUnmovedProposals).
+// A site whose steps are rejected while its draws lie far from the point is
+// dislodged instead (see dislodge). Only a site that made no progress is
+// drawn, and dislodging takes the same draw, so that a chain whose sites move
+// draws no more random numbers.
+const frozenSpacings = 64
+
+// withinSpacings reports whether a and b differ by at most n spacings of
+// float64 (at the larger magnitude of the two) in every coordinate.
+func withinSpacings(a, b []float64, n float64) bool {
+	for j, v := range a {
+		m := math.Max(math.Abs(v), math.Abs(b[j]))
+		if !(math.Abs(v-b[j]) <= n*(math.Nextafter(m, math.Inf(1))-m)) {
+			return false
 		}
 	}
-	return -1, 0, 0
+	return true
 }
 
-// restartFrozen restarts the chain from a fresh start when a site was frozen in
-// the window that just ended, after n warm-up sweeps, at most maxRestarts
-// times; it reports whether the state changed.
-func (c *Chain) restartFrozen(n int) bool {
+// madeNoProgress reports whether site i, after prop proposals in the window,
+// lies within frozenSpacings spacings per proposal of its value at the start of
+// the window (see frozenSpacings).
+func (c *Chain) madeNoProgress(i, prop int) bool {
+	off, k := c.run.off[i], c.run.sites[i].Size
+	return withinSpacings(c.x[off:off+k], c.warm.from[off:off+k], float64(frozenSpacings*prop))
+}
+
+// restartFrozen restarts the chain from a fresh start after n warm-up sweeps,
+// site i frozen in the window that just ended (see frozenSpacings); it reports
+// whether the state changed.
+func (c *Chain) restartFrozen(n, i int) bool {
 	w := &c.warm
-	i, prop, same := c.frozenSite()
-	if i < 0 || len(w.restarts) >= maxRestarts {
-		return false
-	}
-	r := Restart{Chain: c.local, Sweep: n, Site: c.run.sites[i].Name, Proposals: prop, Unmoved: same}
+	st := c.sites[i].stats
+	r := Restart{Chain: c.local, Sweep: n, Site: c.run.sites[i].Name, Proposals: st.Proposals - w.proposals[i],
+		Accepted: st.Accepted - w.moved[i], Unmoved: st.Unmoved - w.unmoved[i]}
 	saved := w.saved
 	copy(saved, c.x)
 	ok, _ := c.freshStart()
@@ -229,7 +256,7 @@ func (c *Chain) restartFrozen(n int) bool {
 
 // String describes the restart in a sentence.
 func (r Restart) String() string {
-	msg := fmt.Sprintf("chain %d was restarted from a fresh start after %d warm-up sweeps: site %q's steps were accepted %d times in the last window (of %d proposals) but never changed it, a proposal spread below the spacing of float64 where the curvature explodes", r.Chain, r.Sweep, r.Site, r.Unmoved, r.Proposals)
+	msg := fmt.Sprintf("chain %d was restarted from a fresh start after %d warm-up sweeps: site %q moved by at most %d spacings of float64 in the last window (%d proposals, %d accepted that changed it, %d accepted at its current point bit for bit), and a draw of its proposal by at most %d: a proposal spread at the spacing of float64 where the curvature explodes", r.Chain, r.Sweep, r.Site, frozenSpacings*r.Proposals, r.Proposals, r.Accepted, r.Unmoved, frozenSpacings)
 	if r.Failed {
 		msg += "; no valid fresh start was found, and the chain went on from where it was"
 	}

@@ -87,6 +87,7 @@ func (c *Chain) afterWarmupSweep(sweep int) bool {
 		return false
 	}
 	passed := c.windowEnd(n)
+	copy(w.from, c.x)
 	w.own = w.own || passed
 	return passed
 }
@@ -95,10 +96,13 @@ func (c *Chain) afterWarmupSweep(sweep int) bool {
 // and returns the chain's own test.
 func (c *Chain) windowEnd(n int) bool {
 	w := &c.warm
-	c.at.phase = "warm-up restart"
-	restarted := c.restartFrozen(n)
 	c.at.phase = "warm-up dislodging"
-	dislodged := !restarted && c.dislodge()
+	dislodged, frozen := c.dislodge()
+	restarted := false
+	if frozen >= 0 {
+		c.at.phase = "warm-up restart"
+		restarted = c.restartFrozen(n, frozen)
+	}
 	c.at.phase = "sampling"
 	c.countsAt()
 	if restarted || dislodged {
@@ -177,45 +181,67 @@ func (c *Chain) restartStationary(n int) {
 // the site's conditional), so a draw taken without the MH test, in warm-up, starts
 // the site again where its steps move. Like start refinement, it only chooses the
 // state the recorded draws start from.
-func (c *Chain) dislodge() bool {
+//
+// A site that made no progress in the window (see frozenSpacings) gets that draw
+// too, while the chain may still be restarted (maxRestarts): when the draw lies
+// within frozenSpacings of the point the site is frozen, dislodging stops and
+// frozen is the site (else −1); the caller restarts the chain.
+func (c *Chain) dislodge() (moved bool, frozen int) {
 	w := &c.warm
-	moved := false
+	detect := w.from != nil && len(w.restarts) < maxRestarts
+	frozen = -1
+	probed := false
 	for i, s := range c.run.sites {
 		st := c.sites[i].stats
 		prop, acc := st.Proposals-w.proposals[i], acceptedMH(st)-w.accepted[i]
-		if s.Support == Discrete || s.Marginalised || prop < autoWindow/2 || acc > 0 {
+		if s.Support == Discrete || s.Marginalised || prop < autoWindow/2 {
 			continue
 		}
-		if c.dislodgeSite(i) {
-			moved = true
+		still := detect && c.madeNoProgress(i, prop)
+		if acc > 0 && !still {
+			continue
+		}
+		m, f := c.dislodgeSite(i, still, acc == 0)
+		moved, probed = moved || m, probed || acc > 0
+		if f {
+			frozen = i
+			break
 		}
 	}
-	if moved {
+	// fitAtCurrent wrote the site's slots: a site only probed for freezing is
+	// scored anew.
+	if moved || probed || frozen >= 0 {
 		c.invalidateAll()
 	}
-	return moved
+	return moved, frozen
 }
 
-// dislodgeSite moves site i to a draw of its proposal fitted at the current point,
-// when the score there is finite, and reports whether it moved.
-func (c *Chain) dislodgeSite(i int) bool {
+// dislodgeSite draws site i from its proposal fitted at the current point. With
+// still (the site made no progress in the window), a draw within frozenSpacings
+// of the point reports the site frozen, and it stays. Otherwise, with move, the
+// site moves to the draw when the score there is finite and not too far below
+// (dislodgeDrop); moved reports whether it did.
+func (c *Chain) dislodgeSite(i int, still, move bool) (moved, frozen bool) {
 	c.at.site = i
 	defer func() { c.at.site = -1 }()
 	p, cur, nxt, xs, ok := c.fitAtCurrent(i)
 	if !ok {
-		return false
+		return false, false
 	}
 	p.draw(c.rng, cur, 1, nxt.x)
-	if outsideSupport(c.run.sites[i], nxt.x) != "" {
-		return false
+	if still && withinSpacings(nxt.x, cur.x, frozenSpacings) {
+		return false, true
+	}
+	if !move || outsideSupport(c.run.sites[i], nxt.x) != "" {
+		return false, false
 	}
 	f0 := c.sc.sc.Score(c.x, i, nil, nil)
 	copy(xs, nxt.x)
 	if f := c.sc.sc.Score(c.x, i, nil, nil); !isFinite(f) || f0-f > dislodgeDrop(freeDim(c.run.sites[i])) {
 		copy(xs, cur.x)
-		return false
+		return false, false
 	}
-	return true
+	return true, false
 }
 
 // dislodgeDrop is the most a dislodging draw may lower the score of a site of d
