@@ -51,20 +51,26 @@ type proposer interface {
 	logqFit(s *slot, y []float64) float64
 }
 
-// exactDrawer is a proposer that gives the log density of its own draw (γ = 1)
-// from the numbers it was made of, where logq's recomputation can be wrong.
+// exactDrawer is a proposer that gives the log density of its own draw from
+// the numbers it was made of, where logq's recomputation can be wrong.
 type exactDrawer interface {
-	drawLogq(rng *rand.Rand, s *slot, dst []float64) float64
+	drawLogq(rng *rand.Rand, s *slot, gamma float64, dst []float64) float64
 }
 
-// drawLogq draws from p's fit s (γ = 1) into dst and returns the draw's log
-// density: by exactDrawer where p is one, else by logq.
-func drawLogq(p proposer, rng *rand.Rand, s *slot, dst []float64) float64 {
+// drawLogqStep draws from p's fit s with step fraction gamma into dst, as
+// p.draw does (the same random numbers), and returns the draw's log density
+// log q(dst|s.x) at that gamma: by exactDrawer where p is one, else by logq.
+func drawLogqStep(p proposer, rng *rand.Rand, s *slot, gamma float64, dst []float64) float64 {
 	if ed, ok := p.(exactDrawer); ok {
-		return ed.drawLogq(rng, s, dst)
+		return ed.drawLogq(rng, s, gamma, dst)
 	}
-	p.draw(rng, s, 1, dst)
-	return p.logq(s, 1, dst)
+	p.draw(rng, s, gamma, dst)
+	return p.logq(s, gamma, dst)
+}
+
+// drawLogq is drawLogqStep with the full step (γ = 1).
+func drawLogq(p proposer, rng *rand.Rand, s *slot, dst []float64) float64 {
+	return drawLogqStep(p, rng, s, 1, dst)
 }
 
 const (
@@ -149,15 +155,14 @@ func proposerName(s Site, real RealProposal) string {
 // writes it into the state, scores it with sc and fits p at it. valid reports a
 // finite score (else the state is put back); logr is the log acceptance ratio and
 // accept whether the step is accepted; a rejected proposal is put back too. The
-// forward density is logq's recomputation at the draw, which a very
-// ill-conditioned fit can get wrong (see drawLogq, which the lead-and-follow moves
-// use); taking drawLogq here leaves the built-in models' draws unchanged but lets
-// TestARMA11StartTrapsChain's trapped chains creep instead of sticking, which its
-// restart rule needs: to be done together.
+// forward density is the draw's own (drawLogqStep): logq's recomputation at the
+// draw, which a very ill-conditioned fit can get wrong by 1e163 nats, would make
+// logr absurdly large and accept a terrible move. The reverse density is logq's
+// at the current point, which the fit at the draw was not made of.
 func (c *Chain) proposeStep(sc Scorer, p proposer, i int, cur, nxt *slot, gamma float64) (logr float64, valid, accept bool) {
 	off := c.run.off[i]
 	xs := c.x[off : off+len(cur.x)]
-	p.draw(c.rng, cur, gamma, nxt.x)
+	lqFwd := drawLogqStep(p, c.rng, cur, gamma, nxt.x)
 	u := c.rng.Float64()
 	copy(xs, nxt.x)
 	nxt.f = sc.Score(c.x, i, nxt.g, nxt.h)
@@ -166,7 +171,7 @@ func (c *Chain) proposeStep(sc Scorer, p proposer, i int, cur, nxt *slot, gamma 
 		return math.Inf(-1), false, false
 	}
 	p.fit(nxt)
-	logr = nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - p.logq(cur, gamma, nxt.x)
+	logr = nxt.f - cur.f + p.logq(nxt, gamma, cur.x) - lqFwd
 	accept = math.Log(u) < logr
 	if !accept {
 		copy(xs, cur.x)

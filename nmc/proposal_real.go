@@ -184,19 +184,20 @@ func (p *realProposer) newtonLogDensity(s *slot, scale, m float64) float64 {
 	return lq - fk*logSqrt2Pi - 0.5*m
 }
 
-// drawLogq draws from q(·|s.x) (γ = 1) into dst as draw does and returns the log
-// density of the draw: the Newton proposal's from the |z|² it was made of. logq
-// recomputes that distance as |Tᵀ(y − centre)|², which a fit of very
-// ill-conditioned curvature (a Gaussian process's latent values fitted at a
-// proposed amplitude of 385) gets wrong by 1e163: a move whose density ratio is
-// −1e145 was accepted. Elsewhere (the fallback, the robust mixture) it is logq.
-func (p *realProposer) drawLogq(rng *rand.Rand, s *slot, dst []float64) float64 {
+// drawLogq draws from q(·|s.x) with step fraction gamma into dst as draw does
+// and returns the log density of the draw: the Newton proposal's from the |z|²
+// it was made of. logq recomputes that distance as |Tᵀ(y − centre)|², which a
+// fit of very ill-conditioned curvature (a Gaussian process's latent values
+// fitted at a proposed amplitude of 385) gets wrong by 1e163: a move whose
+// density ratio is −1e145 was accepted. Elsewhere (the fallback, the robust
+// mixture) it is logq.
+func (p *realProposer) drawLogq(rng *rand.Rand, s *slot, gamma float64, dst []float64) float64 {
 	if s.mode == realFallback || p.robust {
-		p.draw(rng, s, 1, dst)
-		return p.logq(s, 1, dst)
+		p.draw(rng, s, gamma, dst)
+		return p.logq(s, gamma, dst)
 	}
-	sc := p.sdScale(1)
-	return p.newtonLogDensity(s, sc, p.drawNewton(rng, s, 1, sc, dst))
+	sc := p.sdScale(gamma)
+	return p.newtonLogDensity(s, sc, p.drawNewton(rng, s, gamma, sc, dst))
 }
 
 // logqWalk returns the log density of the random walk N(x, diag(σ²)),
