@@ -44,13 +44,15 @@ func (c *Chain) refine() (movedAny bool) {
 }
 
 // fitAtCurrent scores site i at the chain's current point (with derivatives, into
-// its first slot cur) and fits its proposal there; it returns the proposer, the two
-// slots and the site's coordinates in the state, and false when the score is not
-// finite (nothing fitted). The caller sets c.at.site.
+// the slot cur that caches the site's current point, so that the other, nxt, is
+// free for a draw that may be refused) and fits its proposal there; it returns
+// the proposer, the two slots and the site's coordinates in the state, and false
+// when the score is not finite (nothing fitted). The caller sets c.at.site.
 func (c *Chain) fitAtCurrent(i int) (p proposer, cur, nxt *slot, xs []float64, ok bool) {
 	p = c.sites[i].prop
 	off, k := c.run.off[i], c.run.sites[i].Size
-	cur, nxt = &c.sites[i].slots[0], &c.sites[i].slots[1]
+	ss := &c.sites[i]
+	cur, nxt = &ss.slots[ss.cur], &ss.slots[1-ss.cur]
 	xs = c.x[off : off+k]
 	copy(cur.x, xs)
 	cur.f = c.sc.sc.Score(c.x, i, cur.g, cur.h)

@@ -1,6 +1,7 @@
 package nmc
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -54,5 +55,44 @@ func TestFrozenRejectedRestarts(t *testing.T) {
 	}
 	if len(r.Stuck) != 1 || r.Stuck[0].Name != "x" || !slices.Equal(r.Stuck[0].Chains, []int{0, 1}) {
 		t.Errorf("Stuck = %+v, want x in chains 0 and 1", r.Stuck)
+	}
+}
+
+// TestFailedDislodgeKeepsCurrentSlot: a dislodging draw that is refused (its
+// score is −Inf) leaves the state as it was, and the site's cached current
+// point, whichever of its two slots holds it, is that state or is scored anew:
+// fitAtCurrent writes both slots, so a refused draw written into the cached
+// current slot would become the point the next step starts from, and is put
+// into the state by the step's rejection.
+func TestFailedDislodgeKeepsCurrentSlot(t *testing.T) {
+	// Finite only within 1e-9 of 0.5: every draw of the Newton proposal N(0.5, 1)
+	// is refused.
+	m := &scalarModel{site: Site{Name: "x", Size: 1, Support: Real},
+		fn: func(x float64) (f, g, h float64) {
+			d := x - 0.5
+			if math.Abs(d) > 1e-9 {
+				return math.Inf(-1), 0, 0
+			}
+			return -0.5 * d * d, -d, -1
+		},
+		init: func(*rand.Rand) float64 { return 0.5 }}
+	for cur := range 2 {
+		ch := newTestChain(t, m, &Options{Warmup: AutoWarmup, Seed: 5})
+		ss := &ch.sites[0]
+		ss.cur = uint8(cur)
+		s := &ss.slots[cur]
+		copy(s.x, ch.x)
+		s.f = ch.sc.sc.Score(ch.x, 0, s.g, s.h)
+		ss.prop.fit(s)
+		ch.setValid(0)
+		ss.stats.Proposals = autoWindow // a window of proposals, none accepted
+		copy(ch.warm.from, ch.x)
+		moved, frozen := ch.dislodge()
+		if moved || frozen >= 0 || ch.x[0] != 0.5 {
+			t.Fatalf("slot %d: dislodge moved %v, frozen %d, x %v: want the draw refused", cur, moved, frozen, ch.x)
+		}
+		if ch.isValid(0) && ss.slots[ss.cur].x[0] != ch.x[0] {
+			t.Errorf("slot %d: the cached current point is %v, the state %v", cur, ss.slots[ss.cur].x, ch.x)
+		}
 	}
 }
