@@ -119,6 +119,11 @@ func (rp *roundPlan) Start(c *Chain) (Stepper, error) {
 		a.cd, _ = sc.(ConditionalDrawer)
 		if a.dw, _ = sc.(DiscreteWatcher); a.dw != nil {
 			a.dw.Watch(c.x)
+			for i, s := range c.run.sites {
+				if s.Support == Discrete && !s.Marginalised {
+					a.explicit = append(a.explicit, i)
+				}
+			}
 		}
 		c.sc.aug = a
 	}
@@ -134,9 +139,13 @@ type augmentedScorer struct {
 	// moved lists the Marginalised sites whose value the draws changed since the
 	// last round's steps; allMarg says that any Marginalised site may have
 	// changed besides (the start, a state written from outside:
-	// invalidateAll). The steps report those to dw.
-	moved   []int
-	allMarg bool
+	// invalidateAll). The steps report those to dw, and every Discrete site that
+	// is not Marginalised (explicit, with dw only): the other moves write those
+	// and tell the chain's Scorer alone, and to dw, which counts by them too, a
+	// site that kept its value costs a comparison.
+	moved    []int
+	allMarg  bool
+	explicit []int
 }
 
 // roundStepper is an augmentation round's state in one chain.
@@ -211,6 +220,9 @@ func (st *roundStepper) stepAugmented(c *Chain) {
 			moved = c.run.marg
 		}
 		for _, i := range moved {
+			a.dw.Changed(i)
+		}
+		for _, i := range a.explicit {
 			a.dw.Changed(i)
 		}
 	}
