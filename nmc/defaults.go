@@ -19,7 +19,8 @@ import "fmt"
 //     (Augmenter): draws of the Marginalised sites, then steps of the augmented
 //     sites given them.
 //  6. HamiltonianMove: one static HMC move of the model's block (Hamiltonian).
-//  7. LeadMoves: after a warm-up, random walks of the model's leads (Leader),
+//  7. LeadMoves: with a warm-up, random walks of the model's leads (Leader),
+//     fitted to their warm-up draws (in warm-up from its first windows on),
 //     unless the model declares a Hamiltonian block and Leads is nil.
 //  8. AugmentRound: the last round, for a model with Marginalised sites (only
 //     their draws when nothing is augmented).

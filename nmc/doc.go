@@ -30,7 +30,8 @@
 //     sites given them (Augmenter).
 //   - HamiltonianMove: static Hamiltonian Monte Carlo of a declared block
 //     (Hamiltonian).
-//   - LeadMoves: after a warm-up, random walks of declared leads (Leader).
+//   - LeadMoves: with a warm-up, random walks of declared leads (Leader), fitted
+//     to their warm-up draws (made in warm-up too, from its first windows on).
 //
 // The site steps' proposer is chosen by the site's Support:
 //
@@ -105,11 +106,12 @@
 // A site whose marginal is much broader than its conditional given the rest — the
 // weight of a rare mixture component, pinned by the component's parameters that are
 // fitted to it — moves slowly under its own steps however well they are fitted. A
-// model that implements Leader declares such lead sites; after warm-up each sweep
-// makes random-walk Metropolis-Hastings moves of every lead in its unconstrained
+// model that implements Leader declares such lead sites; each sweep makes
+// random-walk Metropolis-Hastings moves of every lead in its unconstrained
 // coordinates (log, logit, additive log-ratio; exact Jacobian), with the covariance
-// of the lead's warm-up draws, optionally with followers that are re-proposed from
-// their own fits (or, finite Discrete ones, from their exact conditionals) in the
+// of the lead's warm-up draws (frozen at the warm-up's end; in warm-up, from its
+// first windows on, refitted to the draws so far at every window end),
+// optionally with followers that are re-proposed from their own fits (or, finite Discrete ones, from their exact conditionals) in the
 // same move (LeadMoves, proposer "lead-follow"); a model that implements
 // LeadFollower names each lead's followers (graph: a Gaussian process's latent
 // values follow its kernel's hyperparameters).

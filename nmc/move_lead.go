@@ -51,7 +51,8 @@ import (
 //
 // Which moves: the leads are the sites the model declares (Leader) or
 // LeadMoves.Leads names. At the end of warm-up each chain fits the random walk of
-// each lead to the lead's warm-up draws. Followers are optional (LeadMoves.Follow),
+// each lead to the lead's warm-up draws; in warm-up it makes the moves too, with
+// a walk refitted to the draws so far at every window end (lead_warmup.go). Followers are optional (LeadMoves.Follow),
 // among the sites whose score reads the lead (the model's Neighbors, or the sites
 // whose score changes when the lead moves): every finite Discrete one that is not
 // Marginalised (its proposal is exact: with the allocations of a mixture as
@@ -99,6 +100,14 @@ type LeadFollower interface {
 // Steps random-walk moves per sweep of every lead site — those the model declares
 // (Leader), or those Leads names — in its unconstrained coordinates, with the sites
 // fitted to it following from their own NMC proposals when Follow asks for them.
+// The walk is fitted to the lead's draws in the warm-up's stationary part (without
+// the adaptive warm-up's first window) and frozen at the warm-up's end. In warm-up
+// the moves start at the first window end (every 50th sweep) with enough of those
+// draws (20, and twice the lead's dimension), by a walk refitted to the draws so
+// far at every window end: a lead pinned by its followers then moves while the
+// warm-up still decides (a Gaussian process's length scale and amplitude:
+// gp_pois_regr's warm-up ended at its limit with the chains disagreeing, and now
+// ends after 200–350 sweeps).
 // Without a warm-up (the random walk is fitted to warm-up draws) or without leads
 // it plans nothing. Every lead's statistics are an entry of Result.Moves: Name
 // "lead-follow(" followed by the lead's name and ")", Proposer "lead-follow",
@@ -111,8 +120,8 @@ type LeadMoves struct {
 	// Leads, when non-nil, names the lead sites instead of the model's (Leader):
 	// continuous sites with at most 20 unconstrained coordinates.
 	Leads []string
-	// Steps is the number of moves per lead and sweep after warm-up (default 10).
-	// Must not be negative.
+	// Steps is the number of moves per lead and sweep, after warm-up and in it
+	// once the walk is fitted (default 10). Must not be negative.
 	Steps int
 	// Scale multiplies the random walk's covariance, the warm-up covariance of the
 	// lead's unconstrained coordinates times 2.38²/d (default 1). Must be positive
@@ -261,7 +270,7 @@ func (lp *leadPlan) String() string {
 	case len(lp.follow) > 0:
 		follow = fmt.Sprintf("the %d sites the model names following", len(lp.follow))
 	}
-	return fmt.Sprintf("%s: after warm-up, %d random-walk moves of the lead, %s", lp.name, lp.cfg.Steps, follow)
+	return fmt.Sprintf("%s: %d random-walk moves of the lead (in warm-up once fitted to its draws, frozen after), %s", lp.name, lp.cfg.Steps, follow)
 }
 
 func (lp *leadPlan) Start(c *Chain) (Stepper, error) {
@@ -274,6 +283,12 @@ type leadStepper struct {
 	moments *siteMoments // the warm-up moments of the lead's unconstrained coordinates
 	move    *jointMove   // the fitted move, nil until warm-up's end (or without a fit)
 	stats   draws.SiteStats
+	// warm is the warm-up's move, refitted at every window end (see
+	// lead_warmup.go); warmFit reports that its last fit succeeded, and
+	// warmStats counts its moves.
+	warm      *jointMove
+	warmFit   bool
+	warmStats draws.SiteStats
 }
 
 // Stats returns the lead's moves after warm-up.
@@ -286,23 +301,6 @@ func (st *leadStepper) Stats() []draws.SiteStats {
 	return []draws.SiteStats{s}
 }
 
-// Adapt adds the lead's value to its moments, in the warm-up's stationary part
-// without, for the adaptive warm-up, its first window.
-func (st *leadStepper) Adapt(c *Chain, w Warmup) {
-	start := w.Stationary
-	if w.Adaptive {
-		start += autoWindow
-	}
-	if w.Sweep > start {
-		i := st.plan.lead
-		off := c.run.off[i]
-		st.moments.add(c.run.sites[i], c.x[off:off+c.run.sites[i].Size])
-	}
-}
-
-// restart forgets the moments.
-func (st *leadStepper) restart() { st.moments.reset() }
-
 // EndWarmup fits the lead's random walk and chooses its followers.
 func (st *leadStepper) EndWarmup(c *Chain, _ Warmup) {
 	c.at.phase = "lead-follow fit"
@@ -313,15 +311,24 @@ func (st *leadStepper) EndWarmup(c *Chain, _ Warmup) {
 	c.at.phase = "sampling"
 }
 
-// Step makes LeadMoves.Steps moves of the lead after warm-up.
+// Step makes LeadMoves.Steps moves of the lead: after warm-up by the walk fitted
+// at its end, in warm-up by the walk of the latest window end (see
+// lead_warmup.go).
 func (st *leadStepper) Step(c *Chain) {
-	if c.warm.warmup || st.move == nil {
+	j, stats := st.move, &st.stats
+	if c.warm.warmup {
+		j, stats = nil, &st.warmStats
+		if st.warmFit {
+			j = st.warm
+		}
+	}
+	if j == nil {
 		return
 	}
 	c.at.site = st.plan.lead
 	lp := math.NaN()
 	for range st.plan.cfg.Steps {
-		lp = stepJoint(c, st.move, &st.stats, lp)
+		lp = stepJoint(c, j, stats, lp)
 	}
 	c.at.site = -1
 }

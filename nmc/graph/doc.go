@@ -225,8 +225,10 @@
 // (Model.Leads, Model.Followers, nmc.LeadFollower): rho and alpha move by random
 // walks along their marginals and f follows each move from its Newton proposal
 // (gp_pois_regr: least bulk ESS 211-306 of 4 × 1000 draws → 1635-2910, R-hat
-// 1.02 → 1.003; TestGPPoissonKernelLeads). NoAutoGroups(AutoKernelLeads) turns
-// it off.
+// 1.02 → 1.003; TestGPPoissonKernelLeads). The moves run in warm-up too, so that
+// its chains agree: gp_pois_regr's adaptive warm-up ends after 200 sweeps (it
+// reached its limit of 1000 with the chains' log joints apart when they started
+// after it). NoAutoGroups(AutoKernelLeads) turns it off.
 //
 // # Hidden Markov models
 //

@@ -8,13 +8,14 @@ import (
 )
 
 // Lead declares the sites of the latent n as leads of the sampler's lead-and-follow
-// moves (nmc.Leader, nmc.LeadMoves): after warm-up each sweep adds random-walk
-// moves of each of them in its unconstrained coordinates, fitted to its warm-up
-// draws. Declare a lead whose marginal is much broader than its conditional given
-// the rest — the weights of a mixture whose rare components' parameters are fitted
-// to them, as π of Dawid-Skene with the classes summed out. n must be the node
-// Latent or Vector returned, of a continuous latent; Build checks it (a finite
-// discrete latent cannot lead).
+// moves (nmc.Leader, nmc.LeadMoves): each sweep adds random-walk moves of each of
+// them in its unconstrained coordinates, fitted to its warm-up draws (after
+// warm-up, and in warm-up from its first windows on). Declare a lead whose
+// marginal is much broader than its conditional given the rest — the weights of
+// a mixture whose rare components' parameters are fitted to them, as π of
+// Dawid-Skene with the classes summed out. n must be the node Latent or Vector
+// returned, of a continuous latent; Build checks it (a finite discrete latent
+// cannot lead).
 func (b *Builder) Lead(n *Node) {
 	if _, err := latentOf("Lead", n); err != nil {
 		b.fail(err)
