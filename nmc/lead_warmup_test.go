@@ -15,15 +15,15 @@ type leadTrace struct {
 	walk      [][]float64
 }
 
-// leadStepperOf returns chain c's stepper of the lead moves.
-func leadStepperOf(t *testing.T, c *Chain) *leadStepper {
+// leadStepperOf returns chain c's stepper of the lead moves; it panics (an
+// error of the run) when there is none.
+func leadStepperOf(c *Chain) *leadStepper {
 	for _, m := range c.moves {
 		if st, ok := m.(*leadStepper); ok {
 			return st
 		}
 	}
-	t.Fatal("no lead stepper in the chain's moves")
-	return nil
+	panic("no lead stepper in the chain's moves")
 }
 
 // TestLeadMovesInWarmup: the lead moves run in warm-up, from the first window end
@@ -48,7 +48,7 @@ func TestLeadMovesInWarmup(t *testing.T) {
 		var tr leadTrace
 		restart := c.name == "adaptive, restart"
 		hook := hookMove{fn: func(ch *Chain, sweep int) {
-			st := leadStepperOf(t, ch)
+			st := leadStepperOf(ch)
 			tr.warmMoves = append(tr.warmMoves, st.warmStats.Proposals)
 			var l []float64
 			if st.warmFit {
@@ -60,14 +60,14 @@ func TestLeadMovesInWarmup(t *testing.T) {
 			}
 		}}
 		after := hookMove{sampling: true, fn: func(ch *Chain, sweep int) {
-			st := leadStepperOf(t, ch)
+			st := leadStepperOf(ch)
 			if len(tr.warmMoves) == 0 {
-				t.Fatalf("%s: sweep %d after warm-up with no warm-up sweep seen", c.name, sweep)
+				panic("a sweep after warm-up with no warm-up sweep seen")
 			}
 			tr.moves = append(tr.moves, st.stats.Proposals)
 			tr.walk = append(tr.walk, slices.Clone(st.move.l))
 			if st.warmStats.Proposals != tr.warmMoves[len(tr.warmMoves)-1] {
-				t.Fatalf("%s: warm-up moves after warm-up", c.name)
+				t.Errorf("%s: warm-up moves at sweep %d after warm-up", c.name, sweep)
 			}
 		}}
 		o := &Options{Chains: 1, Draws: 200, Thin: 1, Warmup: c.warmup, Seed: 511, InitRefine: -1,
