@@ -190,7 +190,6 @@ func (c *Chain) dislodge() (moved bool, frozen int) {
 	w := &c.warm
 	detect := w.from != nil && len(w.restarts) < maxRestarts
 	frozen = -1
-	probed := false
 	for i, s := range c.run.sites {
 		st := c.sites[i].stats
 		prop, acc := st.Proposals-w.proposals[i], acceptedMH(st)-w.accepted[i]
@@ -202,15 +201,15 @@ func (c *Chain) dislodge() (moved bool, frozen int) {
 			continue
 		}
 		m, f := c.dislodgeSite(i, still, acc == 0)
-		moved, probed = moved || m, probed || acc > 0
+		moved = moved || m
 		if f {
 			frozen = i
 			break
 		}
 	}
-	// fitAtCurrent wrote the site's slots: a site only probed for freezing is
-	// scored anew.
-	if moved || probed || frozen >= 0 {
+	// A site only probed for freezing keeps its caches: fitAtCurrent rewrote its
+	// current slot at the same point and drew into the other.
+	if moved || frozen >= 0 {
 		c.invalidateAll()
 	}
 	return moved, frozen
