@@ -258,6 +258,26 @@
 // Simplex sites read by the marginal get steered Hessians, as those read by a
 // summed-out latent.
 //
+// # The evaluation path
+//
+// Build compiles the declared expressions into one directed acyclic graph of
+// element-level operations, numbered in topological order, and gives each site its
+// Markov blanket: the factor elements that read it. A site's score walks its blanket
+// once: each factor element evaluates the elements of its parameters, each node
+// element at most once per score (once per value of a summed-out latent it reads),
+// as second-order jets in the site's coordinates (value, gradient, Hessian; kept
+// until the score ends where an element has several readers), takes its family's log
+// density and derivatives in value and parameters, and chains them into the site's
+// gradient and Hessian; values that do not depend on the site are read at the state,
+// not differentiated. The fast forms are plans of this walk chosen by Build from the
+// graph's shape, not separate models: a scalar site's tape is its blanket flattened
+// into instructions with the walk's results bit for bit; a linear predictor, a
+// mixture's rows, a multivariate normal, a hidden Markov model's forward pass, the
+// selections of a summed-out latent and a Go function are nodes or factors whose
+// jets are computed for all their rows at once by closed-form rules, their row
+// values kept per scorer for the last states scored. The sections below give each
+// one's rule.
+//
 // # Conventions
 //
 // Indices are 0-based everywhere: in Index, By, observed categories and site names.
