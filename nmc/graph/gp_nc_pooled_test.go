@@ -17,8 +17,9 @@ import (
 // TestGPNCPooled is a diagnosis run, not a check: TestGPPoissonNonCentredCalibrated's
 // SBC pooled over the seeds NMC_GPNC_SEEDS names ("13-18"), 200 simulations each
 // (NMC_GPNC_SIMS), with the group moves in the schedule unless NMC_GPNC_GROUP=off,
-// the adaptive warm-up or NMC_GPNC_WARMUP sweeps, every NMC_GPNC_THIN-th sweep (10)
-// of NMC_GPNC_MAXRANK (49) ranked. It logs each seed's p-values, the pooled χ²
+// NMC_GPNC_STEPS lead moves per lead and sweep (3), the adaptive warm-up or
+// NMC_GPNC_WARMUP sweeps, every NMC_GPNC_THIN-th sweep (5) of NMC_GPNC_MAXRANK
+// (49) ranked. It logs each seed's p-values, the pooled χ²
 // test of rho's and alpha's ranks, and the simulations with a rank at an end or an
 // ESS below 8 (with eta's accepted steps: a trapped chain accepts next to none).
 func TestGPNCPooled(t *testing.T) {
@@ -38,8 +39,8 @@ func TestGPNCPooled(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatalf("NMC_GPNC_SEEDS=%q, want FIRST-LAST", spec)
 	}
-	sims, thin, maxRank, warm := env("NMC_GPNC_SIMS", 200), env("NMC_GPNC_THIN", 10), env("NMC_GPNC_MAXRANK", 49), env("NMC_GPNC_WARMUP", nmc.AutoWarmup)
-	moves := gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: 1})
+	sims, thin, maxRank, warm := env("NMC_GPNC_SIMS", 200), env("NMC_GPNC_THIN", 5), env("NMC_GPNC_MAXRANK", 49), env("NMC_GPNC_WARMUP", nmc.AutoWarmup)
+	moves := gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: env("NMC_GPNC_STEPS", 3)})
 	if os.Getenv("NMC_GPNC_GROUP") != "off" {
 		moves = append(moves, nmc.GroupMoves{})
 	}

@@ -394,31 +394,33 @@ func TestGPPoissonAdaptiveWarmupCalibrated(t *testing.T) {
 }
 
 // TestGPPoissonNonCentredCalibrated is TestGPPoissonCalibrated in the non-centred
-// form, f = CholeskyMul(K, eta), eta ~ N(0, 1), with the same leads (eta follows)
-// and the group move rule AutoScale finds (alpha·e^t, eta·e^−t, which keeps f),
-// after the adaptive warm-up, every 10th sweep ranked. rho and alpha are ranked.
-// Where the counts pin f, alpha given eta is pinned too: without the group move
-// (and 600 warm-up sweeps, every 20th ranked) alpha's ranks over seeds 13–18
-// (1200 simulations) rejected uniformity, p 5·10⁻⁶, from chains whose alpha
-// crawled (a tenth of the simulations had an ESS of 8 or less in their 49 draws)
-// or was trapped with eta (14 of 1200: start refinement leaves eta where its
-// Newton fit misses, as at its prior draw when the start's alpha is near 0; once
-// alpha grows, eta's Newton step overshoots, the Poisson-log curvature exp(f)
-// being small below the counts, and none of 1580 proposals is accepted; the
-// adaptive warm-up refines such a site at its window ends). With the group move
-// and the adaptive warm-up, pooled over the same seeds (TestGPNCPooled):
-// alpha p 0.64, rho 0.0011 — rho's ranks pile up at both
-// ends: given eta a length scale is pinned too, and 74 of the 1200 simulations
-// (45 with alpha above 2.5) have an ESS below 5 in rho's 49 draws. Seed 13
-// alone: alpha 0.22, rho 0.005.
+// form, f = CholeskyMul(K, eta), eta ~ N(0, 1), with the same leads (eta follows,
+// 3 moves per lead and sweep) and the group move rule AutoScale finds
+// (alpha·e^t, eta·e^−t, which keeps f), after the adaptive warm-up, every 5th
+// sweep ranked. rho and alpha are ranked. Where the counts pin f, alpha and rho
+// given eta are pinned too. Pooled over seeds 13–18 (1200 simulations,
+// TestGPNCPooled): with one lead move per sweep, no group move, 600 warm-up
+// sweeps and every 20th ranked, alpha's ranks rejected uniformity (p 5·10⁻⁶, rho
+// 0.16), from chains whose alpha crawled (a tenth of the simulations had an ESS
+// of 8 or less in their 49 draws) or was trapped with eta (14 of 1200: start
+// refinement leaves eta where its Newton fit misses, as at its prior draw when
+// the start's alpha is near 0; once alpha grows, eta's Newton step overshoots,
+// the Poisson-log curvature exp(f) being small below the counts, and none of 1580
+// proposals is accepted; the adaptive warm-up refines such a site at its window
+// ends). With the group move and the adaptive warm-up, every 10th sweep ranked:
+// alpha p 0.64, rho 0.0011, rho's ranks piling up at both ends (74 simulations,
+// 45 with alpha above 2.5, had an ESS below 5 in rho's draws); with 3 lead moves
+// per sweep as here: alpha 0.80, rho 0.089 (every 10th sweep: 0.70, 0.10), and
+// without the group move alpha 3·10⁻⁹. Seed 13 alone: alpha 0.23, rho 0.078
+// (without the group move alpha 0.0008).
 func TestGPPoissonNonCentredCalibrated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SBC")
 	}
 	t.Parallel()
 	sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisNCBuild(gpPoisX, ints(k), true) }, len(gpPoisX), []string{"rho", "alpha"})
-	moves := append(gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: 1}), nmc.GroupMoves{})
-	res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, MaxRank: 49, Seed: 13, Warmup: nmc.AutoWarmup, Thin: 10,
+	moves := append(gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: 3}), nmc.GroupMoves{})
+	res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, MaxRank: 49, Seed: 13, Warmup: nmc.AutoWarmup, Thin: 5,
 		Sampler: &nmc.Options{Moves: moves}})
 	if err != nil {
 		t.Fatal(err)
