@@ -241,6 +241,33 @@ func TestAutoGroupsShapes(t *testing.T) {
 			coef := b.Latent("b", Normal(C(0), C(1)))
 			b.Observe("y", Normal(Add(Index(a, rows), Mul(coef, Data([]float64{-1, 1, 2, -2, 0.5, -0.5}))), C(1)), yv)
 		}, nil},
+		{"a non-centred Gaussian process's amplitude", func(b *Builder) {
+			rho := b.Latent("rho", Gamma(C(25), C(4)))
+			alpha := b.Latent("alpha", HalfNormal(C(2)))
+			eta := b.Vector("eta", 4, Normal(C(0), C(1)))
+			K := AddDiag(ExpQuadCov(Data([]float64{0, 1, 2, 3}), alpha, rho), C(1e-10))
+			b.ObserveInts("k", PoissonLog(CholeskyMul(K, eta)), []int{1, 0, 3, 2})
+		}, []string{"auto: dilate alpha, contract eta"}},
+		{"without a diagonal, a plate of values with a scale of their own", func(b *Builder) {
+			alpha := b.Latent("alpha", Exponential(C(1)))
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			eta := b.Latent("eta", Normal(C(0), tau), 3)
+			b.Observe("y", Normal(CholeskyMul(Matern52Cov(Data([]float64{0, 1, 2}), alpha, C(2)), eta), C(1)), []float64{0.1, 0.5, 1.2})
+		}, []string{"auto: dilate eta with tau", "auto: dilate alpha, contract eta"}},
+		{"an amplitude that is an expression, a diagonal that is not constant", func(b *Builder) {
+			v := b.Latent("v", Normal(C(0), C(1)))
+			eta := b.Vector("eta", 3, Normal(C(0), C(1)))
+			b.Observe("y", Normal(CholeskyMul(ExpQuadCov(Data([]float64{0, 1, 2}), Exp(v), C(2)), eta), C(1)), []float64{0.1, 0.5, 1.2})
+			alpha := b.Latent("alpha", HalfNormal(C(1)))
+			s := b.Latent("s", HalfNormal(C(1)))
+			eta2 := b.Vector("eta2", 3, Normal(C(0), C(1)))
+			b.Observe("y2", Normal(CholeskyMul(AddDiag(ExpQuadCov(Data([]float64{0, 1, 2}), alpha, C(2)), s), eta2), C(1)), []float64{0.1, 0.5, 1.2})
+		}, nil},
+		{"a centred Gaussian process", func(b *Builder) {
+			alpha := b.Latent("alpha", HalfNormal(C(1)))
+			f := b.Latent("f", MultivariateNormalCov(C(0), AddDiag(ExpQuadCov(Data([]float64{0, 1, 2}), alpha, C(2)), C(1e-10))))
+			b.Observe("y", Normal(Components(f), C(1)), []float64{0.1, 0.5, 1.2})
+		}, nil},
 		{"a predictor far from centred, logit link, At", func(b *Builder) {
 			a := b.Latent("a", Normal(C(0), C(1)), 3)
 			coef := b.Latent("b", Normal(C(0), C(1)))
@@ -313,5 +340,50 @@ func TestAutoGroupsWidePrior(t *testing.T) {
 		if c.Rate != 1 {
 			t.Errorf("coordinate %d at rate %v, want 1", c.Coord, c.Rate)
 		}
+	}
+}
+
+// TestAutoGroupsAmplitude checks the orbit of a non-centred Gaussian process's
+// amplitude coordinate by coordinate (α dilated at rate 1, every coordinate of
+// η at rate −1, both about 0), that it leaves f = L·η where it was, and that
+// NoAutoGroups(AutoScale) turns it off.
+func TestAutoGroupsAmplitude(t *testing.T) {
+	build := func(off bool) *Model {
+		b := New()
+		rho := b.Latent("rho", Gamma(C(25), C(4)))
+		alpha := b.Latent("alpha", HalfNormal(C(2)))
+		eta := b.Vector("eta", 3, Normal(C(0), C(1)))
+		f := CholeskyMul(AddDiag(ExpQuadCov(Data([]float64{0, 1, 2}), alpha, rho), C(1e-10)), eta)
+		b.Deterministic("f", f)
+		b.ObserveInts("k", PoissonLog(f), []int{1, 0, 3})
+		if off {
+			b.NoAutoGroups(AutoScale)
+		}
+		m, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	g := build(false).Groups()
+	want := []nmc.OrbitCoord{{Coord: 1, Kind: nmc.Dilate, Rate: 1, Anchor: -1},
+		{Coord: 2, Kind: nmc.Dilate, Rate: -1, Anchor: -1}, {Coord: 3, Kind: nmc.Dilate, Rate: -1, Anchor: -1}, {Coord: 4, Kind: nmc.Dilate, Rate: -1, Anchor: -1}}
+	if len(g) != 1 || !slices.Equal(g[0].Coords, want) {
+		t.Errorf("groups %+v, want one of coordinates %+v", g, want)
+	}
+	// Along the orbit f is unchanged but for the diagonal's share.
+	m := build(false)
+	x := []float64{1.5, 2, 0.3, -1.2, 0.8}
+	f0, f1 := make([]float64, 3), make([]float64, 3)
+	m.Derive(x, f0)
+	e := math.Exp(0.7)
+	m.Derive([]float64{x[0], x[1] * e, x[2] / e, x[3] / e, x[4] / e}, f1)
+	for i := range f0 {
+		if math.Abs(f1[i]-f0[i]) > 1e-8 {
+			t.Errorf("f[%d] = %.12g at t = 0.7 along the orbit, %.12g at 0", i, f1[i], f0[i])
+		}
+	}
+	if g := build(true).Groups(); len(g) != 0 {
+		t.Errorf("with NoAutoGroups(AutoScale): groups %+v, want none", g)
 	}
 }

@@ -132,8 +132,9 @@
 // "auto: " (autogroup.go has the rules and why they are exact and fast): a
 // positive latent that is the scale of location-scale latents (θ ~ N(μ, τ)) is
 // dilated with them about their location, the orbit the centred eight schools
-// declares by hand; a real latent that is their location is shifted with them;
-// and a coefficient b beside a plate of intercepts in a linear predictor
+// declares by hand; the amplitude α of a non-centred Gaussian process,
+// f = CholeskyMul(K(α, ρ), η), is dilated with η contracted, which keeps f; a
+// real latent that is their location is shifted with them; and a coefficient b beside a plate of intercepts in a linear predictor
 // (y ~ N(a[g] + b·x, σ), x far from centred) is shifted against the intercepts and
 // their location, keeping each group's mean fitted value. Where one Normal
 // observation reads the plate, each coordinate moves at a rate set by the data's

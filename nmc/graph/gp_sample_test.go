@@ -394,33 +394,41 @@ func TestGPPoissonAdaptiveWarmupCalibrated(t *testing.T) {
 }
 
 // TestGPPoissonNonCentredCalibrated is TestGPPoissonCalibrated in the non-centred
-// form, f = CholeskyMul(K, eta), eta ~ N(0, 1), with the same leads (eta follows),
-// 600 warm-up sweeps and every 20th sweep ranked: with 300 and every 10th (with
-// 100 warm-up sweeps, chains that start far from strongly informative counts made
-// alpha's ranks pile up at both ends) the 49 ranked draws of alpha had a median
-// ESS of 28-30 and their ranks still piled up at both ends: p 0.017 with the
-// pure-Go Gram kernel, 0.00018 with OpenBLAS's, whose last bits differ; now 0.18
-// and 0.12 (rho 0.08, 0.09). rho and alpha are ranked. With the lead moves in
-// warm-up too (from its sweep 350 on) alpha's p is 0.0028 (OpenBLAS 0.041), rho's
-// 0.13 (0.044). The test is at the edge of its power: pooled over seeds 13–18
-// (1200 simulations), alpha's ranks reject uniformity without the warm-up moves
-// as with them (p 6e-6, 313 ranks in the end bins where 240 are expected; with
-// them 5e-6, 320), from chains the fixed warm-up leaves trapped (13 of the 1200;
-// 14 with them: eta's Newton proposal overshoots at a small alpha and none is
-// accepted in 1580 sweeps; ranks 0 or 49) and from alpha's slow mixing (the 49
-// ranked draws' ESS is 8 or less in a tenth of the simulations).
+// form, f = CholeskyMul(K, eta), eta ~ N(0, 1), with the same leads (eta follows,
+// 3 moves per lead and sweep) and the group move rule AutoScale finds
+// (alpha·e^t, eta·e^−t, which keeps f), after the adaptive warm-up, every 5th
+// sweep ranked. rho and alpha are ranked. Where the counts pin f, alpha and rho
+// given eta are pinned too. Pooled over seeds 13–18 (1200 simulations,
+// TestGPNCPooled): with one lead move per sweep, no group move, 600 warm-up
+// sweeps and every 20th ranked, alpha's ranks rejected uniformity (p 5·10⁻⁶, rho
+// 0.16), from chains whose alpha crawled (a tenth of the simulations had an ESS
+// of 8 or less in their 49 draws) or was trapped with eta (14 of 1200: start
+// refinement leaves eta where its Newton fit misses, as at its prior draw when
+// the start's alpha is near 0; once alpha grows, eta's Newton step overshoots,
+// the Poisson-log curvature exp(f) being small below the counts, and none of 1580
+// proposals is accepted; the adaptive warm-up refines such a site at its window
+// ends). With the group move and the adaptive warm-up, every 10th sweep ranked:
+// alpha p 0.64, rho 0.0011, rho's ranks piling up at both ends (74 simulations,
+// 45 with alpha above 2.5, had an ESS below 5 in rho's draws); with 3 lead moves
+// per sweep as here: alpha 0.80, rho 0.089 (every 10th sweep: 0.70, 0.10), and
+// without the group move alpha 3·10⁻⁹. Seed 13 alone: alpha 0.23, rho 0.078
+// (without the group move alpha 0.0008).
 func TestGPPoissonNonCentredCalibrated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SBC")
 	}
 	t.Parallel()
 	sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisNCBuild(gpPoisX, ints(k), true) }, len(gpPoisX), []string{"rho", "alpha"})
-	res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, MaxRank: 49, Seed: 13, Warmup: 600, Thin: 20,
-		Sampler: &nmc.Options{Moves: gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: 1})}})
+	moves := append(gpLeadSchedule(nmc.LeadMoves{Follow: -1, Steps: 3}), nmc.GroupMoves{})
+	res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 200, MaxRank: 49, Seed: 13, Warmup: nmc.AutoWarmup, Thin: 5,
+		Sampler: &nmc.Options{Moves: moves}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkCalibrated(t, "gp_pois_regr non-centred", res)
+	if i := slices.IndexFunc(res.Stats[0], func(s draws.SiteStats) bool { return s.Name == "auto: dilate alpha, contract eta" }); i < 0 {
+		t.Errorf("no group move of alpha and eta: %+v", res.Stats[0])
+	}
 }
 
 // ints converts counts held as float64 to int.
