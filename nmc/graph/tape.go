@@ -96,12 +96,15 @@ const (
 	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD); sub&3 1: a², 2: b² for a, b (tSquareD before); sub&4: the root of it (tSqrtD after); sub&8: e − a for a, sub&16: e − b for b, e not dependent (tSubKD before)
 	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD); sub as tMulAddDK's
 	tSubSquareC // (a − b)², values only (tSubC, tSquareC)
+
+	tChain // the links tape.chains[a:b] of a chain of operation sub in one loop (tape_chain.go)
 )
 
 // tinst is one tape instruction.
 type tinst struct {
 	op       tOp
 	sub      uint8
+	n        uint16 // a chain link's: the Normal observations run after it (tape_chain.go)
 	a, b     uint32 // slots (uint32: a field loads in one instruction)
 	out, aux uint32
 	e        uint32 // tSubMulAdd's addend
@@ -123,12 +126,13 @@ type tape struct {
 	preLoads int
 	code     []tinst
 	// normals holds the Normal observations (tNormal) and scales the terms of
-	// their scales (tScale), run in batches by tNormals instructions.
-	normals, scales []tinst
-	imm             []float64 // the values of slots 0 … len(imm)−1: constants
-	slots           int
-	nodes           []*Node // tGeneral's nodes
-	evals           uint64  // node elements evaluated per run, as evalScalar counts them
+	// their scales (tScale), run in batches by tNormals instructions; chains
+	// the links of the chains of pre and code (tChain, tape_chain.go).
+	normals, scales, chains []tinst
+	imm                     []float64 // the values of slots 0 … len(imm)−1: constants
+	slots                   int
+	nodes                   []*Node // tGeneral's nodes
+	evals                   uint64  // node elements evaluated per run, as evalScalar counts them
 }
 
 // tapeSet holds a model's tapes, per site, compiled at their first use.
@@ -250,7 +254,16 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 		switch in.op {
 		case tLoad, tAddC, tSubC, tMulC, tDivC, tNegC, tUnaryC, tSquareC, tSubSquareC, tSqrtC, tMulAddC, tSubMulC, tSubMulAddC:
 			// Values alone that read a general element (the others are in t.pre).
-			runValueCode(code[pc:pc+1], sl, x)
+			runValueCode(code[pc:pc+1], nil, sl, x)
+		case tChain:
+			if tOp(in.sub) == tSubMulAddC {
+				runChain(tOp(in.sub), t.chains[in.a:in.b], sl)
+				continue
+			}
+			var more bool
+			if total, more = s.runChainNormals(sl, tOp(in.sub), t.chains[in.a:in.b], norms[in.aux:in.e], int(in.n), total); !more {
+				return total, true
+			}
 		case tActive:
 			if in.sub == 1 {
 				sl[in.out] = tslot{x[in.a], s.ou[in.a], s.ow[in.a]}
@@ -325,10 +338,6 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			k, d := sl[in.aux].v, &sl[in.b]
 			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
 			sl[in.out] = tslot{k * tv, k * tg, k * th}
-		case tSubMulAdd:
-			k, d, a := sl[in.aux].v, &sl[in.b], &sl[in.e]
-			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
-			sl[in.out] = tslot{a.v + float64(k*tv), a.g + float64(k*tg), a.h + float64(k*th)}
 		case tMulSquare:
 			k, d := sl[in.a].v, &sl[in.b]
 			r := square(d.v)
@@ -363,35 +372,6 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			d1 := 0.5 / f
 			d2 := -0.25 / (f * v)
 			sl[in.out] = tslot{f, d1 * g, float64(d2*g*g) + float64(d1*h)}
-		case tMulAddDK, tMulAddDD:
-			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
-			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, b.v, b.g, b.h
-			switch in.sub & 27 { // one factor the square of its slot (tSquareD's) or e minus it (tSubKD's)
-			case 8:
-				av, ag, ah = sl[in.e].v-av, -1*ag, -1*ah
-			case 16:
-				bv, bg, bh = sl[in.e].v-bv, -1*bg, -1*bh
-			case 1:
-				d1 := 2 * av
-				av, ag, ah = square(av), float64(d1*ag), float64(2*ag*ag+d1*ah)
-			case 2:
-				d1 := 2 * bv
-				bv, bg, bh = square(bv), float64(d1*bg), float64(2*bg*bg+d1*bh)
-			}
-			pv := float64(av * bv)
-			pg, ph := bv*ag+av*bg, bv*ah+av*bh+2*ag*bg // tMulDD's
-			pg, ph = float64(pg), float64(ph)
-			r := tslot{c.v + pv, pg, ph}
-			if in.op == tMulAddDD {
-				r.g, r.h = c.g+pg, c.h+ph
-			}
-			if in.sub&4 != 0 { // the root of the sum (tSqrtD's)
-				f := math.Sqrt(r.v)
-				d1 := 0.5 / f
-				d2 := -0.25 / (f * r.v)
-				r = tslot{f, d1 * r.g, d2*r.g*r.g + d1*r.h}
-			}
-			sl[in.out] = r
 		case tGeneral:
 			v, g, h, dep := s.generalElem(t.nodes[in.a], int(in.b))
 			if dep != (in.sub == 1) {
@@ -408,6 +388,8 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			if !(total >= -math.MaxFloat64) {
 				return total, true
 			}
+		default: // a link of a chain (tape_chain.go), run by tChain alone
+			panic("graph: runTape: a link of a chain outside it")
 		}
 	}
 	return total, true
@@ -416,7 +398,8 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 // runNormals computes the scales' terms (tScale), adds the terms of the Normal
 // observations norms (tNormal) to total, their derivatives to s.grad[0] and
 // s.hess[0], and returns the sum and true, or false where the score ends there
-// (−Inf or NaN). The scales first: a loop of logarithms, then one without calls.
+// (−Inf or NaN). The scales first: a loop of logarithms, then one without calls
+// (runChainNormals, of no links).
 func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (float64, bool) {
 	for k := range scales {
 		sc := &scales[k]
@@ -424,84 +407,7 @@ func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (f
 		is := 1 / sv
 		sl[sc.out] = tslot{math.Log(sv), is, is * is}
 	}
-	G, H := s.grad[0], s.hess[0]
-	for k := range norms {
-		nm := &norms[k]
-		mu, sg := &sl[nm.a], &sl[nm.b]
-		xv, m, sv := nm.c, mu.v, sg.v
-		if !normalParamsOK(m, sv) {
-			total += math.Inf(-1)
-			s.grad[0], s.hess[0] = G, H
-			return total, false
-		}
-		sc := &sl[nm.aux]
-		logS, is, is2 := sc.v, sc.g, sc.h
-		z := (xv - m) * is
-		lp := -0.5*z*z - logS - logSqrt2Pi
-		if lp-lp != 0 { // ±Inf or NaN
-			// chain returns such a density without its derivatives.
-			total += lp
-			if !(total >= -math.MaxFloat64) {
-				s.grad[0], s.hess[0] = G, H
-				return total, false
-			}
-			continue
-		}
-		total += lp
-		// chainSums over (x constant, mu, sigma).
-		// sub 1: μ alone depends on the site, 2: σ alone, else both (with
-		// the cross terms between the two halves, in chainSums' order).
-		switch nm.sub {
-		case 1:
-			g1 := z * is
-			G += g1 * mu.g
-			if g1 != 0 {
-				H += g1 * mu.h
-			}
-			if is2 != 0 {
-				H += -is2 * mu.g * mu.g
-			}
-		case 2:
-			g2 := (z*z - 1) * is
-			G += g2 * sg.g
-			if g2 != 0 {
-				H += g2 * sg.h
-			}
-			if h := (1 - 3*z*z) * is2; h != 0 {
-				H += h * sg.g * sg.g
-			}
-		default:
-			g1 := z * is
-			G += g1 * mu.g
-			if g1 != 0 {
-				H += g1 * mu.h
-			}
-			if is2 != 0 {
-				H += -is2 * mu.g * mu.g
-			}
-			h12 := -2 * z * is2
-			if h12 != 0 {
-				H += h12 * mu.g * sg.g
-			}
-			g2 := (z*z - 1) * is
-			G += g2 * sg.g
-			if g2 != 0 {
-				H += g2 * sg.h
-			}
-			if h12 != 0 {
-				H += h12 * sg.g * mu.g
-			}
-			if h := (1 - 3*z*z) * is2; h != 0 {
-				H += h * sg.g * sg.g
-			}
-		}
-		if !(total >= -math.MaxFloat64) {
-			s.grad[0], s.hess[0] = G, H
-			return total, false
-		}
-	}
-	s.grad[0], s.hess[0] = G, H
-	return total, true
+	return s.runChainNormals(sl, tNormals, nil, norms, len(norms), total)
 }
 
 // square is math.Pow(v, 2): v·v where that is a normal number or 0 (Pow squares

@@ -336,6 +336,13 @@ func operands(in *tinst) []*uint32 {
 		return []*uint32{&in.a, &in.b, &in.aux}
 	case tSubMulAdd, tSubMulAddC:
 		return []*uint32{&in.a, &in.b, &in.aux, &in.e}
+	case tAddSqrtDD, tAddSqrtKD:
+		switch in.sub { // a or b aux·e² (fuse)
+		case 1:
+			return []*uint32{&in.b, &in.aux, &in.e}
+		case 2:
+			return []*uint32{&in.a, &in.aux, &in.e}
+		}
 	}
 	return []*uint32{&in.a, &in.b} // binary, tMulSquare, tAddSqrt
 }
@@ -373,6 +380,8 @@ func (c *tapeCompiler) finish() *tape {
 	t.pre, t.code, t.preLoads = splitPre(t.code, nImm, t.slots)
 	t.pre, t.code = fuse(t.pre, uses), fuse(t.code, uses)
 	t.code, t.normals, t.scales = batchNormals(t.code)
+	t.pre, t.code = chains(t.pre, &t.chains), chains(t.code, &t.chains)
+	t.code = chainNormals(t)
 	return t
 }
 

@@ -1,0 +1,329 @@
+package graph
+
+import "math"
+
+// Chains. A recursion's step reads the result of the step before (an ARMA's
+// prediction reads the error before it): by the slot array, each step's load
+// waits for the previous step's store, and the recursion costs that round trip
+// per step besides its arithmetic. A chain is a run of instructions of one
+// operation (and sub), each reading the previous one's output as its carried
+// operand (chainOperand): one tChain instruction runs it in one loop with the
+// carried value in registers, storing every link's output to its slot as the
+// instructions would (other instructions read them). The instructions between
+// two links that read no link's output (an ARMA step's constant part) are moved
+// before the chain, which they may be: the tape's slots are written once, and
+// they read only slots written before the chain. The arithmetic is the
+// instructions' (tape.go), operation for operation.
+
+// chainMin is the fewest links a chain of values (tSubMulAddC) is made of;
+// every instruction of the others is a link of a chain, of one at least (they
+// are run by runChainNormals alone).
+const chainMin = 3
+
+// chainOperand returns in's slot field that a chain link reads from the link
+// before it, nil if in's operation is not chained.
+func chainOperand(in *tinst) *uint32 {
+	switch in.op {
+	case tSubMulAdd, tSubMulAddC, tMulAddDK, tMulAddDD:
+		return &in.b
+	}
+	return nil
+}
+
+// hoistable reports whether in may move before a chain: an instruction of
+// slots alone (no score term, no general path, no early end).
+func hoistable(in *tinst) bool {
+	switch in.op {
+	case tGeneral, tScale, tNormal, tNormals, tFactor, tChain:
+		return false
+	}
+	return true
+}
+
+// chains replaces each run of chainMin or more links in code (with the
+// hoistable instructions between them that read no link's output) by a tChain
+// instruction over the links appended to *links, after those instructions.
+func chains(code []tinst, links *[]tinst) []tinst {
+	var out []tinst
+	written := map[uint32]bool{}
+	for i := 0; i < len(code); {
+		if chainOperand(&code[i]) == nil {
+			out = append(out, code[i])
+			i++
+			continue
+		}
+		clear(written)
+		run := []tinst{code[i]}
+		written[code[i].out] = true
+		var hoist, between []tinst
+		end := i + 1 // after the last link
+		for j := i + 1; j < len(code); j++ {
+			nx := &code[j]
+			last := &run[len(run)-1]
+			if nx.op == last.op && nx.sub == last.sub && *chainOperand(nx) == last.out {
+				run = append(run, *nx)
+				written[nx.out] = true
+				hoist, between = append(hoist, between...), between[:0]
+				end = j + 1
+				continue
+			}
+			if !hoistable(nx) || len(between) >= 4 {
+				break
+			}
+			for _, r := range operands(nx) {
+				if written[*r] {
+					goto stop
+				}
+			}
+			between = append(between, *nx)
+		}
+	stop:
+		if len(run) < chainMin && run[0].op == tSubMulAddC {
+			out = append(out, code[i])
+			i++
+			continue
+		}
+		out = append(out, chains(hoist, links)...) // (which may hold chains of their own)
+		out = append(out, tinst{op: tChain, sub: uint8(run[0].op), a: uint32(len(*links)), b: uint32(len(*links) + len(run))})
+		*links = append(*links, run...)
+		i = end
+	}
+	return out
+}
+
+// chainNormals merges each chain of t.code with derivatives and the batch of
+// Normal observations (tNormals) right after it, whose scales read no link's
+// output: the scales' terms are computed before the chain (a tNormals of no
+// observations), and the chain runs each observation as soon as the links it
+// reads have run (tChain's n before the first link, a link's n after it), in
+// the batch's order. The terms are added in the same order, and the
+// observations' arithmetic (the recursion's latency) and the links' overlap.
+func chainNormals(t *tape) []tinst {
+	var out []tinst
+	code := t.code
+	for pc := 0; pc < len(code); pc++ {
+		ch := code[pc]
+		if ch.op != tChain || tOp(ch.sub) == tSubMulAddC || pc+1 == len(code) || code[pc+1].op != tNormals {
+			out = append(out, ch)
+			continue
+		}
+		nb := code[pc+1]
+		links, norms := t.chains[ch.a:ch.b], t.normals[nb.a:nb.b]
+		link := map[uint32]int{}
+		for k := range links {
+			link[links[k].out] = k
+		}
+		ok := true
+		for _, sc := range t.scales[nb.aux:nb.e] {
+			_, reads := link[sc.a]
+			ok = ok && !reads
+		}
+		after := make([]int, len(links)+1) // the observations run after link k−1
+		last := 0                          // 1 + the last link read so far
+		for _, nm := range norms {
+			for _, r := range []uint32{nm.a, nm.b} {
+				if k, reads := link[r]; reads {
+					last = max(last, k+1)
+				}
+			}
+			after[last]++
+		}
+		for _, n := range after {
+			ok = ok && n <= 0xffff
+		}
+		if !ok {
+			out = append(out, ch)
+			continue
+		}
+		if nb.e > nb.aux {
+			out = append(out, tinst{op: tNormals, a: nb.b, b: nb.b, aux: nb.aux, e: nb.e})
+		}
+		ch.aux, ch.e, ch.n = nb.a, nb.b, uint16(after[0])
+		for k := range links {
+			links[k].n = uint16(after[k+1])
+		}
+		out = append(out, ch)
+		pc++
+	}
+	return out
+}
+
+// runChainNormals runs the links of a chain of operation op with derivatives
+// (none for a batch of Normal observations alone) and adds the terms of the
+// Normal observations norms to total, their derivatives to s.grad[0] and
+// s.hess[0]: the first ones before the first link, a link's n after it
+// (chainNormals), the scales' terms computed before. It returns the sum and
+// true, or false where the score ends there (−Inf or NaN). One function, no
+// calls: Go keeps no register across a call, and the carried link and the
+// sums would go through memory.
+func (s *scorer) runChainNormals(sl []tslot, op tOp, links, norms []tinst, first int, total float64) (float64, bool) {
+	G, H := s.grad[0], s.hess[0]
+	var d tslot // the carried link
+	if len(links) > 0 {
+		d = sl[links[0].b]
+	}
+	more := true
+	for j, end, k := 0, first, 0; ; k++ {
+		for ; j < end; j++ {
+			nm := &norms[j]
+			mu, sg := &sl[nm.a], &sl[nm.b]
+			xv, m, sv := nm.c, mu.v, sg.v
+			if !normalParamsOK(m, sv) {
+				total += math.Inf(-1)
+				more = false
+				goto done
+			}
+			sc := &sl[nm.aux]
+			logS, is, is2 := sc.v, sc.g, sc.h
+			z := (xv - m) * is
+			lp := -0.5*z*z - logS - logSqrt2Pi
+			if lp-lp != 0 { // ±Inf or NaN
+				// chain returns such a density without its derivatives.
+				total += lp
+				if !(total >= -math.MaxFloat64) {
+					more = false
+					goto done
+				}
+				continue
+			}
+			total += lp
+			// chainSums over (x constant, mu, sigma).
+			// sub 1: μ alone depends on the site, 2: σ alone, else both (with
+			// the cross terms between the two halves, in chainSums' order).
+			switch nm.sub {
+			case 1:
+				g1 := z * is
+				G += g1 * mu.g
+				if g1 != 0 {
+					H += g1 * mu.h
+				}
+				if is2 != 0 {
+					H += -is2 * mu.g * mu.g
+				}
+			case 2:
+				g2 := (z*z - 1) * is
+				G += g2 * sg.g
+				if g2 != 0 {
+					H += g2 * sg.h
+				}
+				if h := (1 - 3*z*z) * is2; h != 0 {
+					H += h * sg.g * sg.g
+				}
+			default:
+				g1 := z * is
+				G += g1 * mu.g
+				if g1 != 0 {
+					H += g1 * mu.h
+				}
+				if is2 != 0 {
+					H += -is2 * mu.g * mu.g
+				}
+				h12 := -2 * z * is2
+				if h12 != 0 {
+					H += h12 * mu.g * sg.g
+				}
+				g2 := (z*z - 1) * is
+				G += g2 * sg.g
+				if g2 != 0 {
+					H += g2 * sg.h
+				}
+				if h12 != 0 {
+					H += h12 * sg.g * mu.g
+				}
+				if h := (1 - 3*z*z) * is2; h != 0 {
+					H += h * sg.g * sg.g
+				}
+			}
+			if !(total >= -math.MaxFloat64) {
+				more = false
+				goto done
+			}
+		}
+		if k == len(links) {
+			break
+		}
+		l := &links[k]
+		if op == tSubMulAdd {
+			d = subMulAdd(sl[l.a].v, sl[l.aux].v, d, &sl[l.e])
+		} else { // tMulAddDK, tMulAddDD: a·b + c, b the carried link
+			a, c := &sl[l.a], &sl[l.aux]
+			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, d.v, d.g, d.h
+			switch l.sub & 27 { // one factor the square of its slot (tSquareD's) or e minus it (tSubKD's)
+			case 8:
+				av, ag, ah = sl[l.e].v-av, -1*ag, -1*ah
+			case 16:
+				bv, bg, bh = sl[l.e].v-bv, -1*bg, -1*bh
+			case 1:
+				d1 := 2 * av
+				av, ag, ah = square(av), float64(d1*ag), float64(2*ag*ag+d1*ah)
+			case 2:
+				d1 := 2 * bv
+				bv, bg, bh = square(bv), float64(d1*bg), float64(2*bg*bg+d1*bh)
+			}
+			pv := float64(av * bv)
+			pg, ph := bv*ag+av*bg, bv*ah+av*bh+2*ag*bg // tMulDD's
+			pg, ph = float64(pg), float64(ph)
+			d = tslot{c.v + pv, pg, ph}
+			if op == tMulAddDD {
+				d.g, d.h = c.g+pg, c.h+ph
+			}
+			if l.sub&4 != 0 { // the root of the sum (tSqrtD's)
+				f := math.Sqrt(d.v)
+				d1 := 0.5 / f
+				d2 := -0.25 / (f * d.v)
+				d = tslot{f, d1 * d.g, d2*d.g*d.g + d1*d.h}
+			}
+		}
+		sl[l.out] = d
+		end += int(l.n)
+	}
+done:
+	s.grad[0], s.hess[0] = G, H
+	return total, more
+}
+
+// runChain runs the links of a chain of operation op on slots sl, values alone.
+func runChain(op tOp, links []tinst, sl []tslot) {
+	if len(links) == 0 {
+		return
+	}
+	d := sl[links[0].b].v
+	if op == tSubMulAdd || op == tSubMulAddC {
+		for k := range links {
+			l := &links[k]
+			d = subMulAddValue(sl[l.e].v, sl[l.aux].v, sl[l.a].v, d)
+			sl[l.out].v = d
+		}
+		return
+	}
+	for k := range links { // tMulAddDK, tMulAddDD
+		l := &links[k]
+		av, bv := sl[l.a].v, d
+		switch l.sub & 27 {
+		case 8:
+			av = sl[l.e].v - av
+		case 16:
+			bv = sl[l.e].v - bv
+		case 1:
+			av = square(av)
+		case 2:
+			bv = square(bv)
+		}
+		d = sl[l.aux].v + float64(av*bv)
+		if l.sub&4 != 0 {
+			d = math.Sqrt(d)
+		}
+		sl[l.out].v = d
+	}
+}
+
+// subMulAdd is tSubMulAdd's e + k·(a − d), a and k values, d and e dependent.
+func subMulAdd(av, k float64, d tslot, e *tslot) tslot {
+	tv, tg, th := av-d.v, -1*d.g, -1*d.h
+	return tslot{e.v + float64(k*tv), e.g + float64(k*tg), e.h + float64(k*th)}
+}
+
+// subMulAddValue is the value of e + k·(a − d) (tSubMulAdd, tSubMulAddC).
+func subMulAddValue(ev, k, av, dv float64) float64 {
+	return ev + float64(k*float64(av-dv))
+}
