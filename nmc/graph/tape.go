@@ -98,6 +98,7 @@ const (
 	tSubSquareC // (a − b)², values only (tSubC, tSquareC)
 
 	tChain // the links tape.chains[a:b] of a chain of operation sub in one loop (tape_chain.go)
+	tRun   // the instructions tape.chains[a:b], all of operation sub, in one loop (tape_chain.go)
 )
 
 // tinst is one tape instruction.
@@ -127,7 +128,8 @@ type tape struct {
 	code     []tinst
 	// normals holds the Normal observations (tNormal) and scales the terms of
 	// their scales (tScale), run in batches by tNormals instructions; chains
-	// the links of the chains of pre and code (tChain, tape_chain.go).
+	// the links of the chains of pre and code and the instructions of their
+	// runs (tChain, tRun, tape_chain.go).
 	normals, scales, chains []tinst
 	imm                     []float64 // the values of slots 0 … len(imm)−1: constants
 	slots                   int
@@ -255,6 +257,8 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 		case tLoad, tAddC, tSubC, tMulC, tDivC, tNegC, tUnaryC, tSquareC, tSubSquareC, tSqrtC, tMulAddC, tSubMulC, tSubMulAddC:
 			// Values alone that read a general element (the others are in t.pre).
 			runValueCode(code[pc:pc+1], nil, sl, x)
+		case tRun:
+			runSame(tOp(in.sub), t.chains[in.a:in.b], sl, true)
 		case tChain:
 			if tOp(in.sub) == tSubMulAddC {
 				runChain(tOp(in.sub), t.chains[in.a:in.b], sl)
@@ -274,8 +278,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			a, b := &sl[in.a], &sl[in.b]
 			sl[in.out] = tslot{a.v + b.v, a.g + b.g, a.h + b.h}
 		case tAddKD:
-			a, b := &sl[in.a], &sl[in.b]
-			sl[in.out] = tslot{a.v + b.v, b.g, b.h}
+			sl[in.out] = addKD(&sl[in.a], &sl[in.b])
 		case tSubDD:
 			a, b := &sl[in.a], &sl[in.b]
 			sl[in.out] = tslot{a.v - b.v, a.g - b.g, a.h - b.h}
@@ -329,8 +332,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			d := &sl[in.aux]
 			sl[in.out] = tslot{float64(sl[in.a].v*sl[in.b].v) + d.v, d.g, d.h}
 		case tAxpyKD:
-			k, d := sl[in.aux].v, &sl[in.b]
-			sl[in.out] = tslot{sl[in.a].v + float64(k*d.v), k * d.g, k * d.h}
+			sl[in.out] = axpyKD(sl[in.a].v, sl[in.aux].v, &sl[in.b])
 		case tAxpyDD:
 			a, k, d := &sl[in.a], sl[in.aux].v, &sl[in.b]
 			sl[in.out] = tslot{a.v + float64(k*d.v), a.g + float64(k*d.g), a.h + float64(k*d.h)}

@@ -327,3 +327,84 @@ func subMulAdd(av, k float64, d tslot, e *tslot) tslot {
 func subMulAddValue(ev, k, av, dv float64) float64 {
 	return ev + float64(k*float64(av-dv))
 }
+
+// runMin is the fewest instructions a run is made of (sameRuns).
+const runMin = 4
+
+// sameRuns replaces each run of runMin or more instructions of one operation
+// that runSame runs (an ARMA step's constant part: hoisted before its chain,
+// they follow each other) by a tRun instruction over the instructions appended
+// to *ins.
+func sameRuns(code []tinst, ins *[]tinst) []tinst {
+	var out []tinst
+	for i := 0; i < len(code); {
+		j := i + 1
+		for j < len(code) && code[j].op == code[i].op {
+			j++
+		}
+		switch code[i].op {
+		case tAddKD, tAxpyKD, tMulAddC, tMulC:
+			if j-i >= runMin {
+				out = append(out, tinst{op: tRun, sub: uint8(code[i].op), a: uint32(len(*ins)), b: uint32(len(*ins) + j - i)})
+				*ins = append(*ins, code[i:j]...)
+				i = j
+				continue
+			}
+		}
+		out = append(out, code[i:j]...)
+		i = j
+	}
+	return out
+}
+
+// runSame runs the instructions ins, all of operation op, on slots sl: with
+// derivatives when deriv and op has them, else values alone. One dispatch for
+// them all, and a loop of each operation's arithmetic.
+func runSame(op tOp, ins []tinst, sl []tslot, deriv bool) {
+	switch {
+	case op == tAddKD && deriv:
+		for k := range ins {
+			in := &ins[k]
+			sl[in.out] = addKD(&sl[in.a], &sl[in.b])
+		}
+	case op == tAxpyKD && deriv:
+		for k := range ins {
+			in := &ins[k]
+			sl[in.out] = axpyKD(sl[in.a].v, sl[in.aux].v, &sl[in.b])
+		}
+	case op == tAddKD:
+		for k := range ins {
+			in := &ins[k]
+			sl[in.out].v = sl[in.a].v + sl[in.b].v
+		}
+	case op == tAxpyKD:
+		for k := range ins {
+			in := &ins[k]
+			sl[in.out].v = axpyValue(sl[in.a].v, sl[in.aux].v, sl[in.b].v)
+		}
+	case op == tMulAddC:
+		for k := range ins {
+			in := &ins[k]
+			sl[in.out].v = mulAddValue(sl[in.a].v, sl[in.b].v, sl[in.aux].v)
+		}
+	default: // tMulC
+		for k := range ins {
+			in := &ins[k]
+			sl[in.out].v = sl[in.a].v * sl[in.b].v
+		}
+	}
+}
+
+// addKD is tAddKD's a + b, b dependent.
+func addKD(a, b *tslot) tslot { return tslot{a.v + b.v, b.g, b.h} }
+
+// axpyKD is tAxpyKD's a + k·d, d dependent.
+func axpyKD(av, k float64, d *tslot) tslot {
+	return tslot{av + float64(k*d.v), k * d.g, k * d.h}
+}
+
+// axpyValue is the value of a + k·d (tAxpyKD, tAxpyDD).
+func axpyValue(av, k, dv float64) float64 { return av + float64(k*dv) }
+
+// mulAddValue is the value of a·b + c (tMulAddC, tMulAddKD).
+func mulAddValue(av, bv, cv float64) float64 { return float64(av*bv) + cv }

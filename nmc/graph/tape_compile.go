@@ -382,6 +382,7 @@ func (c *tapeCompiler) finish() *tape {
 	t.code, t.normals, t.scales = batchNormals(t.code)
 	t.pre, t.code = chains(t.pre, &t.chains), chains(t.code, &t.chains)
 	t.code = chainNormals(t)
+	t.pre, t.code = sameRuns(t.pre, &t.chains), sameRuns(t.code, &t.chains)
 	return t
 }
 

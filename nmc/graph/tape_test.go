@@ -167,7 +167,7 @@ func TestTapeMatchesGeneralPath(t *testing.T) {
 			}
 		})
 	}
-	for op := tLoad; op <= tChain; op++ {
+	for op := tLoad; op <= tRun; op++ {
 		if !seen[op] {
 			t.Errorf("no tape holds instruction %d", op)
 		}
@@ -211,9 +211,9 @@ func TestTapePre(t *testing.T) {
 		}
 	}
 	tp := m.siteTape(sigma)
-	pre := 0 // the pre's instructions, a chain's links each one
+	pre := 0 // the pre's instructions, a chain's links and a run's instructions each one
 	for _, in := range tp.pre {
-		if pre++; in.op == tChain {
+		if pre++; in.op == tChain || in.op == tRun {
 			pre += int(in.b-in.a) - 1
 		}
 	}

@@ -55,13 +55,15 @@ func runValueCode(code, chains []tinst, sl []tslot, x []float64) {
 		case tSqrtC:
 			sl[in.out].v = math.Sqrt(sl[in.a].v)
 		case tMulAddC:
-			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
+			sl[in.out].v = mulAddValue(sl[in.a].v, sl[in.b].v, sl[in.aux].v)
 		case tSubMulC:
 			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
 		case tSubMulAddC:
 			sl[in.out].v = subMulAddValue(sl[in.e].v, sl[in.aux].v, sl[in.a].v, sl[in.b].v)
 		case tChain:
 			runChain(tOp(in.sub), chains[in.a:in.b], sl)
+		case tRun:
+			runSame(tOp(in.sub), chains[in.a:in.b], sl, false)
 		default:
 			panic("graph: runValueCode: an instruction of derivatives")
 		}
@@ -99,13 +101,15 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 		case tSqrtC, tSqrtD:
 			sl[in.out].v = math.Sqrt(sl[in.a].v)
 		case tMulAddC, tMulAddKD:
-			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
+			sl[in.out].v = mulAddValue(sl[in.a].v, sl[in.b].v, sl[in.aux].v)
 		case tSubMulC, tSubMulKD:
 			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
 		case tAxpyKD, tAxpyDD:
-			sl[in.out].v = sl[in.a].v + float64(sl[in.aux].v*sl[in.b].v)
+			sl[in.out].v = axpyValue(sl[in.a].v, sl[in.aux].v, sl[in.b].v)
 		case tSubMulAddC:
 			sl[in.out].v = subMulAddValue(sl[in.e].v, sl[in.aux].v, sl[in.a].v, sl[in.b].v)
+		case tRun:
+			runSame(tOp(in.sub), t.chains[in.a:in.b], sl, false)
 		case tChain:
 			runChain(tOp(in.sub), t.chains[in.a:in.b], sl)
 			var more bool
