@@ -261,11 +261,11 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			runSame(tOp(in.sub), t.chains[in.a:in.b], sl, true)
 		case tChain:
 			if tOp(in.sub) == tSubMulAddC {
-				runChain(tOp(in.sub), t.chains[in.a:in.b], sl)
+				runChain(tOp(in.sub), tOp(in.out), t.chains[in.a:in.b], sl)
 				continue
 			}
 			var more bool
-			if total, more = s.runChainNormals(sl, tOp(in.sub), t.chains[in.a:in.b], norms[in.aux:in.e], int(in.n), total); !more {
+			if total, more = s.runChainNormals(sl, tOp(in.sub), tOp(in.out), t.chains[in.a:in.b], norms[in.aux:in.e], int(in.n), total); !more {
 				return total, true
 			}
 		case tActive:
@@ -409,7 +409,7 @@ func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (f
 		is := 1 / sv
 		sl[sc.out] = tslot{math.Log(sv), is, is * is}
 	}
-	return s.runChainNormals(sl, tNormals, nil, norms, len(norms), total)
+	return s.runChainNormals(sl, tNormals, 0, nil, norms, len(norms), total)
 }
 
 // square is math.Pow(v, 2): v·v where that is a normal number or 0 (Pow squares

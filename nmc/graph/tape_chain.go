@@ -30,6 +30,20 @@ func chainOperand(in *tinst) *uint32 {
 	return nil
 }
 
+// companionOf reports whether an instruction of operation c before a link of
+// operation l whose addend e it computes is the link's companion: run before
+// it in the chain's loop, its output kept in registers for the link (an ARMA
+// step's constant part and its error term).
+func companionOf(c, l tOp) bool {
+	switch l {
+	case tSubMulAdd:
+		return c == tAddKD || c == tAxpyKD
+	case tSubMulAddC:
+		return c == tMulAddC
+	}
+	return false
+}
+
 // hoistable reports whether in may move before a chain: an instruction of
 // slots alone (no score term, no general path, no early end).
 func hoistable(in *tinst) bool {
@@ -47,6 +61,25 @@ func chains(code []tinst, links *[]tinst) []tinst {
 	var out []tinst
 	written := map[uint32]bool{}
 	for i := 0; i < len(code); {
+		if cop := code[i].op; i+1 < len(code) && companionOf(cop, code[i+1].op) && code[i+1].e == code[i].out {
+			// Links with their companions: pairs (J, L), L reading J's output as e.
+			lk := code[i+1]
+			run := []tinst{code[i], lk}
+			j := i + 2
+			for ; j+1 < len(code); j += 2 {
+				c, l := &code[j], &code[j+1]
+				if c.op != cop || l.op != lk.op || l.sub != lk.sub || l.e != c.out || l.b != run[len(run)-1].out {
+					break
+				}
+				run = append(run, *c, *l)
+			}
+			if lk.op != tSubMulAddC || len(run) >= 2*chainMin {
+				out = append(out, tinst{op: tChain, sub: uint8(lk.op), out: uint32(cop), a: uint32(len(*links)), b: uint32(len(*links) + len(run))})
+				*links = append(*links, run...)
+				i = j
+				continue
+			}
+		}
 		if chainOperand(&code[i]) == nil {
 			out = append(out, code[i])
 			i++
@@ -109,17 +142,21 @@ func chainNormals(t *tape) []tinst {
 		}
 		nb := code[pc+1]
 		links, norms := t.chains[ch.a:ch.b], t.normals[nb.a:nb.b]
-		link := map[uint32]int{}
+		stride := 1 // a link and its companion
+		if ch.out != 0 {
+			stride = 2
+		}
+		link := map[uint32]int{} // the step writing a slot
 		for k := range links {
-			link[links[k].out] = k
+			link[links[k].out] = k / stride
 		}
 		ok := true
 		for _, sc := range t.scales[nb.aux:nb.e] {
 			_, reads := link[sc.a]
 			ok = ok && !reads
 		}
-		after := make([]int, len(links)+1) // the observations run after link k−1
-		last := 0                          // 1 + the last link read so far
+		after := make([]int, len(links)/stride+1) // the observations run after step k−1
+		last := 0                                 // 1 + the last link read so far
 		for _, nm := range norms {
 			for _, r := range []uint32{nm.a, nm.b} {
 				if k, reads := link[r]; reads {
@@ -139,8 +176,8 @@ func chainNormals(t *tape) []tinst {
 			out = append(out, tinst{op: tNormals, a: nb.b, b: nb.b, aux: nb.aux, e: nb.e})
 		}
 		ch.aux, ch.e, ch.n = nb.a, nb.b, uint16(after[0])
-		for k := range links {
-			links[k].n = uint16(after[k+1])
+		for k := range len(links) / stride {
+			links[stride*k+stride-1].n = uint16(after[k+1])
 		}
 		out = append(out, ch)
 		pc++
@@ -156,14 +193,16 @@ func chainNormals(t *tape) []tinst {
 // true, or false where the score ends there (−Inf or NaN). One function, no
 // calls: Go keeps no register across a call, and the carried link and the
 // sums would go through memory.
-func (s *scorer) runChainNormals(sl []tslot, op tOp, links, norms []tinst, first int, total float64) (float64, bool) {
+func (s *scorer) runChainNormals(sl []tslot, op, comp tOp, links, norms []tinst, first int, total float64) (float64, bool) {
 	G, H := s.grad[0], s.hess[0]
 	var d tslot // the carried link
-	if len(links) > 0 {
+	if comp != 0 {
+		d = sl[links[1].b]
+	} else if len(links) > 0 {
 		d = sl[links[0].b]
 	}
 	more := true
-	for j, end, k := 0, first, 0; ; k++ {
+	for j, end, k := 0, first, 0; ; {
 		for ; j < end; j++ {
 			nm := &norms[j]
 			mu, sg := &sl[nm.a], &sl[nm.b]
@@ -242,9 +281,24 @@ func (s *scorer) runChainNormals(sl []tslot, op tOp, links, norms []tinst, first
 		if k == len(links) {
 			break
 		}
+		var e tslot // the companion's output
+		if comp != 0 {
+			c := &links[k]
+			if comp == tAddKD {
+				e = addKD(&sl[c.a], &sl[c.b])
+			} else { // tAxpyKD
+				e = axpyKD(sl[c.a].v, sl[c.aux].v, &sl[c.b])
+			}
+			sl[c.out] = e
+			k++
+		}
 		l := &links[k]
+		k++
 		if op == tSubMulAdd {
-			d = subMulAdd(sl[l.a].v, sl[l.aux].v, d, &sl[l.e])
+			if comp == 0 {
+				e = sl[l.e]
+			}
+			d = subMulAdd(sl[l.a].v, sl[l.aux].v, d, e)
 		} else { // tMulAddDK, tMulAddDD: a·b + c, b the carried link
 			a, c := &sl[l.a], &sl[l.aux]
 			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, d.v, d.g, d.h
@@ -282,9 +336,29 @@ done:
 	return total, more
 }
 
-// runChain runs the links of a chain of operation op on slots sl, values alone.
-func runChain(op tOp, links []tinst, sl []tslot) {
+// runChain runs the links of a chain of operation op (with their companions
+// of operation comp, if not 0) on slots sl, values alone.
+func runChain(op, comp tOp, links []tinst, sl []tslot) {
 	if len(links) == 0 {
+		return
+	}
+	if comp != 0 {
+		d := sl[links[1].b].v
+		for k := 0; k+1 < len(links); k += 2 {
+			c, l := &links[k], &links[k+1]
+			var e float64
+			switch comp {
+			case tAddKD:
+				e = sl[c.a].v + sl[c.b].v
+			case tAxpyKD:
+				e = axpyValue(sl[c.a].v, sl[c.aux].v, sl[c.b].v)
+			default: // tMulAddC
+				e = mulAddValue(sl[c.a].v, sl[c.b].v, sl[c.aux].v)
+			}
+			sl[c.out].v = e
+			d = subMulAddValue(e, sl[l.aux].v, sl[l.a].v, d)
+			sl[l.out].v = d
+		}
 		return
 	}
 	d := sl[links[0].b].v
@@ -318,7 +392,7 @@ func runChain(op tOp, links []tinst, sl []tslot) {
 }
 
 // subMulAdd is tSubMulAdd's e + k·(a − d), a and k values, d and e dependent.
-func subMulAdd(av, k float64, d tslot, e *tslot) tslot {
+func subMulAdd(av, k float64, d, e tslot) tslot {
 	tv, tg, th := av-d.v, -1*d.g, -1*d.h
 	return tslot{e.v + float64(k*tv), e.g + float64(k*tg), e.h + float64(k*th)}
 }

@@ -61,7 +61,7 @@ func runValueCode(code, chains []tinst, sl []tslot, x []float64) {
 		case tSubMulAddC:
 			sl[in.out].v = subMulAddValue(sl[in.e].v, sl[in.aux].v, sl[in.a].v, sl[in.b].v)
 		case tChain:
-			runChain(tOp(in.sub), chains[in.a:in.b], sl)
+			runChain(tOp(in.sub), tOp(in.out), chains[in.a:in.b], sl)
 		case tRun:
 			runSame(tOp(in.sub), chains[in.a:in.b], sl, false)
 		default:
@@ -111,7 +111,7 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 		case tRun:
 			runSame(tOp(in.sub), t.chains[in.a:in.b], sl, false)
 		case tChain:
-			runChain(tOp(in.sub), t.chains[in.a:in.b], sl)
+			runChain(tOp(in.sub), tOp(in.out), t.chains[in.a:in.b], sl)
 			var more bool
 			if total, more = normalValues(sl, norms[in.aux:in.e], total); !more {
 				return total, true
