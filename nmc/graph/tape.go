@@ -29,6 +29,14 @@ import (
 // active site as compiled (At by a node index), the score is left to the general
 // path.
 //
+// A recursion's steps, each reading the one before's output (an ARMA's
+// prediction and its error), are a chain: one instruction runs them in one loop
+// with the carried value in registers, each with the instruction that computes
+// its addend (its companion), and the Normal observations of the batch after it
+// as soon as the steps they read have run (tape_chain.go); a run of
+// instructions of one operation is one instruction too. The slots are numbered
+// in the order the tape first uses them, those no instruction uses left out.
+//
 // The instructions of values that do not depend on the active site and read
 // only coordinates and constants (an ARMA's residuals in its sigma site's tape)
 // are the tape's pre: run first, and skipped where the slots hold their results

@@ -9,11 +9,18 @@ import "math"
 // operation (and sub), each reading the previous one's output as its carried
 // operand (chainOperand): one tChain instruction runs it in one loop with the
 // carried value in registers, storing every link's output to its slot as the
-// instructions would (other instructions read them). The instructions between
-// two links that read no link's output (an ARMA step's constant part) are moved
+// instructions would (other instructions read them). A link may have a
+// companion, the instruction right before it that computes its addend (an ARMA
+// step's constant part): the loop runs it before the link, in the tape's order,
+// and keeps its output in registers for the link (tChain's out is its
+// operation, the links and their companions alternate in tape.chains). Else
+// the instructions between two links that read no link's output are moved
 // before the chain, which they may be: the tape's slots are written once, and
 // they read only slots written before the chain. The arithmetic is the
 // instructions' (tape.go), operation for operation.
+//
+// A chain with derivatives and the batch of Normal observations after it are
+// one loop (chainNormals, runChainNormals), and so are the batches alone.
 
 // chainMin is the fewest links a chain of values (tSubMulAddC) is made of;
 // every instruction of the others is a link of a chain, of one at least (they
@@ -54,9 +61,11 @@ func hoistable(in *tinst) bool {
 	return true
 }
 
-// chains replaces each run of chainMin or more links in code (with the
-// hoistable instructions between them that read no link's output) by a tChain
-// instruction over the links appended to *links, after those instructions.
+// chains replaces each run of links in code (chainMin or more of values, of
+// one or more of the others), with their companions or with the hoistable
+// instructions between them that read no link's output, by a tChain
+// instruction over the links appended to *links (after those instructions,
+// chained in turn).
 func chains(code []tinst, links *[]tinst) []tinst {
 	var out []tinst
 	written := map[uint32]bool{}
