@@ -222,6 +222,86 @@ func TestTapePre(t *testing.T) {
 	}
 }
 
+// TestTapeChains checks that ARMA(1, 1)'s tapes run its recursion as chains
+// (tape_chain.go): the mu and phi sites' with their companions and their
+// observations in the chain's loop, theta's with its observations, sigma's pre
+// with its companions; and that a recursion whose observations are declared in
+// another order than its steps (last to first, evens then odds), so that an
+// observation may read a step after the next one's, gives the general path's
+// scores bit for bit with its chains.
+func TestTapeChains(t *testing.T) {
+	m := recursionCases(t, 30)[0].m
+	for i, want := range []struct{ pre, comp, obs bool }{{false, true, true}, {false, true, true}, {false, false, true}, {true, true, false}} {
+		tp := m.siteTape(i)
+		code := tp.code
+		if want.pre {
+			code = tp.pre
+		}
+		var ch *tinst
+		for k := range code {
+			if code[k].op == tChain {
+				ch = &code[k]
+			}
+		}
+		if ch == nil || ch.b-ch.a < 28 || (ch.out != 0) != want.comp || (ch.e > ch.aux) != want.obs {
+			t.Errorf("site %d: chain %+v, want one of 28 steps or more, companions %v, observations %v", i, ch, want.comp, want.obs)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	y := armaSeries(rng, 20, 1, 0.6, 0.3, 0.8)
+	for _, order := range []string{"reversed", "evens first"} {
+		t.Run(order, func(t *testing.T) {
+			b := New()
+			mu := b.Latent("mu", Normal(C(0), C(10)))
+			phi := b.Latent("phi", Normal(C(0), C(2)))
+			theta := b.Latent("theta", Normal(C(0), C(2)))
+			sigma := b.Latent("sigma", HalfCauchy(C(2.5)))
+			nu := make([]*Node, len(y))
+			nu[0] = Add(mu, Mul(phi, mu))
+			err := Sub(C(y[0]), nu[0])
+			for s := 1; s < len(y); s++ {
+				nu[s] = Add(Add(mu, Mul(phi, C(y[s-1]))), Mul(theta, err))
+				err = Sub(C(y[s]), nu[s])
+			}
+			var steps []int
+			for s := range y {
+				if order == "reversed" {
+					steps = append(steps, len(y)-1-s)
+				} else if 2*s < len(y) {
+					steps = append(steps, 2*s)
+				}
+			}
+			for s := 1; order != "reversed" && s < len(y); s += 2 {
+				steps = append(steps, s)
+			}
+			for _, s := range steps {
+				b.Observe(fmt.Sprintf("y%d", s), Normal(nu[s], sigma), y[s:s+1])
+			}
+			m, err2 := b.Build()
+			if err2 != nil {
+				t.Fatal(err2)
+			}
+			sc, ref := m.newScorer(), m.newScorer()
+			ref.tape.off = true
+			for range 20 {
+				x := []float64{2 * rng.NormFloat64(), 2*rng.Float64() - 1, 1.8*rng.Float64() - 0.9, math.Exp(2*rng.Float64() - 1)}
+				if runs := compareTape(t, m, sc, ref, x); runs != 2*4 {
+					t.Fatalf("at %v: %d of 8 scores ran a tape", x, runs)
+				}
+			}
+			chained := false
+			for i := range 3 {
+				for _, in := range m.siteTape(i).code {
+					chained = chained || in.op == tChain && in.e > in.aux
+				}
+			}
+			if !chained {
+				t.Errorf("no chain runs observations")
+			}
+		})
+	}
+}
+
 // TestTapeDeopt checks a node the general path evaluates whose dependence on the
 // active site is not what the tape compiled (At by a node index: the tape assumes
 // it may read the active site): the score falls back to the general path, with the
