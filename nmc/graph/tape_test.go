@@ -252,17 +252,7 @@ func TestTapeChains(t *testing.T) {
 	for _, order := range []string{"reversed", "evens first"} {
 		t.Run(order, func(t *testing.T) {
 			b := New()
-			mu := b.Latent("mu", Normal(C(0), C(10)))
-			phi := b.Latent("phi", Normal(C(0), C(2)))
-			theta := b.Latent("theta", Normal(C(0), C(2)))
-			sigma := b.Latent("sigma", HalfCauchy(C(2.5)))
-			nu := make([]*Node, len(y))
-			nu[0] = Add(mu, Mul(phi, mu))
-			err := Sub(C(y[0]), nu[0])
-			for s := 1; s < len(y); s++ {
-				nu[s] = Add(Add(mu, Mul(phi, C(y[s-1]))), Mul(theta, err))
-				err = Sub(C(y[s]), nu[s])
-			}
+			par, nu := armaPredictions(b, y)
 			var steps []int
 			for s := range y {
 				if order == "reversed" {
@@ -275,11 +265,11 @@ func TestTapeChains(t *testing.T) {
 				steps = append(steps, s)
 			}
 			for _, s := range steps {
-				b.Observe(fmt.Sprintf("y%d", s), Normal(nu[s], sigma), y[s:s+1])
+				b.Observe(fmt.Sprintf("y%d", s), Normal(nu[s], par[3]), y[s:s+1])
 			}
-			m, err2 := b.Build()
-			if err2 != nil {
-				t.Fatal(err2)
+			m, err := b.Build()
+			if err != nil {
+				t.Fatal(err)
 			}
 			sc, ref := m.newScorer(), m.newScorer()
 			ref.tape.off = true
