@@ -398,6 +398,39 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			if !(total >= -math.MaxFloat64) {
 				return total, true
 			}
+		case tSubMulAdd:
+			k, d, a := sl[in.aux].v, &sl[in.b], &sl[in.e]
+			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
+			sl[in.out] = tslot{a.v + float64(k*tv), a.g + float64(k*tg), a.h + float64(k*th)}
+		case tMulAddDK, tMulAddDD:
+			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
+			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, b.v, b.g, b.h
+			switch in.sub & 27 { // one factor the square of its slot (tSquareD's) or e minus it (tSubKD's)
+			case 8:
+				av, ag, ah = sl[in.e].v-av, -1*ag, -1*ah
+			case 16:
+				bv, bg, bh = sl[in.e].v-bv, -1*bg, -1*bh
+			case 1:
+				d1 := 2 * av
+				av, ag, ah = square(av), float64(d1*ag), float64(2*ag*ag+d1*ah)
+			case 2:
+				d1 := 2 * bv
+				bv, bg, bh = square(bv), float64(d1*bg), float64(2*bg*bg+d1*bh)
+			}
+			pv := float64(av * bv)
+			pg, ph := bv*ag+av*bg, bv*ah+av*bh+2*ag*bg // tMulDD's
+			pg, ph = float64(pg), float64(ph)
+			r := tslot{c.v + pv, pg, ph}
+			if in.op == tMulAddDD {
+				r.g, r.h = c.g+pg, c.h+ph
+			}
+			if in.sub&4 != 0 { // the root of the sum (tSqrtD's)
+				f := math.Sqrt(r.v)
+				d1 := 0.5 / f
+				d2 := -0.25 / (f * r.v)
+				r = tslot{f, d1 * r.g, d2*r.g*r.g + d1*r.h}
+			}
+			sl[in.out] = r
 		default: // a link of a chain (tape_chain.go), run by tChain alone
 			panic("graph: runTape: a link of a chain outside it")
 		}

@@ -106,7 +106,7 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
 		case tAxpyKD, tAxpyDD:
 			sl[in.out].v = axpyValue(sl[in.a].v, sl[in.aux].v, sl[in.b].v)
-		case tSubMulAddC:
+		case tSubMulAdd, tSubMulAddC:
 			sl[in.out].v = subMulAddValue(sl[in.e].v, sl[in.aux].v, sl[in.a].v, sl[in.b].v)
 		case tRun:
 			runSame(tOp(in.sub), t.chains[in.a:in.b], sl, false)
@@ -152,6 +152,23 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			if !(total >= -math.MaxFloat64) {
 				return total, true
 			}
+		case tMulAddDK, tMulAddDD:
+			av, bv := sl[in.a].v, sl[in.b].v
+			switch in.sub & 27 {
+			case 8:
+				av = sl[in.e].v - av
+			case 16:
+				bv = sl[in.e].v - bv
+			case 1:
+				av = square(av)
+			case 2:
+				bv = square(bv)
+			}
+			v := sl[in.aux].v + float64(av*bv)
+			if in.sub&4 != 0 {
+				v = math.Sqrt(v)
+			}
+			sl[in.out].v = v
 		default: // a link of a chain (tape_chain.go), run by tChain alone
 			panic("graph: runTapeValues: a link of a chain outside it")
 		}
