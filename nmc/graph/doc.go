@@ -325,8 +325,10 @@
 // its blanket reads, in topological order, as flat instructions over a slot array
 // of values and two derivatives — what does not depend on the site computed
 // values only, a Normal observation one instruction, a chain such as
-// e + k·(a − b) one instruction — run by one loop per score, with the general
-// path's results bit for bit. The values that read only coordinates other than
+// e + k·(a − b) one instruction — run by one loop per score (a recursion's steps
+// by a loop of their own, the value each step carries to the next in registers,
+// its observations' terms added as it goes), with the general path's results bit
+// for bit. The values that read only coordinates other than
 // the site's (an ARMA's residuals in its sigma site's tape) are computed first and
 // kept in the scorer's slots while those coordinates keep their bits (a proposal of
 // the site changes none of them); everything else is evaluated at every score at

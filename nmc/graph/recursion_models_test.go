@@ -39,19 +39,9 @@ func armaModel(y []float64, concat bool) (*Model, error) { return armaModelWith(
 // block (moved together by Hamiltonian Monte Carlo once per sweep besides their
 // single-site steps).
 func armaModelWith(y []float64, concat, ham bool) (*Model, error) {
-	T := len(y)
 	b := New()
-	mu := b.Latent("mu", Normal(C(0), C(10)))
-	phi := b.Latent("phi", Normal(C(0), C(2)))
-	theta := b.Latent("theta", Normal(C(0), C(2)))
-	sigma := b.Latent("sigma", HalfCauchy(C(2.5)))
-	nu := make([]*Node, T)
-	nu[0] = Add(mu, Mul(phi, mu))
-	err := Sub(C(y[0]), nu[0])
-	for t := 1; t < T; t++ {
-		nu[t] = Add(Add(mu, Mul(phi, C(y[t-1]))), Mul(theta, err))
-		err = Sub(C(y[t]), nu[t])
-	}
+	par, nu := armaPredictions(b, y)
+	sigma := par[3]
 	if concat {
 		b.Observe("y", Normal(Concat(nu...), sigma), y)
 	} else {
@@ -60,9 +50,26 @@ func armaModelWith(y []float64, concat, ham bool) (*Model, error) {
 		}
 	}
 	if ham {
-		b.Hamiltonian(mu, phi, theta, sigma)
+		b.Hamiltonian(par[:]...)
 	}
 	return b.Build()
+}
+
+// armaPredictions declares armaModel's parameters (mu, phi, theta, sigma) in b
+// and returns them and its predictions nu_1 … nu_T of y.
+func armaPredictions(b *Builder, y []float64) (par [4]*Node, nu []*Node) {
+	mu := b.Latent("mu", Normal(C(0), C(10)))
+	phi := b.Latent("phi", Normal(C(0), C(2)))
+	theta := b.Latent("theta", Normal(C(0), C(2)))
+	sigma := b.Latent("sigma", HalfCauchy(C(2.5)))
+	nu = make([]*Node, len(y))
+	nu[0] = Add(mu, Mul(phi, mu))
+	err := Sub(C(y[0]), nu[0])
+	for t := 1; t < len(y); t++ {
+		nu[t] = Add(Add(mu, Mul(phi, C(y[t-1]))), Mul(theta, err))
+		err = Sub(C(y[t]), nu[t])
+	}
+	return [4]*Node{mu, phi, theta, sigma}, nu
 }
 
 // armaScorer is armaModel's log density written by hand: per site the prior and

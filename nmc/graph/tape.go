@@ -29,6 +29,14 @@ import (
 // active site as compiled (At by a node index), the score is left to the general
 // path.
 //
+// A recursion's steps, each reading the one before's output (an ARMA's
+// prediction and its error), are a chain: one instruction runs them in one loop
+// with the carried value in registers, each with the instruction that computes
+// its addend (its companion), and the Normal observations of the batch after it
+// as soon as the steps they read have run (tape_chain.go); a run of
+// instructions of one operation is one instruction too. The slots are numbered
+// in the order the tape first uses them, those no instruction uses left out.
+//
 // The instructions of values that do not depend on the active site and read
 // only coordinates and constants (an ARMA's residuals in its sigma site's tape)
 // are the tape's pre: run first, and skipped where the slots hold their results
@@ -96,12 +104,16 @@ const (
 	tMulAddDK   // a·b + aux, a and b dependent, aux not (tMulDD, tAddKD); sub&3 1: a², 2: b² for a, b (tSquareD before); sub&4: the root of it (tSqrtD after); sub&8: e − a for a, sub&16: e − b for b, e not dependent (tSubKD before)
 	tMulAddDD   // a·b + aux, all dependent (tMulDD, tAddDD); sub as tMulAddDK's
 	tSubSquareC // (a − b)², values only (tSubC, tSquareC)
+
+	tChain // the links tape.chains[a:b] of a chain of operation sub in one loop (tape_chain.go)
+	tRun   // the instructions tape.chains[a:b], all of operation sub, in one loop (tape_chain.go)
 )
 
 // tinst is one tape instruction.
 type tinst struct {
 	op       tOp
 	sub      uint8
+	n        uint16 // a chain link's: the Normal observations run after it (tape_chain.go)
 	a, b     uint32 // slots (uint32: a field loads in one instruction)
 	out, aux uint32
 	e        uint32 // tSubMulAdd's addend
@@ -123,12 +135,14 @@ type tape struct {
 	preLoads int
 	code     []tinst
 	// normals holds the Normal observations (tNormal) and scales the terms of
-	// their scales (tScale), run in batches by tNormals instructions.
-	normals, scales []tinst
-	imm             []float64 // the values of slots 0 … len(imm)−1: constants
-	slots           int
-	nodes           []*Node // tGeneral's nodes
-	evals           uint64  // node elements evaluated per run, as evalScalar counts them
+	// their scales (tScale), run in batches by tNormals instructions; chains
+	// the links of the chains of pre and code and the instructions of their
+	// runs (tChain, tRun, tape_chain.go).
+	normals, scales, chains []tinst
+	imm                     []float64 // the values of slots 0 … len(imm)−1: constants
+	slots                   int
+	nodes                   []*Node // tGeneral's nodes
+	evals                   uint64  // node elements evaluated per run, as evalScalar counts them
 }
 
 // tapeSet holds a model's tapes, per site, compiled at their first use.
@@ -250,7 +264,18 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 		switch in.op {
 		case tLoad, tAddC, tSubC, tMulC, tDivC, tNegC, tUnaryC, tSquareC, tSubSquareC, tSqrtC, tMulAddC, tSubMulC, tSubMulAddC:
 			// Values alone that read a general element (the others are in t.pre).
-			runValueCode(code[pc:pc+1], sl, x)
+			runValueCode(code[pc:pc+1], nil, sl, x)
+		case tRun:
+			runSame(tOp(in.sub), t.chains[in.a:in.b], sl, true)
+		case tChain:
+			if tOp(in.sub) == tSubMulAddC {
+				runChain(tOp(in.sub), tOp(in.out), t.chains[in.a:in.b], sl)
+				continue
+			}
+			var more bool
+			if total, more = s.runChainNormals(sl, tOp(in.sub), tOp(in.out), t.chains[in.a:in.b], norms[in.aux:in.e], int(in.n), total); !more {
+				return total, true
+			}
 		case tActive:
 			if in.sub == 1 {
 				sl[in.out] = tslot{x[in.a], s.ou[in.a], s.ow[in.a]}
@@ -261,8 +286,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			a, b := &sl[in.a], &sl[in.b]
 			sl[in.out] = tslot{a.v + b.v, a.g + b.g, a.h + b.h}
 		case tAddKD:
-			a, b := &sl[in.a], &sl[in.b]
-			sl[in.out] = tslot{a.v + b.v, b.g, b.h}
+			sl[in.out] = addKD(&sl[in.a], &sl[in.b])
 		case tSubDD:
 			a, b := &sl[in.a], &sl[in.b]
 			sl[in.out] = tslot{a.v - b.v, a.g - b.g, a.h - b.h}
@@ -316,8 +340,7 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			d := &sl[in.aux]
 			sl[in.out] = tslot{float64(sl[in.a].v*sl[in.b].v) + d.v, d.g, d.h}
 		case tAxpyKD:
-			k, d := sl[in.aux].v, &sl[in.b]
-			sl[in.out] = tslot{sl[in.a].v + float64(k*d.v), k * d.g, k * d.h}
+			sl[in.out] = axpyKD(sl[in.a].v, sl[in.aux].v, &sl[in.b])
 		case tAxpyDD:
 			a, k, d := &sl[in.a], sl[in.aux].v, &sl[in.b]
 			sl[in.out] = tslot{a.v + float64(k*d.v), a.g + float64(k*d.g), a.h + float64(k*d.h)}
@@ -325,10 +348,6 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			k, d := sl[in.aux].v, &sl[in.b]
 			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
 			sl[in.out] = tslot{k * tv, k * tg, k * th}
-		case tSubMulAdd:
-			k, d, a := sl[in.aux].v, &sl[in.b], &sl[in.e]
-			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
-			sl[in.out] = tslot{a.v + float64(k*tv), a.g + float64(k*tg), a.h + float64(k*th)}
 		case tMulSquare:
 			k, d := sl[in.a].v, &sl[in.b]
 			r := square(d.v)
@@ -363,6 +382,26 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			d1 := 0.5 / f
 			d2 := -0.25 / (f * v)
 			sl[in.out] = tslot{f, d1 * g, float64(d2*g*g) + float64(d1*h)}
+		case tGeneral:
+			v, g, h, dep := s.generalElem(t.nodes[in.a], int(in.b))
+			if dep != (in.sub == 1) {
+				return 0, false
+			}
+			sl[in.out] = tslot{v, g, h}
+		case tNormals:
+			var more bool
+			if total, more = s.runNormals(sl, norms[in.a:in.b], scales[in.aux:in.e], total); !more {
+				return total, true
+			}
+		case tFactor:
+			total += s.factorElem(int(in.a), int(in.b), true, true)
+			if !(total >= -math.MaxFloat64) {
+				return total, true
+			}
+		case tSubMulAdd:
+			k, d, a := sl[in.aux].v, &sl[in.b], &sl[in.e]
+			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
+			sl[in.out] = tslot{a.v + float64(k*tv), a.g + float64(k*tg), a.h + float64(k*th)}
 		case tMulAddDK, tMulAddDD:
 			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
 			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, b.v, b.g, b.h
@@ -392,22 +431,8 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 				r = tslot{f, d1 * r.g, d2*r.g*r.g + d1*r.h}
 			}
 			sl[in.out] = r
-		case tGeneral:
-			v, g, h, dep := s.generalElem(t.nodes[in.a], int(in.b))
-			if dep != (in.sub == 1) {
-				return 0, false
-			}
-			sl[in.out] = tslot{v, g, h}
-		case tNormals:
-			var more bool
-			if total, more = s.runNormals(sl, norms[in.a:in.b], scales[in.aux:in.e], total); !more {
-				return total, true
-			}
-		case tFactor:
-			total += s.factorElem(int(in.a), int(in.b), true, true)
-			if !(total >= -math.MaxFloat64) {
-				return total, true
-			}
+		default: // a link of a chain (tape_chain.go), run by tChain alone
+			panic("graph: runTape: a link of a chain outside it")
 		}
 	}
 	return total, true
@@ -416,7 +441,8 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 // runNormals computes the scales' terms (tScale), adds the terms of the Normal
 // observations norms (tNormal) to total, their derivatives to s.grad[0] and
 // s.hess[0], and returns the sum and true, or false where the score ends there
-// (−Inf or NaN). The scales first: a loop of logarithms, then one without calls.
+// (−Inf or NaN). The scales first: a loop of logarithms, then one without calls
+// (runChainNormals, of no links).
 func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (float64, bool) {
 	for k := range scales {
 		sc := &scales[k]
@@ -424,84 +450,7 @@ func (s *scorer) runNormals(sl []tslot, norms, scales []tinst, total float64) (f
 		is := 1 / sv
 		sl[sc.out] = tslot{math.Log(sv), is, is * is}
 	}
-	G, H := s.grad[0], s.hess[0]
-	for k := range norms {
-		nm := &norms[k]
-		mu, sg := &sl[nm.a], &sl[nm.b]
-		xv, m, sv := nm.c, mu.v, sg.v
-		if !normalParamsOK(m, sv) {
-			total += math.Inf(-1)
-			s.grad[0], s.hess[0] = G, H
-			return total, false
-		}
-		sc := &sl[nm.aux]
-		logS, is, is2 := sc.v, sc.g, sc.h
-		z := (xv - m) * is
-		lp := -0.5*z*z - logS - logSqrt2Pi
-		if lp-lp != 0 { // ±Inf or NaN
-			// chain returns such a density without its derivatives.
-			total += lp
-			if !(total >= -math.MaxFloat64) {
-				s.grad[0], s.hess[0] = G, H
-				return total, false
-			}
-			continue
-		}
-		total += lp
-		// chainSums over (x constant, mu, sigma).
-		// sub 1: μ alone depends on the site, 2: σ alone, else both (with
-		// the cross terms between the two halves, in chainSums' order).
-		switch nm.sub {
-		case 1:
-			g1 := z * is
-			G += g1 * mu.g
-			if g1 != 0 {
-				H += g1 * mu.h
-			}
-			if is2 != 0 {
-				H += -is2 * mu.g * mu.g
-			}
-		case 2:
-			g2 := (z*z - 1) * is
-			G += g2 * sg.g
-			if g2 != 0 {
-				H += g2 * sg.h
-			}
-			if h := (1 - 3*z*z) * is2; h != 0 {
-				H += h * sg.g * sg.g
-			}
-		default:
-			g1 := z * is
-			G += g1 * mu.g
-			if g1 != 0 {
-				H += g1 * mu.h
-			}
-			if is2 != 0 {
-				H += -is2 * mu.g * mu.g
-			}
-			h12 := -2 * z * is2
-			if h12 != 0 {
-				H += h12 * mu.g * sg.g
-			}
-			g2 := (z*z - 1) * is
-			G += g2 * sg.g
-			if g2 != 0 {
-				H += g2 * sg.h
-			}
-			if h12 != 0 {
-				H += h12 * sg.g * mu.g
-			}
-			if h := (1 - 3*z*z) * is2; h != 0 {
-				H += h * sg.g * sg.g
-			}
-		}
-		if !(total >= -math.MaxFloat64) {
-			s.grad[0], s.hess[0] = G, H
-			return total, false
-		}
-	}
-	s.grad[0], s.hess[0] = G, H
-	return total, true
+	return s.runChainNormals(sl, tNormals, 0, nil, norms, len(norms), total)
 }
 
 // square is math.Pow(v, 2): v·v where that is a normal number or 0 (Pow squares

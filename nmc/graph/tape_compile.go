@@ -336,6 +336,13 @@ func operands(in *tinst) []*uint32 {
 		return []*uint32{&in.a, &in.b, &in.aux}
 	case tSubMulAdd, tSubMulAddC:
 		return []*uint32{&in.a, &in.b, &in.aux, &in.e}
+	case tAddSqrtDD, tAddSqrtKD:
+		switch in.sub { // a or b aux·e² (fuse)
+		case 1:
+			return []*uint32{&in.b, &in.aux, &in.e}
+		case 2:
+			return []*uint32{&in.a, &in.aux, &in.e}
+		}
 	}
 	return []*uint32{&in.a, &in.b} // binary, tMulSquare, tAddSqrt
 }
@@ -373,7 +380,88 @@ func (c *tapeCompiler) finish() *tape {
 	t.pre, t.code, t.preLoads = splitPre(t.code, nImm, t.slots)
 	t.pre, t.code = fuse(t.pre, uses), fuse(t.code, uses)
 	t.code, t.normals, t.scales = batchNormals(t.code)
+	t.pre, t.code = chains(t.pre, &t.chains), chains(t.code, &t.chains)
+	t.code = chainNormals(t)
+	t.pre, t.code = sameRuns(t.pre, &t.chains), sameRuns(t.code, &t.chains)
+	compact(t)
 	return t
+}
+
+// slotFields returns the slot fields of instruction in, in the final tape
+// (after fuse and chains), the slots it writes and reads.
+func slotFields(in *tinst) []*uint32 {
+	switch in.op {
+	case tFactor, tNormals, tChain, tRun:
+		return nil
+	case tLoad, tActive, tGeneral:
+		return []*uint32{&in.out}
+	case tNormal:
+		return operands(in)
+	}
+	return append(operands(in), &in.out)
+}
+
+// compact numbers t's slots again in the order the tape first reads or writes
+// them, the constants first (those it reads), leaving out the slots no
+// instruction reads or writes (the intermediate results of fused
+// instructions): the slots a step of a recursion reads and writes are next to
+// each other, and the array is smaller.
+func compact(t *tape) {
+	nImm := uint32(len(t.imm))
+	var order []*tinst // the instructions in the order they run, each once
+	seen := map[*tinst]bool{}
+	var walk func(code []tinst)
+	walk = func(code []tinst) {
+		for k := range code {
+			in := &code[k]
+			if seen[in] {
+				continue
+			}
+			seen[in] = true
+			switch in.op {
+			case tChain:
+				walk(t.chains[in.a:in.b])
+				walk(t.normals[in.aux:in.e])
+			case tRun:
+				walk(t.chains[in.a:in.b])
+			case tNormals:
+				walk(t.scales[in.aux:in.e])
+				walk(t.normals[in.a:in.b])
+			default:
+				order = append(order, in)
+			}
+		}
+	}
+	walk(t.pre)
+	walk(t.code)
+	renum := make([]uint32, t.slots)
+	for k := range renum {
+		renum[k] = noSlot
+	}
+	var imm []float64
+	for _, in := range order { // the constants first
+		for _, r := range slotFields(in) {
+			if *r < nImm && renum[*r] == noSlot {
+				renum[*r] = uint32(len(imm))
+				imm = append(imm, t.imm[*r])
+			}
+		}
+	}
+	n := uint32(len(imm))
+	for _, in := range order {
+		for _, r := range slotFields(in) {
+			if renum[*r] == noSlot {
+				renum[*r] = n
+				n++
+			}
+		}
+	}
+	for _, in := range order {
+		for _, r := range slotFields(in) {
+			*r = renum[*r]
+		}
+	}
+	t.imm, t.slots = imm, int(n)
 }
 
 // valueOps are the instructions of values alone (splitPre).

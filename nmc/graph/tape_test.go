@@ -158,7 +158,7 @@ func TestTapeMatchesGeneralPath(t *testing.T) {
 			}
 			for i := range n {
 				tp := tc.m.siteTape(i)
-				for _, in := range append(append(append(tp.pre, tp.code...), tp.normals...), tp.scales...) {
+				for _, in := range append(append(append(append(tp.pre, tp.code...), tp.normals...), tp.scales...), tp.chains...) {
 					seen[in.op] = true
 					if in.op == tMulAddDK || in.op == tMulAddDD {
 						kd[in.sub&24] = true
@@ -167,7 +167,7 @@ func TestTapeMatchesGeneralPath(t *testing.T) {
 			}
 		})
 	}
-	for op := tLoad; op <= tSubSquareC; op++ {
+	for op := tLoad; op <= tRun; op++ {
 		if !seen[op] {
 			t.Errorf("no tape holds instruction %d", op)
 		}
@@ -210,8 +210,85 @@ func TestTapePre(t *testing.T) {
 			t.Errorf("at %v after coordinate %d changed: the pre ran %v, want %v", x, st.coord, ran, st.runs)
 		}
 	}
-	if tp := m.siteTape(sigma); len(tp.pre) < 2*29 || len(tp.code) > 5 {
-		t.Errorf("sigma's tape: %d instructions in its pre, %d after", len(tp.pre), len(tp.code))
+	tp := m.siteTape(sigma)
+	pre := 0 // the pre's instructions, a chain's links and a run's instructions each one
+	for _, in := range tp.pre {
+		if pre++; in.op == tChain || in.op == tRun {
+			pre += int(in.b-in.a) - 1
+		}
+	}
+	if pre < 2*29 || len(tp.code) > 5 {
+		t.Errorf("sigma's tape: %d instructions in its pre, %d after", pre, len(tp.code))
+	}
+}
+
+// TestTapeChains checks that ARMA(1, 1)'s tapes run its recursion as chains
+// (tape_chain.go): the mu and phi sites' with their companions and their
+// observations in the chain's loop, theta's with its observations, sigma's pre
+// with its companions; and that a recursion whose observations are declared in
+// another order than its steps (last to first, evens then odds), so that an
+// observation may read a step after the next one's, gives the general path's
+// scores bit for bit with its chains.
+func TestTapeChains(t *testing.T) {
+	m := recursionCases(t, 30)[0].m
+	for i, want := range []struct{ pre, comp, obs bool }{{false, true, true}, {false, true, true}, {false, false, true}, {true, true, false}} {
+		tp := m.siteTape(i)
+		code := tp.code
+		if want.pre {
+			code = tp.pre
+		}
+		var ch *tinst
+		for k := range code {
+			if code[k].op == tChain {
+				ch = &code[k]
+			}
+		}
+		if ch == nil || ch.b-ch.a < 28 || (ch.out != 0) != want.comp || (ch.e > ch.aux) != want.obs {
+			t.Errorf("site %d: chain %+v, want one of 28 steps or more, companions %v, observations %v", i, ch, want.comp, want.obs)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	y := armaSeries(rng, 20, 1, 0.6, 0.3, 0.8)
+	for _, order := range []string{"reversed", "evens first"} {
+		t.Run(order, func(t *testing.T) {
+			b := New()
+			par, nu := armaPredictions(b, y)
+			var steps []int
+			for s := range y {
+				if order == "reversed" {
+					steps = append(steps, len(y)-1-s)
+				} else if 2*s < len(y) {
+					steps = append(steps, 2*s)
+				}
+			}
+			for s := 1; order != "reversed" && s < len(y); s += 2 {
+				steps = append(steps, s)
+			}
+			for _, s := range steps {
+				b.Observe(fmt.Sprintf("y%d", s), Normal(nu[s], par[3]), y[s:s+1])
+			}
+			m, err := b.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, ref := m.newScorer(), m.newScorer()
+			ref.tape.off = true
+			for range 20 {
+				x := []float64{2 * rng.NormFloat64(), 2*rng.Float64() - 1, 1.8*rng.Float64() - 0.9, math.Exp(2*rng.Float64() - 1)}
+				if runs := compareTape(t, m, sc, ref, x); runs != 2*4 {
+					t.Fatalf("at %v: %d of 8 scores ran a tape", x, runs)
+				}
+			}
+			chained := false
+			for i := range 3 {
+				for _, in := range m.siteTape(i).code {
+					chained = chained || in.op == tChain && in.e > in.aux
+				}
+			}
+			if !chained {
+				t.Errorf("no chain runs observations")
+			}
+		})
 	}
 }
 

@@ -21,14 +21,15 @@ func (tr *tapeRun) runPre(t *tape, x []float64) {
 			return
 		}
 	}
-	runValueCode(t.pre, sl, x)
+	runValueCode(t.pre, t.chains, sl, x)
 	*tr.curPre = true
 	tr.preRuns++
 }
 
-// runValueCode runs code, instructions of values alone (tLoad and those with
-// suffix C), on slots sl at coordinates x.
-func runValueCode(code []tinst, sl []tslot, x []float64) {
+// runValueCode runs code, instructions of values alone (tLoad, those with
+// suffix C and chains of them, their links in chains), on slots sl at
+// coordinates x.
+func runValueCode(code, chains []tinst, sl []tslot, x []float64) {
 	for pc := range code {
 		in := &code[pc]
 		switch in.op {
@@ -54,11 +55,15 @@ func runValueCode(code []tinst, sl []tslot, x []float64) {
 		case tSqrtC:
 			sl[in.out].v = math.Sqrt(sl[in.a].v)
 		case tMulAddC:
-			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
+			sl[in.out].v = mulAddValue(sl[in.a].v, sl[in.b].v, sl[in.aux].v)
 		case tSubMulC:
 			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
 		case tSubMulAddC:
-			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
+			sl[in.out].v = subMulAddValue(sl[in.e].v, sl[in.aux].v, sl[in.a].v, sl[in.b].v)
+		case tChain:
+			runChain(tOp(in.sub), tOp(in.out), chains[in.a:in.b], sl)
+		case tRun:
+			runSame(tOp(in.sub), chains[in.a:in.b], sl, false)
 		default:
 			panic("graph: runValueCode: an instruction of derivatives")
 		}
@@ -96,30 +101,21 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 		case tSqrtC, tSqrtD:
 			sl[in.out].v = math.Sqrt(sl[in.a].v)
 		case tMulAddC, tMulAddKD:
-			sl[in.out].v = float64(sl[in.a].v*sl[in.b].v) + sl[in.aux].v
+			sl[in.out].v = mulAddValue(sl[in.a].v, sl[in.b].v, sl[in.aux].v)
 		case tSubMulC, tSubMulKD:
 			sl[in.out].v = sl[in.aux].v * float64(sl[in.a].v-sl[in.b].v)
 		case tAxpyKD, tAxpyDD:
-			sl[in.out].v = sl[in.a].v + float64(sl[in.aux].v*sl[in.b].v)
+			sl[in.out].v = axpyValue(sl[in.a].v, sl[in.aux].v, sl[in.b].v)
 		case tSubMulAdd, tSubMulAddC:
-			sl[in.out].v = sl[in.e].v + float64(sl[in.aux].v*float64(sl[in.a].v-sl[in.b].v))
-		case tMulAddDK, tMulAddDD:
-			av, bv := sl[in.a].v, sl[in.b].v
-			switch in.sub & 27 {
-			case 8:
-				av = sl[in.e].v - av
-			case 16:
-				bv = sl[in.e].v - bv
-			case 1:
-				av = square(av)
-			case 2:
-				bv = square(bv)
+			sl[in.out].v = subMulAddValue(sl[in.e].v, sl[in.aux].v, sl[in.a].v, sl[in.b].v)
+		case tRun:
+			runSame(tOp(in.sub), t.chains[in.a:in.b], sl, false)
+		case tChain:
+			runChain(tOp(in.sub), tOp(in.out), t.chains[in.a:in.b], sl)
+			var more bool
+			if total, more = normalValues(sl, norms[in.aux:in.e], total); !more {
+				return total, true
 			}
-			v := sl[in.aux].v + float64(av*bv)
-			if in.sub&4 != 0 {
-				v = math.Sqrt(v)
-			}
-			sl[in.out].v = v
 		case tMulSquare:
 			v := sl[in.b].v
 			r := square(v)
@@ -147,25 +143,53 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			for _, sc := range scales[in.aux:in.e] {
 				sl[sc.out].v = math.Log(sl[sc.a].v)
 			}
-			batch := norms[in.a:in.b]
-			for k := range batch {
-				// dist.Normal's LogProb.
-				nm := &batch[k]
-				xv, m, sv := nm.c, sl[nm.a].v, sl[nm.b].v
-				if !normalParamsOK(m, sv) {
-					return total + math.Inf(-1), true
-				}
-				z := (xv - m) / sv
-				total += -0.5*z*z - sl[nm.aux].v - logSqrt2Pi
-				if !(total >= -math.MaxFloat64) {
-					return total, true
-				}
+			var more bool
+			if total, more = normalValues(sl, norms[in.a:in.b], total); !more {
+				return total, true
 			}
 		case tFactor:
 			total += s.factorElem(int(in.a), int(in.b), false, true)
 			if !(total >= -math.MaxFloat64) {
 				return total, true
 			}
+		case tMulAddDK, tMulAddDD:
+			av, bv := sl[in.a].v, sl[in.b].v
+			switch in.sub & 27 {
+			case 8:
+				av = sl[in.e].v - av
+			case 16:
+				bv = sl[in.e].v - bv
+			case 1:
+				av = square(av)
+			case 2:
+				bv = square(bv)
+			}
+			v := sl[in.aux].v + float64(av*bv)
+			if in.sub&4 != 0 {
+				v = math.Sqrt(v)
+			}
+			sl[in.out].v = v
+		default: // a link of a chain (tape_chain.go), run by tChain alone
+			panic("graph: runTapeValues: a link of a chain outside it")
+		}
+	}
+	return total, true
+}
+
+// normalValues adds the terms of the Normal observations norms (dist.Normal's
+// LogProb) to total and returns the sum and true, or false where the score
+// ends there (−Inf or NaN).
+func normalValues(sl []tslot, norms []tinst, total float64) (float64, bool) {
+	for k := range norms {
+		nm := &norms[k]
+		xv, m, sv := nm.c, sl[nm.a].v, sl[nm.b].v
+		if !normalParamsOK(m, sv) {
+			return total + math.Inf(-1), false
+		}
+		z := (xv - m) / sv
+		total += -0.5*z*z - sl[nm.aux].v - logSqrt2Pi
+		if !(total >= -math.MaxFloat64) {
+			return total, false
 		}
 	}
 	return total, true
