@@ -403,6 +403,9 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 			tv, tg, th := sl[in.a].v-d.v, -1*d.g, -1*d.h
 			sl[in.out] = tslot{a.v + float64(k*tv), a.g + float64(k*tg), a.h + float64(k*th)}
 		case tMulAddDK, tMulAddDD:
+			// A lone link (tape_chain.go); runChainNormals has the same arithmetic
+			// inline. Both inline: as a function called here, garch11's whole run
+			// was 6% slower, and called in the chain's loop, its sums spill.
 			a, b, c := &sl[in.a], &sl[in.b], &sl[in.aux]
 			av, ag, ah, bv, bg, bh := a.v, a.g, a.h, b.v, b.g, b.h
 			switch in.sub & 27 { // one factor the square of its slot (tSquareD's) or e minus it (tSubKD's)
