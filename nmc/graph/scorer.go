@@ -178,8 +178,23 @@ func (s *scorer) push(n int) []jet {
 	return out
 }
 
-// LogJoint returns the full unnormalised log joint density.
-func (s *scorer) LogJoint(x []float64) float64 {
+// LogJoint returns the full unnormalised log joint density, −Inf at an impossible
+// state.
+func (s *scorer) LogJoint(x []float64) float64 { return orImpossible(s.logJoint(x)) }
+
+// orImpossible returns f, or −Inf for NaN: a log density whose arithmetic failed
+// (Inf − Inf: a Gamma of shape 6e307, whose log Γ(α) and (α − 1)·log x both
+// overflow) is not representable, and the state is taken as impossible, as at a
+// NaN parameter (constElem), so that no caller reads NaN as a value.
+func orImpossible(f float64) float64 {
+	if math.IsNaN(f) {
+		return math.Inf(-1)
+	}
+	return f
+}
+
+// logJoint is LogJoint, NaN where the arithmetic failed.
+func (s *scorer) logJoint(x []float64) float64 {
 	s.x, s.active = x, -1
 	s.newCall()
 	total := 0.0
@@ -222,7 +237,7 @@ func (s *scorer) LogJoint(x []float64) float64 {
 // currently in another class) are skipped: they are the same at x and at any move
 // of the site, so they cancel in every score difference.
 func (s *scorer) Score(x []float64, i int, grad, hess []float64) float64 {
-	return s.score(x, i, grad, hess, true)
+	return orImpossible(s.score(x, i, grad, hess, true))
 }
 
 // score is Score, without the summed-out groups the site reads unless withMarg
