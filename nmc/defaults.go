@@ -11,7 +11,7 @@ import "fmt"
 //     continuous sites found from the curvature of the log joint (a Scorer that
 //     implements JointHessianer).
 //  3. GroupMoves: one step along the orbit of each group the model declares
-//     (Grouper).
+//     (Grouper), then the moves the model declares of its own (ModelMover).
 //  4. FittedSteps: after a warm-up, independence steps from Gaussians fitted to
 //     the Real blocks (the groups' Real coordinates, the Real sites of two or more
 //     coordinates).
@@ -51,6 +51,9 @@ type Defaults struct {
 	NoHamiltonian bool
 	// NoLeadMoves leaves out the lead-and-follow moves.
 	NoLeadMoves bool
+	// NoModelMoves leaves out the moves the model declares of its own
+	// (ModelMover).
+	NoModelMoves bool
 	// Leads, when non-nil, names the lead sites instead of the model's (Leader);
 	// the lead moves are then made also with a Hamiltonian block.
 	Leads []string
@@ -122,6 +125,9 @@ func defaultMoves(m Model, sites []Site, d Defaults) ([]Move, error) {
 	if g, ok := m.(Grouper); ok && !d.NoGroupMoves && len(g.Groups()) > 0 {
 		moves = append(moves, &GroupMoves{})
 	}
+	if mm, ok := m.(ModelMover); ok && !d.NoModelMoves {
+		moves = append(moves, mm.ModelMoves()...)
+	}
 	if !d.NoFitted {
 		moves = append(moves, &FittedSteps{})
 	}
@@ -141,4 +147,14 @@ func defaultMoves(m Model, sites []Site, d Defaults) ([]Move, error) {
 		moves = append(moves, &AugmentRound{DrawOnly: !augment})
 	}
 	return moves, nil
+}
+
+// ModelMover is an optional interface of a Model that declares moves of its own,
+// made by the default schedule after the group moves (Defaults): moves that
+// only the model's own structure makes possible, as graph's move of a
+// non-centred Gaussian process's length scale that carries its standardised
+// values along.
+type ModelMover interface {
+	// ModelMoves returns the model's own moves, in order (nil: none).
+	ModelMoves() []Move
 }
