@@ -103,8 +103,11 @@ const (
 	// and amplitude) leads of the sampler's lead-and-follow moves, the latent
 	// following them (Model.Leads, Model.Followers).
 	AutoKernelLeads
+	// AutoKernelCarry moves a non-centred Gaussian process's length scale with its
+	// standardised values carried along, f = L·η kept (Model.ModelMoves, carry.go).
+	AutoKernelCarry
 
-	autoAll = AutoScale | AutoLocation | AutoCoefficient | AutoPartialRates | AutoKernelLeads
+	autoAll = AutoScale | AutoLocation | AutoCoefficient | AutoPartialRates | AutoKernelLeads | AutoKernelCarry
 )
 
 // minPinned is the least share Σ κ_j n_j x̄_j² / Σ x_i² of a coefficient's
@@ -117,7 +120,8 @@ const minPinned = 0.2
 
 // NoAutoGroups turns off group moves Build would find: with no argument every
 // rule (the model's groups are then only the declared ones), else the rules given
-// (AutoScale, AutoLocation, AutoCoefficient, AutoPartialRates, AutoKernelLeads).
+// (AutoScale, AutoLocation, AutoCoefficient, AutoPartialRates, AutoKernelLeads,
+// AutoKernelCarry).
 func (b *Builder) NoAutoGroups(rules ...AutoRule) {
 	if len(rules) == 0 {
 		b.noAuto = autoAll

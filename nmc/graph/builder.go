@@ -317,6 +317,7 @@ func (b *Builder) Build() (built *Model, err error) {
 		return nil, err
 	}
 	m.compileKernelLeads()
+	m.compileKernelCarries()
 	if err := m.compileAugment(b); err != nil {
 		return nil, err
 	}

@@ -19,7 +19,8 @@ import (
 // (NMC_GPNC_SIMS), with the group moves in the schedule unless NMC_GPNC_GROUP=off,
 // NMC_GPNC_STEPS lead moves per lead and sweep (3), the adaptive warm-up or
 // NMC_GPNC_WARMUP sweeps, every NMC_GPNC_THIN-th sweep (5) of NMC_GPNC_MAXRANK
-// (49) ranked. It logs each seed's p-values, the pooled χ²
+// (49) ranked; with NMC_GPNC_DEFAULTS set, the model without leads under the
+// default schedule instead (TestGPPoissonNonCentredDefaultsCalibrated). It logs each seed's p-values, the pooled χ²
 // test of rho's and alpha's ranks, and the simulations with a rank at an end or an
 // ESS below 8 (with eta's accepted steps: a trapped chain accepts next to none).
 func TestGPNCPooled(t *testing.T) {
@@ -44,8 +45,13 @@ func TestGPNCPooled(t *testing.T) {
 	if os.Getenv("NMC_GPNC_GROUP") != "off" {
 		moves = append(moves, nmc.GroupMoves{})
 	}
+	lead := true
+	if os.Getenv("NMC_GPNC_DEFAULTS") != "" {
+		// The model as a user writes it, no leads declared, and the default schedule.
+		moves, lead = nil, false
+	}
 	vars := []string{"rho", "alpha"}
-	sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisNCBuild(gpPoisX, ints(k), true) }, len(gpPoisX), vars)
+	sim := gpSimulator(func(k []float64) *graph.Builder { return gpPoisNCBuild(gpPoisX, ints(k), lead) }, len(gpPoisX), vars)
 	pooled := make([][]int, len(vars))
 	for seed := first; seed <= last; seed++ {
 		res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: sims, MaxRank: maxRank, Seed: uint64(seed), Warmup: warm, Thin: thin,

@@ -18,6 +18,7 @@ import (
 type Model struct {
 	leads     []string            // names of the lead sites (Lead, AutoKernelLeads)
 	followers map[string][]string // per lead, the names of its followers (AutoKernelLeads)
+	carries   []*carryPlan        // the moves of rule AutoKernelCarry (carry.go)
 	// augSites are the sites declared with Augment and augmented is the model that
 	// scores them with nothing summed out (compileAugment); nil without.
 	augSites  []int
