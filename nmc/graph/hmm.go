@@ -59,6 +59,7 @@ type hmmScratch struct {
 	ra, rb, rad, rbd   []float64
 	rG, rH             []float64
 	rOm, rS, rAr, rArd []float64
+	logTerms           []float64 // K blocks: forwardLog's terms of one state's sum
 }
 
 // hmmFor returns the scratch of node n for K states, with blocks for k coordinates.
@@ -125,12 +126,16 @@ func (o *hmmOp) forward(s *scorer, n *Node, filt []float64) jet {
 	for j := range x.rho {
 		rhoLive = rhoLive || x.rho[j].kind != jConst
 	}
-	if rhoLive && !gamLive && filt == nil {
+	// With a transition probability below minScaledGamma a path the scaled
+	// recursion drops can matter (hmm_log.go): the loss is checked at every step,
+	// and the fast paths, which do not check, are not taken.
+	tiny := x.gamTiny(K)
+	if rhoLive && !gamLive && filt == nil && !tiny {
 		if v, ok := o.backwardRho(s, x, lw); ok {
 			return v
 		}
 	}
-	if r := x.liveRow(K); r >= 0 && !rhoLive && k >= 2 && filt == nil {
+	if r := x.liveRow(K); r >= 0 && !rhoLive && k >= 2 && filt == nil && !tiny {
 		if v, ok := o.rowOnly(s, x, lw, r); ok {
 			return v
 		}
@@ -185,7 +190,13 @@ func (o *hmmOp) forward(s *scorer, n *Node, filt []float64) jet {
 			cv, ok = x.normalise(cur, K, k, live)
 		}
 		if !ok {
+			if tiny && cv == math.Inf(-1) {
+				return o.forwardLog(s, x, lw, filt) // every path in range died
+			}
 			return jet{v: cv}
+		}
+		if tiny && x.lost(prev, cur, om, K, w, t) {
+			return o.forwardLog(s, x, lw, filt)
 		}
 		sumM += m
 		if acc *= cv; !(acc >= 0x1p-500 && acc <= 0x1p500) {

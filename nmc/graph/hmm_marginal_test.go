@@ -587,3 +587,48 @@ func TestHMMMarginalUnreachableLargest(t *testing.T) {
 		}
 	}
 }
+
+// TestHMMMarginalDroppedPath checks the forward pass in logarithms (hmm_log.go)
+// on a model whose scaled recursion drops the path that matters: state 0 cannot
+// stay (Γ row 0 = (0, 1)), state 1's emissions are 800 nats below state 0's at
+// both steps, so state 1 is dropped at step 0 (a share of e^−800) while the path
+// (1, 0) has as much weight as (0, 1). The log density must equal the brute-force
+// enumeration, and the derivatives in u, the row and ρ central differences.
+func TestHMMMarginalDroppedPath(t *testing.T) {
+	t.Parallel()
+	y := []float64{0.3, -0.2}
+	b := New()
+	u := b.Latent("u", Normal(C(0), C(1)))
+	row := b.Latent("row", Dirichlet(Vec(2, 2)))
+	rho := b.Latent("rho", Dirichlet(Vec(2, 2)))
+	lo := Stack(LogDensity(Normal(u, C(1)), Data(y)), LogDensity(Normal(Add(u, C(40)), C(1)), Data(y)))
+	b.Factor("y", HMMMarginal(lo, Concat(Vec(0, 1), row), rho))
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := m.NewScorer()
+	for _, x := range [][]float64{{0.1, 0.3, 0.7, 0.4, 0.6}, {-1.3, 0.9, 0.1, 0.05, 0.95}} {
+		uv := x[0]
+		logOmega := make([][]float64, len(y))
+		for i, v := range y {
+			logOmega[i] = []float64{
+				-0.5*(v-uv)*(v-uv) - 0.5*math.Log(2*math.Pi),
+				-0.5*(v-uv-40)*(v-uv-40) - 0.5*math.Log(2*math.Pi),
+			}
+		}
+		hmm := bruteForceHMM(logOmega, []float64{0, 1, x[1], x[2]}, x[3:5])
+		// The priors: u's normal, the Dirichlet(2, 2) densities log(6·p·q).
+		want := hmm - 0.5*uv*uv - 0.5*math.Log(2*math.Pi) + math.Log(6*x[1]*x[2]) + math.Log(6*x[3]*x[4])
+		if lj := sc.LogJoint(x); !close(lj, want, 1e-12) {
+			t.Errorf("at %v: LogJoint %.17g, want %.17g", x, lj, want)
+		}
+	}
+	steer := m.hmmSteer
+	m.hmmSteer = make([]bool, len(m.Sites()))
+	defer func() { m.hmmSteer = steer }()
+	st := checkModelDerivs(t, "dropped path", m, rand.New(rand.NewPCG(3, 4)), 6, 200)
+	if st.points < 3 {
+		t.Errorf("only %d acceptable points", st.points)
+	}
+}
