@@ -441,7 +441,10 @@ func badNormaliser(c float64) float64 {
 //
 // The node's derivatives are exact: the forward recursion is run on the jets of the
 // active site's coordinates, O(N·K²) block operations of 1 + k + k² floats per
-// score, k the site's dimension. The value is NaN, and the log density −Inf, when a
+// score, k the site's dimension. The recursion is scaled as Stan's, in float64;
+// where that would drop a path that matters (a transition probability below
+// 2^−840 or 0, and a state whose share of a step fell below 2^−900 though a path
+// reaches it), it is run again in logarithms, exact there too. The value is NaN, and the log density −Inf, when a
 // row of gamma or rho is not a probability vector (within dist.SimplexTol); −Inf
 // when no path explains the data. Builder.HiddenMarkov adds the same term and also
 // records the hidden states at every draw.
