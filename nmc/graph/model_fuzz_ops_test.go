@@ -118,7 +118,7 @@ func (m *fzModel) funcNode(a *fzNode) {
 	finite, dep := true, false
 	var in []float64
 	for _, b := range ins {
-		if b.dep && readsNonFinite(b, map[*fzNode]bool{}) {
+		if b.dep && (readsNonFinite(b, map[*fzNode]bool{}) || nanProne(b, map[*fzNode]bool{})) {
 			return
 		}
 		finite = finite && constOK(b, false)
@@ -162,6 +162,31 @@ func readsNonFinite(n *fzNode, seen map[*fzNode]bool) bool {
 	}
 	if n.op == opDiv && n.dep && !n.args[1].dep { // a division by a constant 0
 		r = r || slices.Contains((&refEval{vals: map[*fzNode][]float64{}}).val(n.args[1]), 0)
+	}
+	seen[n] = r
+	return r
+}
+
+// nanProne reports whether n reads, through latents, a logarithm, square root or
+// fractional or negative power of a node not known to be positive: such a node
+// can be NaN at every prior draw (Log of a latent whose prior is N(−2, 0.5)),
+// and Build refuses a Func whose output is NaN at all ten of its draws (seed
+// 1a5c19e483e217d5, found after 11 min). seen memoises the walk.
+func nanProne(n *fzNode, seen map[*fzNode]bool) bool {
+	if r, ok := seen[n]; ok {
+		return r
+	}
+	r := false
+	if n.dep && len(n.args) > 0 && !n.args[0].pos {
+		switch n.op {
+		case opLog, opLog1p, opSqrt:
+			r = true
+		case opPow:
+			r = n.p < 0 || n.p != math.Trunc(n.p)
+		}
+	}
+	for _, a := range n.args {
+		r = r || a.dep && nanProne(a, seen)
 	}
 	seen[n] = r
 	return r
