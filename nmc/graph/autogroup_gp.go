@@ -18,20 +18,8 @@ import "github.com/nmc-go/nmc/nmc"
 // 0.74 in 980 sweeps) and not with it (p 0.75); a sweep costs 1.6 times as much.
 func (a *autoFinder) amplitudeGroups() []groupDecl {
 	var out []groupDecl
-	seen := map[*Node]bool{}
 	done := map[[2]*family]bool{}
-	var walk func(n *Node)
-	walk = func(n *Node) {
-		if n == nil || seen[n] {
-			return
-		}
-		seen[n] = true
-		for _, arg := range n.args {
-			walk(arg)
-		}
-		if _, ok := n.impl.(cholMulOp); !ok || n.op != opCustom || len(n.args) != 2 {
-			return
-		}
+	a.m.eachCholMul(func(n *Node, _ cholMulOp) {
 		alpha, eta := kernelAmplitude(n.args[0]), a.m.famOf(n.args[1])
 		al := a.m.famOf(alpha)
 		if al == nil || eta == nil || al == eta || !a.free(al) || al.length != 1 || !a.allSupport(al, nmc.Positive) ||
@@ -41,19 +29,46 @@ func (a *autoFinder) amplitudeGroups() []groupDecl {
 		done[[2]*family{al, eta}] = true
 		out = append(out, groupDecl{name: "auto: dilate " + al.name + ", contract " + eta.name,
 			members: []GroupMember{Dilate(al.node, 1), Dilate(eta.node, -1)}})
+	})
+	return out
+}
+
+// eachCholMul calls fn once for each CholeskyMul node a factor reads.
+func (m *Model) eachCholMul(fn func(n *Node, op cholMulOp)) {
+	seen := map[*Node]bool{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		for _, arg := range n.args {
+			walk(arg)
+		}
+		if op, ok := n.impl.(cholMulOp); ok && n.op == opCustom && len(n.args) == 2 {
+			fn(n, op)
+		}
 	}
-	for _, fc := range a.m.factors {
+	for _, fc := range m.factors {
 		for _, p := range fc.d.params {
 			walk(p)
 		}
 	}
-	return out
 }
 
 // kernelAmplitude returns the amplitude node α of the covariance that
-// CholeskyMul reads as its first argument — a kernel of α, optionally plus a
-// constant diagonal (AddDiag), read through a Reshape — or nil.
+// CholeskyMul reads as its first argument (see kernelParams), or nil.
 func kernelAmplitude(cov *Node) *Node {
+	if ps := kernelParams(cov); ps != nil {
+		return ps[0]
+	}
+	return nil
+}
+
+// kernelParams returns the amplitude and length scale nodes of the covariance
+// that CholeskyMul reads as its first argument — a kernel, optionally plus a
+// constant diagonal (AddDiag), read through a Reshape — or nil.
+func kernelParams(cov *Node) []*Node {
 	if cov.op == opCustom {
 		if _, ok := cov.impl.(reshapeOp); ok && len(cov.args) == 1 {
 			cov = cov.args[0]
@@ -63,7 +78,7 @@ func kernelAmplitude(cov *Node) *Node {
 		cov = cov.args[0]
 	}
 	if _, ok := cov.impl.(kernelOp); ok && cov.op == opCustom && len(cov.args) == 2 {
-		return cov.args[0]
+		return cov.args
 	}
 	return nil
 }

@@ -47,19 +47,9 @@ func (m *Model) compileKernelCarries() {
 	if m.auto != nil && m.auto.off&AutoKernelCarry != 0 {
 		return
 	}
-	seen := map[*Node]bool{}
 	done := map[*family]bool{}
-	var walk func(n *Node)
-	walk = func(n *Node) {
-		if n == nil || seen[n] {
-			return
-		}
-		seen[n] = true
-		for _, arg := range n.args {
-			walk(arg)
-		}
-		op, ok := n.impl.(cholMulOp)
-		if !ok || n.op != opCustom || len(n.args) != 2 || op.etaVec {
+	m.eachCholMul(func(n *Node, op cholMulOp) {
+		if op.etaVec {
 			return
 		}
 		eta := m.famOf(n.args[1])
@@ -71,7 +61,11 @@ func (m *Model) compileKernelCarries() {
 				return
 			}
 		}
-		p := &carryPlan{m: m, cov: n.args[0].args[0], n: op.n}
+		cov := n.args[0] // Reshape(K, 1, n²), K itself when n = 1
+		if op.n > 1 {
+			cov = cov.args[0]
+		}
+		p := &carryPlan{m: m, cov: cov, n: op.n}
 		var names []string
 		for _, a := range kernelParams(n.args[0]) {
 			f := m.famOf(a)
@@ -98,32 +92,7 @@ func (m *Model) compileKernelCarries() {
 			}
 		}
 		m.carries = append(m.carries, p)
-	}
-	for _, fc := range m.factors {
-		for _, p := range fc.d.params {
-			walk(p)
-		}
-	}
-}
-
-// kernelParams returns the amplitude and length scale nodes of the covariance
-// that CholeskyMul reads through a Reshape — a kernel, plus a constant diagonal
-// or not (see kernelAmplitude) — or nil.
-func kernelParams(cov *Node) []*Node {
-	if cov.op != opCustom || len(cov.args) != 1 {
-		return nil
-	}
-	if _, ok := cov.impl.(reshapeOp); !ok {
-		return nil
-	}
-	k := cov.args[0]
-	if _, ok := k.impl.(addDiagOp); ok && k.op == opCustom && len(k.args) == 2 && k.args[1].op == opConst {
-		k = k.args[0]
-	}
-	if _, ok := k.impl.(kernelOp); ok && k.op == opCustom && len(k.args) == 2 {
-		return k.args
-	}
-	return nil
+	})
 }
 
 // ModelMoves returns the model's own moves (nmc.ModelMover): the moves of rule

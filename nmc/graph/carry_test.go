@@ -120,3 +120,39 @@ func TestGPPoissonNonCentredDefaultsCalibrated(t *testing.T) {
 	}
 	checkCalibrated(t, "gp_pois_regr non-centred, default schedule", pooled)
 }
+
+// TestKernelCarryOnePoint runs the carry move on a GP of one point, whose
+// CholeskyMul reads its covariance without a Reshape: f = √(α² + 0.5)·η stays
+// while α and ρ move (with K's kernel alone taken for K, α·η would).
+func TestKernelCarryOnePoint(t *testing.T) {
+	b := graph.New()
+	rho := b.Latent("rho", graph.Gamma(graph.C(25), graph.C(4)))
+	alpha := b.Latent("alpha", graph.HalfNormal(graph.C(2)))
+	eta := b.Vector("eta", 1, graph.Normal(graph.C(0), graph.C(1)))
+	f := graph.CholeskyMul(graph.AddDiag(graph.ExpQuadCov(graph.Data([]float64{0.5}), alpha, rho), graph.C(0.5)), eta)
+	b.Deterministic("f", f)
+	b.ObserveInts("k", graph.PoissonLog(f), []int{7})
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.ModelMoves()) != 1 {
+		t.Fatalf("ModelMoves: %d moves, want 1", len(m.ModelMoves()))
+	}
+	res, err := nmc.Sample(context.Background(), m, &nmc.Options{Chains: 1, Draws: 100, Warmup: 50, Seed: 2, Moves: m.ModelMoves()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := res.Moves[0]; !(st.Accepted > 15) {
+		t.Errorf("%d of %d proposals accepted", st.Accepted, st.Proposals)
+	}
+	col, err := res.Draws.Param("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d, v := range col[0] {
+		if !(math.Abs(v-col[0][0]) <= 1e-8*math.Max(1, math.Abs(v))) {
+			t.Fatalf("f at draw %d is %.17g, at draw 0 %.17g", d, v, col[0][0])
+		}
+	}
+}
