@@ -84,6 +84,7 @@ var tinySizes = map[string][]string{
 	"hmm_poisson":            {"-n", "6"},
 	"hmm_poisson_overlap":    {"-n", "6"},
 	"gp_pois_regr":           {"-n", "5"},
+	"gp_pois_regr_nc":        {"-n", "5"},
 	"gp_regr":                {"-n", "5"},
 	"one_comp_mm_elim_abs":   {"-n", "6"},
 }

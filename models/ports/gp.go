@@ -152,6 +152,36 @@ func GPPois(d GPPoisData) (*graph.Model, error) {
 	return m, nil
 }
 
+// GPPoisNC builds gp_pois_regr in the non-centred form
+// (stan/gp_pois_regr_nc.stan), as a user writes the Stan program's
+// cholesky_decompose(K) * eta, eta one site of N coordinates:
+//
+//	rho ~ Gamma(25, rate 4); alpha ~ N(0, 2²) on (0, ∞); eta[i] ~ N(0, 1);
+//	f = L·eta, L L' = K(x; alpha, rho) + 1e−10·I; k[i] ~ Poisson(exp(f[i])),
+//
+// with f recorded as a derived quantity. Given eta the counts pin alpha and rho;
+// the graph engine's rules AutoScale (alpha dilated, eta contracted) and
+// AutoKernelCarry (alpha and rho moved with eta carried along) move them by their
+// law given f.
+func GPPoisNC(d GPPoisData) (*graph.Model, error) {
+	if len(d.X) == 0 || len(d.K) != len(d.X) {
+		return nil, fmt.Errorf("ports: gp_pois_regr_nc: %d points and %d counts, want the same number, at least 1", len(d.X), len(d.K))
+	}
+	b := graph.New()
+	rho := b.Latent("rho", graph.Gamma(graph.C(25), graph.C(4)))
+	alpha := b.Latent("alpha", graph.HalfNormal(graph.C(2)))
+	eta := b.Vector("eta", len(d.X), graph.Normal(graph.C(0), graph.C(1)))
+	cov := graph.AddDiag(graph.ExpQuadCov(graph.Data(d.X), alpha, rho), graph.C(1e-10))
+	f := graph.CholeskyMul(cov, eta)
+	b.Deterministic("f", f)
+	b.ObserveInts("k", graph.PoissonLog(f), d.K)
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("ports: gp_pois_regr_nc: %w", err)
+	}
+	return m, nil
+}
+
 // GPRegrData is the data of gp_regr: observations Y at points X.
 type GPRegrData struct {
 	X, Y []float64
@@ -216,14 +246,18 @@ func GPRegr(d GPRegrData) (*graph.Model, error) {
 	return m, nil
 }
 
-func gpPoisPort() *models.Port {
-	return port(models.Spec{Name: "gp_pois_regr", DefaultN: 11, SummaryVariables: []string{"rho", "alpha", "f"}},
-		"gp_pois_regr", "-n points N [11]: x = −10, −8, …, 10 for 11, else N points evenly spaced on [−10, 10]",
+func gpPoisPort() *models.Port { return gpPoisPortOf("gp_pois_regr", GPPois) }
+
+// gpPoisPortOf is gp_pois_regr's port under the name of a form of it, built by build
+// (the data and their generator are the same).
+func gpPoisPortOf(name string, build func(GPPoisData) (*graph.Model, error)) *models.Port {
+	return port(models.Spec{Name: name, DefaultN: 11, SummaryVariables: []string{"rho", "alpha", "f"}},
+		name, "-n points N [11]: x = −10, −8, …, 10 for 11, else N points evenly spaced on [−10, 10]",
 		func(rng *rand.Rand, n, _ int) (GPPoisData, named, error) {
 			x := GPPoisPoints()
 			if n != len(x) {
 				if n < 2 {
-					return GPPoisData{}, nil, sizeErr("gp_pois_regr", "n", n, "want at least 2 points")
+					return GPPoisData{}, nil, sizeErr(name, "n", n, "want at least 2 points")
 				}
 				x = make([]float64, n)
 				for i := range x {
@@ -233,7 +267,7 @@ func gpPoisPort() *models.Port {
 			d, p, err := SimulateGPPois(rng, x, GPPoisTruth)
 			return d, p, err
 		},
-		ReadGPPois, GPPois)
+		ReadGPPois, build)
 }
 
 func gpRegrPort() *models.Port {

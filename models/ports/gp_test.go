@@ -39,6 +39,28 @@ func gpPoisLogDensity(d GPPoisData, v []float64) float64 {
 	return lp
 }
 
+// gpPoisNCLogDensity is gp_pois_regr_nc.stan's log density at v = (rho, alpha,
+// eta[0], …): f = L·eta by gonum's Cholesky factor, the Poisson mass written out.
+func gpPoisNCLogDensity(d GPPoisData, v []float64) float64 {
+	rho, alpha, eta := v[0], v[1], v[2:]
+	lg25, _ := math.Lgamma(25)
+	lp := 25*math.Log(4) - lg25 + 24*math.Log(rho) - 4*rho + halfNormalLPDF(alpha, 2)
+	var ch mat.Cholesky
+	if !ch.Factorize(expQuadCov(d.X, alpha, rho, 1e-10)) {
+		return math.NaN()
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	var f mat.VecDense
+	f.MulVec(&l, mat.NewVecDense(len(eta), slices.Clone(eta)))
+	for i, k := range d.K {
+		lk, _ := math.Lgamma(float64(k) + 1)
+		fi := f.AtVec(i)
+		lp += -0.5*eta[i]*eta[i] - 0.5*math.Log(2*math.Pi) + float64(k)*fi - math.Exp(fi) - lk
+	}
+	return lp
+}
+
 // gpRegrLogDensity is gp_regr.stan's log density at v = (rho, alpha, sigma).
 func gpRegrLogDensity(d GPRegrData, v []float64) float64 {
 	rho, alpha, sigma := v[0], v[1], v[2]
@@ -74,6 +96,32 @@ func TestGPMatchesStanProgram(t *testing.T) {
 			points = append(points, jitter(rng, truth, 0.1, pos))
 		}
 		checkLogDensity(t, m, points, names, func(v []float64) float64 { return gpPoisLogDensity(d, v) })
+		for _, p := range points[:2] {
+			checkDerivs(t, m, stateFrom(t, m, names, p))
+		}
+	})
+	t.Run("gp_pois_regr_nc", func(t *testing.T) {
+		x := []float64{-14, -10, -6, -2, 2, 6, 10, 14}
+		d, _, err := SimulateGPPois(rng, x, GPParams{Rho: 3, Alpha: 1.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := GPPoisNC(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := append([]string{"rho", "alpha"}, indexed("eta", len(x))...)
+		truth := []float64{3, 1.5}
+		for range x {
+			truth = append(truth, rng.NormFloat64())
+		}
+		pos := make([]bool, len(truth))
+		pos[0], pos[1] = true, true
+		points := [][]float64{truth}
+		for range 6 {
+			points = append(points, jitter(rng, truth, 0.1, pos))
+		}
+		checkLogDensity(t, m, points, names, func(v []float64) float64 { return gpPoisNCLogDensity(d, v) })
 		for _, p := range points[:2] {
 			checkDerivs(t, m, stateFrom(t, m, names, p))
 		}

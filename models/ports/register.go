@@ -15,6 +15,7 @@ func init() {
 		hmmPoissonPort("hmm_poisson", HMMPoissonSeparated),
 		hmmPoissonPort("hmm_poisson_overlap", HMMPoissonOverlapping),
 		gpPoisPort(),
+		gpPoisPortOf("gp_pois_regr_nc", GPPoisNC),
 		gpRegrPort(),
 		pkPort(),
 	} {
