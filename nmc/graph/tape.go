@@ -476,7 +476,17 @@ func squareSmall(v float64) float64 {
 
 // generalElem is element e of n by the general path (eval) in the active
 // coordinate, dep false for a constant jet.
+//
+// A node of this model's plan is evaluated as the general path evaluates a
+// scalar node in scalar mode (evalScalar), which keeps its jet in the memo as a
+// unit jet: a node evaluated by eval alone would keep a dense jet (a hidden
+// Markov model's), and an operation read after it (LogMix of it) would take the
+// dense jets' arithmetic, a few ulps from the general path's (FuzzModel seed
+// 38b948fa0ba239c4: a pair orbit's second derivative).
 func (s *scorer) generalElem(n *Node, e int) (v, g, h float64, dep bool) {
+	if n.plan == s.plan && n.width == 1 {
+		return s.evalScalar(n, e)
+	}
 	top, ar := s.top, s.ops.ar.top
 	out := s.push(1)
 	s.eval(n, e, out)
