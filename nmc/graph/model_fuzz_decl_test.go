@@ -175,6 +175,12 @@ func (m *fzModel) mvn() *fzDist {
 		return nil
 	}
 	n := cov.l
+	if !chol && !cov.dep && !wellConditioned(cov) {
+		// A constant covariance that is not positive definite in float64 (a
+		// kernel of amplitude 2.5^256 over close points: K + 0.5·I is rank one to
+		// rounding), which Build rightly refuses (seed 9f5206e0453ab68a).
+		return nil
+	}
 	mu := m.pick(func(a *fzNode) bool { return (a.w == n && a.l <= 2) || scalar(a) })
 	if mu == nil {
 		mu = m.constReal()
@@ -187,6 +193,23 @@ func (m *fzModel) mvn() *fzDist {
 		d.g = graph.MultivariateNormalCov(mu.g, cov.g)
 	}
 	return d
+}
+
+// wellConditioned reports whether the constant covariance node cov is positive
+// definite with room to spare: each pivot of its Cholesky factor at least 1e-8
+// of its diagonal entry, so that Build's factorisation agrees.
+func wellConditioned(cov *fzNode) bool {
+	k := (&refEval{vals: map[*fzNode][]float64{}}).val(cov)
+	l, ok := refCholesky(k, cov.l)
+	if !ok {
+		return false
+	}
+	for i := range cov.l {
+		if !(l[i*cov.l+i]*l[i*cov.l+i] >= 1e-8*k[i*cov.l+i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // mvnStep declares Latent(name, MVN) or observes data under an MVN.
