@@ -127,7 +127,7 @@ func (p *carryPlan) Start(c *nmc.Chain) (nmc.Stepper, error) {
 	st := &carryStepper{plan: p, sc: jh, vs: p.m.newScorer(), logScale: math.Log(0.5),
 		l0: make([]float64, n*n), l1: make([]float64, n*n), f: make([]float64, n), old: make([]float64, n),
 		row: make([]float64, 0, n), th: make([]float64, d), z: make([]float64, d), chol: make([]float64, d*d),
-		mean: make([]float64, d), m2: make([]float64, d*d)}
+		mean: make([]float64, d), m2: make([]float64, d*d), fit: make([]float64, d*d)}
 	for k := range d {
 		st.chol[k*d+k] = 1
 	}
@@ -151,6 +151,7 @@ type carryStepper struct {
 	// start after.
 	count      float64
 	mean, m2   []float64
+	fit        []float64 // Adapt's scratch for the covariance and its factor
 	stationary int
 	fitted     bool
 	stats      draws.SiteStats
@@ -284,7 +285,7 @@ func (st *carryStepper) Adapt(c *nmc.Chain, w nmc.Warmup) {
 	}
 	// C·Cᵀ = the covariance, a little of its diagonal added so that it stays
 	// positive definite; kept as it was if the factorisation fails.
-	fit := make([]float64, d*d)
+	fit := st.fit
 	for k := range d {
 		for l := 0; l <= k; l++ {
 			fit[k*d+l] = st.m2[k*d+l] / (st.count - 1)
