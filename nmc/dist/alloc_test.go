@@ -26,6 +26,10 @@ func TestDerivsNoAlloc(t *testing.T) {
 		{CategoricalLogits{}, 3, []float64{1, 0.2, 0.3, 0.5}},
 		{Dirichlet{}, 3, []float64{0.2, 0.3, 0.5, 1, 2, 3}},
 		{mvn, 3, []float64{0.1, -0.3, 2, 0, 0, 0}},
+		{NegBinomial2Log{}, 1, []float64{3, 0.9, 1.5}},
+		{Weibull{}, 1, []float64{1.3, 2.5, 0.7}},
+		{Logistic{}, 1, []float64{0.3, -0.2, 1.5}},
+		{OrderedLogistic{}, 4, []float64{1, 0.5, -1, 0.3, 2}},
 	}
 	for _, c := range cases {
 		n := len(c.args)

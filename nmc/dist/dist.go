@@ -21,14 +21,14 @@
 //
 // # Families
 //
-// Real: Normal, StudentT, Cauchy, Flat (improper), MultivariateNormal (covariance fixed by
-// NewMultivariateNormal). Positive (lower bound 0): HalfNormal, LogNormal, HalfCauchy,
-// HalfStudentT, HalfFlat (improper),
-// Gamma (shape, RATE), InverseGamma (shape, SCALE), Exponential. Interval: Beta (0, 1),
+// Real: Normal, StudentT, Cauchy, Logistic, Flat (improper), MultivariateNormal
+// (covariance fixed by NewMultivariateNormal). Positive (lower bound 0): HalfNormal,
+// LogNormal, HalfCauchy, HalfStudentT, HalfFlat (improper), Gamma (shape, RATE),
+// InverseGamma (shape, SCALE), Exponential, Weibull (shape, scale). Interval: Beta (0, 1),
 // Uniform (a, b). Simplex: Dirichlet. Discrete: Bernoulli, BernoulliLogit, Binomial,
-// BinomialLogit (2 and n+1 values), Categorical, CategoricalLogits (k values), Poisson,
-// PoissonLog (unbounded). Every family is a zero-size value (Normal{}) whose parameters
-// come in args, except MultivariateNormal.
+// BinomialLogit (2 and n+1 values), Categorical, CategoricalLogits, OrderedLogistic (k
+// values), Poisson, PoissonLog, NegBinomial2, NegBinomial2Log (unbounded). Every family is
+// a zero-size value (Normal{}) whose parameters come in args, except MultivariateNormal.
 //
 // Dirichlet and Categorical evaluate their homogeneous extensions off the simplex
 // (LogProb needs only positive elements, not a unit sum), which is what the simplex

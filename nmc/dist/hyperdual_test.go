@@ -43,6 +43,12 @@ func hsoftplus(x hd) hd {
 	return lift(x, special.Log1pExp(x.Real), s, s*special.Logistic(-x.Real))
 }
 
+func hlogistic(x hd) hd {
+	s := special.Logistic(x.Real)
+	d := s * special.Logistic(-x.Real)
+	return lift(x, s, d, d*(1-2*s))
+}
+
 func add(xs ...hd) hd {
 	var s hd
 	for _, x := range xs {
@@ -166,6 +172,30 @@ func hyperdualLogProb(c familyCase, a []hd) (hd, bool) {
 	case PoissonLog:
 		y := a[0].Real
 		return add(sc(y, a[1]), sc(-1, hyperdual.Exp(a[1])), hc(-lgamma(y+1))), true
+	case NegBinomial2, NegBinomial2Log:
+		y, mu, phi := a[0].Real, a[1], a[2]
+		if _, ok := f.(NegBinomial2Log); ok {
+			mu = hyperdual.Exp(a[1])
+		}
+		return add(hlgamma(add(phi, hc(y))), sc(-1, hlgamma(phi)), hc(-lgamma(y+1)), sc(y, hlog(mu)),
+			mul(phi, hlog(phi)), sc(-1, mul(add(phi, hc(y)), hlog(add(mu, phi))))), true
+	case Weibull:
+		al, sg := a[1], a[2]
+		l := sub(hlog(a[0]), hlog(sg))
+		return add(hlog(al), sc(-1, hlog(sg)), mul(sub(al, hc(1)), l), sc(-1, hyperdual.Exp(mul(al, l)))), true
+	case Logistic:
+		z := div(sub(a[0], a[1]), a[2])
+		return add(sc(-1, z), sc(-1, hlog(a[2])), sc(-2, hsoftplus(sc(-1, z)))), true
+	case OrderedLogistic:
+		j, k := int(a[0].Real), c.k
+		p := hc(1)
+		if j > 0 {
+			p = hlogistic(sub(a[1], a[2+j-1]))
+		}
+		if j < k-1 {
+			p = sub(p, hlogistic(sub(a[1], a[2+j])))
+		}
+		return hlog(p), true
 	}
 	return hd{}, false
 }

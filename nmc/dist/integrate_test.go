@@ -91,6 +91,11 @@ func TestDensitiesIntegrateToOne(t *testing.T) {
 		{Beta{}, []float64{1e3, 1e3}, 0, 0.05},
 		{Uniform{}, []float64{-1e3, 1e3}, 0, 2},
 		{Uniform{}, []float64{0, 2e-3}, 0, 2},
+		{Weibull{}, []float64{2.5, 0.7}, math.Log(0.7), 1},
+		{Weibull{}, []float64{0.5, 1}, 0, 4},
+		{Weibull{}, []float64{40, 3}, math.Log(3), 0.05},
+		{Logistic{}, []float64{1, 0.5}, 1, 0.5},
+		{Logistic{}, []float64{-1e3, 1e-3}, -1e3, 1e-3},
 	}
 	for _, c := range cases {
 		if got := integrateDensity(c.f, c.params, c.c, c.s); math.Abs(got-1) > 1e-8 {
@@ -162,6 +167,11 @@ func TestDiscreteSumToOne(t *testing.T) {
 		{Poisson{}, 1, []float64{2.5}, 60},
 		{Poisson{}, 1, []float64{1e3}, 1500},
 		{PoissonLog{}, 1, []float64{-3}, 40},
+		{NegBinomial2{}, 1, []float64{3, 2}, 200},
+		{NegBinomial2{}, 1, []float64{50, 1e4}, 200},
+		{NegBinomial2Log{}, 1, []float64{0, 0.5}, 150},
+		{OrderedLogistic{}, 4, []float64{0.3, -1, 0.5, 2}, 3},
+		{OrderedLogistic{}, 2, []float64{-30, 0.7}, 1},
 	}
 	for _, c := range cases {
 		_, _, _, nv := c.f.Support(c.params, c.k)

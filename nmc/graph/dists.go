@@ -121,3 +121,27 @@ func Poisson(rate *Node) *Dist { return NewDist(dist.Poisson{}, 1, rate) }
 
 // PoissonLog is Poisson with rate exp(logRate).
 func PoissonLog(logRate *Node) *Dist { return NewDist(dist.PoissonLog{}, 1, logRate) }
+
+// NegBinomial2 is the negative binomial of mean mu and dispersion phi (variance
+// mu + mu²/phi; Stan's neg_binomial_2).
+func NegBinomial2(mu, phi *Node) *Dist { return NewDist(dist.NegBinomial2{}, 1, mu, phi) }
+
+// NegBinomial2Log is NegBinomial2 with mean exp(eta) (Stan's neg_binomial_2_log).
+func NegBinomial2Log(eta, phi *Node) *Dist { return NewDist(dist.NegBinomial2Log{}, 1, eta, phi) }
+
+// Weibull has shape alpha and scale sigma (Stan's weibull).
+func Weibull(alpha, sigma *Node) *Dist { return NewDist(dist.Weibull{}, 1, alpha, sigma) }
+
+// LogisticDist is the logistic distribution of location mu and scale s (Stan's
+// logistic; Logistic is the logistic function).
+func LogisticDist(mu, s *Node) *Dist { return NewDist(dist.Logistic{}, 1, mu, s) }
+
+// OrderedLogistic takes values 0 … k−1, the category of eta + logistic noise
+// among the increasing cutpoints (a node of width k − 1; an Ordered latent, say):
+// Stan's ordered_logistic, 0-based.
+func OrderedLogistic(eta, cutpoints *Node) *Dist {
+	if cutpoints == nil {
+		return NewDist(dist.OrderedLogistic{}, 0, eta, cutpoints)
+	}
+	return NewDist(dist.OrderedLogistic{}, cutpoints.width+1, eta, cutpoints)
+}
