@@ -18,9 +18,12 @@
 //   - gp_pois_regr: a latent Gaussian process with Poisson counts at 11 points,
 //     posteriordb's, and gp_regr: a Gaussian process regression by its marginal
 //     likelihood (GPPois, GPRegr);
+//   - gp_pois_regr_nc: gp_pois_regr in the non-centred form, f = L(α, ρ)·η (GPPoisNC);
 //   - one_comp_mm_elim_abs: a one-compartment pharmacokinetic ODE with
 //     Michaelis-Menten elimination, solved by Runge-Kutta in plain Go inside
-//     graph.Func (Stan: integrate_ode_rk45) (PK).
+//     graph.Func (Stan: integrate_ode_rk45) (PK);
+//   - roaches_negbin: a negative binomial regression of roach counts with a log
+//     exposure offset, posteriordb's roaches_negbinomial (Roaches).
 //
 // Each model has a data type with the Stan program's data block (StanVars, for
 // frames.WriteStanJSON), a reader of CmdStan JSON data (ReadARMA11, …, over

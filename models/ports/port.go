@@ -16,8 +16,8 @@ import (
 var programs embed.FS
 
 // StanProgram returns the text of the Stan program called name (without ".stan"):
-// arma11, garch11, hmm_poisson, normal_mixture, gp_pois_regr, gp_regr, linreg or
-// varying_intercept.
+// arma11, garch11, hmm_poisson, normal_mixture, gp_pois_regr, gp_pois_regr_nc,
+// gp_regr, linreg, varying_intercept, one_comp_mm_elim_abs or roaches_negbin.
 func StanProgram(name string) (string, error) {
 	b, err := programs.ReadFile("stan/" + name + ".stan")
 	if err != nil {

@@ -18,6 +18,7 @@ func init() {
 		gpPoisPortOf("gp_pois_regr_nc", GPPoisNC),
 		gpRegrPort(),
 		pkPort(),
+		roachesPort(),
 	} {
 		if err := models.Register(p); err != nil {
 			panic(err) // a name registered twice is a bug of this package
