@@ -137,11 +137,16 @@ func Weibull(alpha, sigma *Node) *Dist { return NewDist(dist.Weibull{}, 1, alpha
 func LogisticDist(mu, s *Node) *Dist { return NewDist(dist.Logistic{}, 1, mu, s) }
 
 // OrderedLogistic takes values 0 … k−1, the category of eta + logistic noise
-// among the increasing cutpoints (a node of width k − 1; an Ordered latent, say):
-// Stan's ordered_logistic, 0-based.
+// among the k − 1 increasing cutpoints: Stan's ordered_logistic, 0-based. The
+// cutpoints are one vector: a node of scalar elements (an Ordered latent, a Vector
+// site), whose elements are its components, or a node of width k − 1 (of one
+// element, or one per observation).
 func OrderedLogistic(eta, cutpoints *Node) *Dist {
 	if cutpoints == nil {
 		return NewDist(dist.OrderedLogistic{}, 0, eta, cutpoints)
+	}
+	if cutpoints.width == 1 && cutpoints.err == nil {
+		cutpoints = Reshape(cutpoints, 1, cutpoints.length)
 	}
 	return NewDist(dist.OrderedLogistic{}, cutpoints.width+1, eta, cutpoints)
 }

@@ -119,6 +119,33 @@ func TestEveryDistribution(t *testing.T) {
 			func(u0, u1 *Node) *Dist { return PoissonLog(Mul(u0, u1)) },
 			func(u0, u1, x *Node) *Dist { return PoissonLog(Add(u0, Mul(C(0.2), x))) },
 			[]float64{0, 3, 7}},
+		{"NegBinomial2", nmc.Discrete,
+			func(u0, u1 *Node) *Dist { return NegBinomial2(Exp(Add(u0, u1)), Exp(u1)) },
+			func(u0, u1, x *Node) *Dist { return NegBinomial2(Mul(Exp(u0), Add(x, C(1))), Exp(Mul(u0, u1))) },
+			[]float64{0, 3, 7}},
+		{"NegBinomial2Log", nmc.Discrete,
+			func(u0, u1 *Node) *Dist { return NegBinomial2Log(Mul(u0, u1), Exp(u0)) },
+			func(u0, u1, x *Node) *Dist { return NegBinomial2Log(Add(u0, Mul(C(0.2), x)), Add(C(0.5), Exp(u1))) },
+			[]float64{0, 3, 70}},
+		{"Weibull", nmc.Positive,
+			func(u0, u1 *Node) *Dist { return Weibull(Add(C(1), Exp(u0)), Exp(u1)) },
+			func(u0, u1, x *Node) *Dist { return Weibull(Add(C(0.5), x), Exp(Add(u0, u1))) },
+			[]float64{0.3, 1.2, 2}},
+		{"LogisticDist", nmc.Real,
+			func(u0, u1 *Node) *Dist { return LogisticDist(u0, Exp(u1)) },
+			func(u0, u1, x *Node) *Dist { return LogisticDist(Mul(x, u0), Exp(Sub(u0, u1))) },
+			[]float64{0.3, -1.2, 4}},
+		{"OrderedLogistic", nmc.Discrete,
+			// The prior's cutpoints as three scalar elements (an Ordered latent's
+			// form), u0 − 2 < u0 + e^{u1} < u0 + e^{u1} + 1; the observation's as
+			// one element of width 3.
+			func(u0, u1 *Node) *Dist {
+				return OrderedLogistic(Mul(u0, u1), Concat(Sub(u0, C(2)), Add(u0, Exp(u1)), Add(u0, Add(Exp(u1), C(1)))))
+			},
+			func(u0, u1, x *Node) *Dist {
+				return OrderedLogistic(Add(Mul(C(0.3), x), u1), Stack(C(-1), Add(C(0.2), Exp(u0)), Add(C(1.5), Exp(u0))))
+			},
+			[]float64{0, 2, 3}},
 	}
 	for ci, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
