@@ -88,6 +88,7 @@ var tinySizes = map[string][]string{
 	"gp_regr":                {"-n", "5"},
 	"one_comp_mm_elim_abs":   {"-n", "6"},
 	"roaches_negbin":         {"-n", "20"},
+	"ordinal_regr":           {"-n", "30"},
 }
 
 // sampleArgs are flags a model's short test runs need: varying_intercept's scales

@@ -23,7 +23,9 @@
 //     Michaelis-Menten elimination, solved by Runge-Kutta in plain Go inside
 //     graph.Func (Stan: integrate_ode_rk45) (PK);
 //   - roaches_negbin: a negative binomial regression of roach counts with a log
-//     exposure offset, posteriordb's roaches_negbinomial (Roaches).
+//     exposure offset, posteriordb's roaches_negbinomial (Roaches);
+//   - ordinal_regr: an ordinal logistic regression, four categories, ordered
+//     cutpoints (Ordinal).
 //
 // Each model has a data type with the Stan program's data block (StanVars, for
 // frames.WriteStanJSON), a reader of CmdStan JSON data (ReadARMA11, …, over

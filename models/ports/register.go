@@ -19,6 +19,7 @@ func init() {
 		gpRegrPort(),
 		pkPort(),
 		roachesPort(),
+		ordinalPort(),
 	} {
 		if err := models.Register(p); err != nil {
 			panic(err) // a name registered twice is a bug of this package

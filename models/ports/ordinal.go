@@ -1,0 +1,143 @@
+package ports
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/nmc-go/nmc/frames"
+	"github.com/nmc-go/nmc/models"
+	"github.com/nmc-go/nmc/nmc/dist"
+	"github.com/nmc-go/nmc/nmc/graph"
+)
+
+// OrdinalData is the data of ordinal_regr: N rows of P predictors X and the
+// category y of each, 0 … K − 1 here (1 … K in the Stan data).
+type OrdinalData struct {
+	K int
+	Y []int
+	X *mat.Dense
+}
+
+// StanVars returns the data as ordinal_regr.stan declares them: K, N, P, y
+// (1-based) and x.
+func (d OrdinalData) StanVars() []frames.StanVar {
+	y := make([]int, len(d.Y))
+	for i, v := range d.Y {
+		y[i] = v + 1
+	}
+	_, p := d.X.Dims()
+	return []frames.StanVar{frames.StanInt("K", d.K), frames.StanInt("N", len(d.Y)), frames.StanInt("P", p),
+		frames.StanInts("y", y), frames.StanMatrix("x", d.X)}
+}
+
+// Size returns N.
+func (d OrdinalData) Size() int { return len(d.Y) }
+
+// Describe describes the data: "500 rows, 3 predictors, 4 categories".
+func (d OrdinalData) Describe() string {
+	_, p := d.X.Dims()
+	return fmt.Sprintf("%d rows, %d predictors, %d categories", len(d.Y), p, d.K)
+}
+
+// ReadOrdinal takes ordinal_regr's data from CmdStan JSON data: K ≥ 2, N ≥ 1,
+// P ≥ 1, N categories y in 1…K and the N × P matrix x.
+func ReadOrdinal(sd *frames.StanData) (OrdinalData, error) {
+	var d OrdinalData
+	var err error
+	if d.K, err = stanInt(sd, "K", 2); err != nil {
+		return d, err
+	}
+	n, err := stanInt(sd, "N", 1)
+	if err != nil {
+		return d, err
+	}
+	p, err := stanInt(sd, "P", 1)
+	if err != nil {
+		return d, err
+	}
+	if d.Y, err = stanInts(sd, "y", n, "N", 1, d.K); err != nil {
+		return d, err
+	}
+	for i := range d.Y {
+		d.Y[i]--
+	}
+	if d.X, err = sd.Matrix("x"); err != nil {
+		return d, err
+	}
+	if r, c := d.X.Dims(); r != n || c != p {
+		return d, stanErr(sd, "x", "is %d × %d, want N × P = %d × %d", r, c, n, p)
+	}
+	return d, nil
+}
+
+// OrdinalParams are the parameters of ordinal_regr.
+type OrdinalParams struct {
+	Beta, C []float64
+}
+
+// Named returns the parameters under their names in the draws.
+func (p OrdinalParams) Named() ([]string, []float64) {
+	return append(indexed("beta", len(p.Beta)), indexed("c", len(p.C))...), append(append([]float64(nil), p.Beta...), p.C...)
+}
+
+// OrdinalTruth are the parameters ordinal_regr's data are generated with: three
+// predictors and four categories.
+var OrdinalTruth = OrdinalParams{Beta: []float64{0.8, -0.5, 0.3}, C: []float64{-1.5, 0, 1.2}}
+
+// SimulateOrdinal draws n rows: x ~ N(0, 1) per entry, y ~
+// OrderedLogistic(x·beta, c).
+func SimulateOrdinal(rng *rand.Rand, n int, p OrdinalParams) OrdinalData {
+	k := len(p.C) + 1
+	d := OrdinalData{K: k, Y: make([]int, n), X: mat.NewDense(n, len(p.Beta), nil)}
+	args := make([]float64, k)
+	copy(args[1:], p.C)
+	var y [1]float64
+	for i := range d.Y {
+		args[0] = 0
+		for j, b := range p.Beta {
+			v := rng.NormFloat64()
+			d.X.Set(i, j, v)
+			args[0] += b * v
+		}
+		dist.OrderedLogistic{}.Rand(rng, args, k, y[:])
+		d.Y[i] = int(y[0])
+	}
+	return d
+}
+
+// Ordinal builds ordinal_regr (stan/ordinal_regr.stan) as the Stan program reads,
+// beta one Vector site, c an Ordered latent:
+//
+//	beta ~ N(0, 2.5²); c ~ N(0, 5²) (ordered); y ~ OrderedLogistic(x·beta, c).
+func Ordinal(d OrdinalData) (*graph.Model, error) {
+	if d.X == nil || d.K < 2 {
+		return nil, fmt.Errorf("ports: ordinal_regr: %d categories and no predictors, want K ≥ 2 and an N × P matrix", d.K)
+	}
+	n, p := d.X.Dims()
+	if n != len(d.Y) {
+		return nil, fmt.Errorf("ports: ordinal_regr: %d categories y and %d rows of x, want the same number", len(d.Y), n)
+	}
+	b := graph.New()
+	beta := b.Vector("beta", p, graph.Normal(graph.C(0), graph.C(2.5)))
+	c := b.Ordered("c", d.K-1, graph.Normal(graph.C(0), graph.C(5)))
+	b.ObserveInts("y", graph.OrderedLogistic(graph.MatVec(d.X, beta), c), d.Y)
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("ports: ordinal_regr: %w", err)
+	}
+	return m, nil
+}
+
+func ordinalPort() *models.Port {
+	return port(models.Spec{Name: "ordinal_regr", DefaultN: 500, SummaryVariables: []string{"beta", "c"}},
+		"ordinal_regr", "-n rows N [500]",
+		func(rng *rand.Rand, n, _ int) (OrdinalData, named, error) {
+			if n < 1 {
+				return OrdinalData{}, nil, sizeErr("ordinal_regr", "n", n, "want at least 1 row")
+			}
+			return SimulateOrdinal(rng, n, OrdinalTruth), OrdinalTruth, nil
+		},
+		ReadOrdinal, Ordinal)
+}
