@@ -45,31 +45,64 @@ func ordLogisticOK(args []float64, k int) bool {
 	return j == 0 || j == k-1 || c[j-1] < c[j]
 }
 
+// sigmoids returns σ(x) and σ(−x), each to full relative accuracy, from one
+// exponential.
+func sigmoids(x float64) (s, sn float64) {
+	e := math.Exp(-math.Abs(x)) // ≤ 1
+	p := 1 / (1 + e)
+	if x >= 0 {
+		return p, e * p
+	}
+	return e * p, p
+}
+
+// minNormal is the smallest positive normal float64: a probability below it is
+// taken in logarithms.
+const minNormal = 0x1p-1022
+
 // ordLogisticTerms returns log p(y) from a = η − c_{y−1} (the lower cut; unused
 // for y = 0) and b = η − c_y (the upper; unused for y = k − 1) and the
-// derivatives of log p in a and b: log p = −log(1 + e^{−a}) − log(1 + e^b) +
-// log(1 − e^{b−a}), and with w = 1/(e^{a−b} − 1): ∂a = σ(−a) + w, ∂b = −σ(b) − w,
+// derivatives of log p in a and b. p = σ(a)·σ(−b)·(1 − e^{b−a}) (σ(a) = 1 without
+// a lower cut, σ(−b) = 1 without an upper one), each factor to full relative
+// accuracy, so log p is one logarithm (a sum of three where the product is not
+// a normal number); with w = 1/(e^{a−b} − 1): ∂a = σ(−a) + w, ∂b = −σ(b) − w,
 // ∂²a = −σ(a)σ(−a) − w(1 + w), ∂a∂b = w(1 + w), ∂²b = −σ(b)σ(−b) − w(1 + w).
 func ordLogisticTerms(lower, upper bool, a, b float64) (lp, da, db, daa, dab, dbb float64) {
+	p := 1.0
 	if lower {
-		lp -= special.Log1pExp(-a)
-		sa, sna := special.Logistic(a), special.Logistic(-a)
+		sa, sna := sigmoids(a)
+		p *= sa
 		da, daa = sna, -sa*sna
 	}
 	if upper {
-		lp -= special.Log1pExp(b)
-		sb, snb := special.Logistic(b), special.Logistic(-b)
+		sb, snb := sigmoids(b)
+		p *= snb
 		db, dbb = -sb, -sb*snb
 	}
+	var em float64
 	if lower && upper {
-		lp += math.Log(-math.Expm1(b - a))
-		w := 1 / math.Expm1(a-b)
+		em = math.Expm1(b - a) // e^{b−a} − 1 ∈ (−1, 0)
+		p *= -em
+		w := -(1 + em) / em // 1/(e^{a−b} − 1)
 		ww := w * (1 + w)
 		da += w
 		db -= w
 		daa -= ww
 		dbb -= ww
 		dab = ww
+	}
+	if p >= minNormal {
+		return math.Log(p), da, db, daa, dab, dbb
+	}
+	// Far in a tail: the factors' logarithms, each without underflow.
+	if lower {
+		lp -= special.Log1pExp(-a)
+	}
+	if upper {
+		lp -= special.Log1pExp(b)
+	}
+	if lower && upper {
+		lp += math.Log(-em)
 	}
 	return lp, da, db, daa, dab, dbb
 }
