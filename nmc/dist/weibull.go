@@ -44,7 +44,7 @@ func (Weibull) LogProb(args []float64, _ int) float64 {
 	if !gammaOK(y, a, s) {
 		return negInf
 	}
-	l := math.Log(y / s)
+	l := math.Log(y) - math.Log(s) // not log(y/s): y/s can be subnormal, where Go's math.Log is inexact on amd64
 	return math.Log(a/s) + (a-1)*l - math.Exp(a*l)
 }
 
@@ -60,7 +60,7 @@ func (Weibull) Derivs(args []float64, _ int, grad, hess []float64) float64 {
 	if !gammaOK(y, a, s) {
 		return fail(n, grad, hess)
 	}
-	l := math.Log(y / s)
+	l := math.Log(y) - math.Log(s) // not log(y/s): y/s can be subnormal, where Go's math.Log is inexact on amd64
 	z := math.Exp(a * l)
 	grad[0] = (a - 1 - a*z) / y
 	grad[1] = 1/a + l*(1-z)

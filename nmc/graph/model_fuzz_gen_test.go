@@ -127,6 +127,9 @@ type fzModel struct {
 	names   int
 	trace   []string
 	err     error // a node whose error was not predicted (or a predicted one without)
+	// more adds the families FuzzModelFamilies covers to scalarDist's choices
+	// (FuzzModel's inputs decode as they did before them).
+	more bool
 }
 
 func (m *fzModel) name(prefix string) string {
@@ -507,6 +510,16 @@ func (m *fzModel) scalarDist(positive, counts bool, l int) *fzDist {
 			fams = append(fams, famPoisson)
 		}
 	}
+	if m.more {
+		if positive {
+			fams = append(fams, famWeibull)
+			if counts {
+				fams = append(fams, famNegBin2, famNegBin2Log)
+			}
+		} else {
+			fams = append(fams, famLogistic)
+		}
+	}
 	d := &fzDist{fam: fams[m.byte()%len(fams)]}
 	p := func(pos bool) *fzNode {
 		n := m.param(pos, l)
@@ -537,6 +550,18 @@ func (m *fzModel) scalarDist(positive, counts bool, l int) *fzDist {
 	case famPoisson:
 		d.params = []*fzNode{p(true)}
 		d.g = graph.Poisson(d.params[0].g)
+	case famLogistic:
+		d.params = []*fzNode{p(false), p(true)}
+		d.g = graph.LogisticDist(d.params[0].g, d.params[1].g)
+	case famWeibull:
+		d.params = []*fzNode{p(true), p(true)}
+		d.g = graph.Weibull(d.params[0].g, d.params[1].g)
+	case famNegBin2:
+		d.params = []*fzNode{p(true), p(true)}
+		d.g = graph.NegBinomial2(d.params[0].g, d.params[1].g)
+	case famNegBin2Log:
+		d.params = []*fzNode{p(false), p(true)}
+		d.g = graph.NegBinomial2Log(d.params[0].g, d.params[1].g)
 	}
 	return d
 }
@@ -555,10 +580,10 @@ func distLen(d *fzDist) int {
 func (m *fzModel) fzData(f fzFam, n int) []float64 {
 	v := make([]float64, n)
 	for i := range v {
-		switch f {
-		case famPoisson:
+		switch {
+		case countFam(f):
 			v[i] = float64(m.byte() % 6)
-		case famLogNormal, famGamma, famExponential:
+		case f == famLogNormal || f == famGamma || f == famExponential || f == famWeibull:
 			v[i] = []float64{0.2, 0.7, 1, 1.8, 3.5}[m.byte()%5]
 		default:
 			v[i] = []float64{-1.5, -0.3, 0, 0.7, 2.1, 3.3}[m.byte()%6]

@@ -309,7 +309,7 @@ func (m *fzModel) observe(d *fzDist, values []float64) {
 		w = d.params[1].w
 	}
 	x := &fzNode{op: opConst, l: len(values) / w, w: w, vals: values}
-	if d.fam == famPoisson {
+	if countFam(d.fam) {
 		ints := make([]int, len(values))
 		for i, v := range values {
 			ints[i] = int(v)

@@ -26,7 +26,15 @@ const (
 	famDirichlet
 	famMVNCov
 	famMVNChol
+	// The families FuzzModelFamilies adds (fzModel.more).
+	famLogistic
+	famWeibull
+	famNegBin2
+	famNegBin2Log
 )
+
+// countFam reports whether f's values are counts (observed as integers).
+func countFam(f fzFam) bool { return f == famPoisson || f == famNegBin2 || f == famNegBin2Log }
 
 // refLogPDF is the log density of family f at x (its value width) given the
 // parameter values ps (each a slice of that parameter's components): NaN for
@@ -110,6 +118,49 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		}
 		lf := refLgamma(k + 1)
 		return k*refLog(r) - r - lf
+	case famLogistic:
+		mu, s := ps[0][0], ps[1][0]
+		if bad(s > 0 && !math.IsInf(s, 1) && !math.IsNaN(mu) && !math.IsInf(mu, 0)) {
+			return math.NaN()
+		}
+		if math.IsInf(x[0], 0) {
+			return math.Inf(-1)
+		}
+		z := (x[0] - mu) / s
+		// −z − log s − 2·log(1 + e^{−z}), the log1p term by its larger exponent.
+		return -z - refLog(s) - 2*(math.Max(-z, 0)+math.Log1p(math.Exp(-math.Abs(z))))
+	case famWeibull:
+		a, s := ps[0][0], ps[1][0]
+		if bad(a > 0 && s > 0 && !math.IsInf(a, 1) && !math.IsInf(s, 1)) {
+			return math.NaN()
+		}
+		if !(x[0] > 0) || math.IsInf(x[0], 1) {
+			return math.Inf(-1)
+		}
+		l := refLog(x[0]) - refLog(s)
+		return refLog(a) - refLog(s) + (a-1)*l - math.Exp(a*l)
+	case famNegBin2, famNegBin2Log:
+		mu, phi := ps[0][0], ps[1][0]
+		if f == famNegBin2Log {
+			if math.IsNaN(mu) || math.IsInf(mu, 0) {
+				return math.NaN()
+			}
+			mu = math.Exp(mu)
+		}
+		if bad(mu > 0 && phi > 0 && !math.IsInf(mu, 1) && !math.IsInf(phi, 1)) {
+			return math.NaN()
+		}
+		k := x[0]
+		if k < 0 || k != math.Floor(k) || math.IsInf(k, 1) {
+			return math.Inf(-1)
+		}
+		// log Γ(k + φ) − log Γ(φ) as Σ_{j<k} log(φ + j) (the counts here are small);
+		// then k·log(μ/(μ + φ)) + φ·log(φ/(μ + φ)) − log k!.
+		lp := -refLgamma(k + 1)
+		for j := 0.0; j < k; j++ {
+			lp += refLog(phi + j)
+		}
+		return lp + k*(refLog(mu)-refLog(mu+phi)) - phi*math.Log1p(mu/phi)
 	case famFlat:
 		if math.IsInf(x[0], 0) {
 			return math.Inf(-1)

@@ -29,8 +29,12 @@ type (
 // kernels, AddDiag, CholeskyMul), recursions of up to 10 steps, observations,
 // factors, hidden Markov models, deterministic quantities and declarations that
 // Build must refuse.
-func decodeFuzzModel(data []byte) *fzModel {
-	m := &fzModel{p: &fuzzProg{b: data}, b: graph.New()}
+func decodeFuzzModel(data []byte) *fzModel { return decodeFuzzModelOf(data, false) }
+
+// decodeFuzzModelOf is decodeFuzzModel, with more: the families of
+// FuzzModelFamilies besides.
+func decodeFuzzModelOf(data []byte, more bool) *fzModel {
+	m := &fzModel{p: &fuzzProg{b: data}, b: graph.New(), more: more}
 	for steps := 0; steps < 20 && len(m.p.b) > 0; steps++ {
 		switch m.byte() % 16 {
 		case 0, 1:
@@ -98,13 +102,24 @@ type fzT interface {
 	Fatalf(format string, args ...any)
 }
 
+// FuzzModelFamilies is FuzzModel with the families added after it — Stan's
+// logistic, weibull, neg_binomial_2 and neg_binomial_2_log — among the scalar
+// families of latents, observations and LogDensity terms (a separate target, so
+// that FuzzModel's kept inputs decode as they did).
+func FuzzModelFamilies(f *testing.F) {
+	f.Add([]byte{0, 3, 1, 0, 6, 7, 0, 0, 3, 0, 10, 1, 0, 1, 10, 0, 3, 2, 0})
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzModelOf(t, data, true) })
+}
+
 func fuzzModel(t *testing.T, data []byte) { fuzzModelT(t, data) }
 
-func fuzzModelT(t fzT, data []byte) {
+func fuzzModelT(t fzT, data []byte) { fuzzModelOf(t, data, false) }
+
+func fuzzModelOf(t fzT, data []byte, more bool) {
 	if len(data) > 600 {
 		return
 	}
-	m := decodeFuzzModel(data)
+	m := decodeFuzzModelOf(data, more)
 	if m.err != nil {
 		t.Fatalf("declaring: %v\ntrace: %v", m.err, m.trace)
 	}
