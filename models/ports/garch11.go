@@ -113,11 +113,7 @@ func GARCH11(d GARCH11Data) (*graph.Model, error) {
 		sigma[t] = graph.Sqrt(v)
 	}
 	b.Observe("y", graph.Normal(mu, graph.Concat(sigma...)), d.Y)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: garch11: %w", err)
-	}
-	return m, nil
+	return built("garch11", b)
 }
 
 func garch11Port() *models.Port {

@@ -145,11 +145,7 @@ func GPPois(d GPPoisData) (*graph.Model, error) {
 	cov := graph.AddDiag(graph.ExpQuadCov(graph.Data(d.X), alpha, rho), graph.C(1e-10))
 	f := b.Latent("f", graph.MultivariateNormalCov(graph.C(0), cov))
 	b.ObserveInts("k", graph.PoissonLog(graph.Components(f)), d.K)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: gp_pois_regr: %w", err)
-	}
-	return m, nil
+	return built("gp_pois_regr", b)
 }
 
 // GPPoisNC builds gp_pois_regr in the non-centred form
@@ -175,11 +171,7 @@ func GPPoisNC(d GPPoisData) (*graph.Model, error) {
 	f := graph.CholeskyMul(cov, eta)
 	b.Deterministic("f", f)
 	b.ObserveInts("k", graph.PoissonLog(f), d.K)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: gp_pois_regr_nc: %w", err)
-	}
-	return m, nil
+	return built("gp_pois_regr_nc", b)
 }
 
 // GPRegrData is the data of gp_regr: observations Y at points X.
@@ -239,11 +231,7 @@ func GPRegr(d GPRegrData) (*graph.Model, error) {
 	sigma := b.Latent("sigma", graph.HalfNormal(graph.C(1)))
 	cov := graph.AddDiag(graph.ExpQuadCov(graph.Data(d.X), alpha, rho), graph.Mul(sigma, sigma))
 	b.Observe("y", graph.MultivariateNormalCov(graph.C(0), cov), d.Y)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: gp_regr: %w", err)
-	}
-	return m, nil
+	return built("gp_regr", b)
 }
 
 func gpPoisPort() *models.Port { return gpPoisPortOf("gp_pois_regr", GPPois) }

@@ -132,11 +132,7 @@ func HMMPoisson(d HMMPoissonData) (*graph.Model, error) {
 		emit[j] = graph.LogDensity(graph.Poisson(graph.Index(lambda, []int{j})), graph.Data(y))
 	}
 	b.HiddenMarkov("z", graph.Stack(emit...), gamma, rho)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: hmm_poisson: %w", err)
-	}
-	return m, nil
+	return built("hmm_poisson", b)
 }
 
 func hmmPoissonPort(name string, truth HMMPoissonParams) *models.Port {

@@ -89,11 +89,7 @@ func LinReg2Scalar(d LinRegData) (*graph.Model, error) {
 	beta := b.Latent("beta", graph.Normal(graph.C(0), graph.C(10)))
 	sigma := b.Latent("sigma", graph.HalfNormal(graph.C(10)))
 	b.Observe("y", graph.Normal(graph.Add(alpha, graph.Mul(beta, graph.Data(d.X))), sigma), d.Y)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: linreg_2scalar: %w", err)
-	}
-	return m, nil
+	return built("linreg_2scalar", b)
 }
 
 // LinRegVector builds the same model with (alpha, beta) as one 2-d Vector site
@@ -114,11 +110,7 @@ func LinRegVector(d LinRegData) (*graph.Model, error) {
 	b.Deterministic("alpha", graph.Index(coef, []int{0}))
 	b.Deterministic("beta", graph.Index(coef, []int{1}))
 	b.Observe("y", graph.Normal(graph.MatVec(x, coef), sigma), d.Y)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: linreg_vector: %w", err)
-	}
-	return m, nil
+	return built("linreg_vector", b)
 }
 
 func (d LinRegData) check(model string) error {

@@ -91,11 +91,7 @@ func NormalMixture(d NormalMixtureData) (*graph.Model, error) {
 		return graph.LogDensity(graph.Normal(graph.Index(mu, []int{k}), graph.Index(sigma, []int{k})), y)
 	}
 	b.Factor("y", graph.LogMix(theta, component(0), component(1)))
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: normal_mixture: %w", err)
-	}
-	return m, nil
+	return built("normal_mixture", b)
 }
 
 func normalMixturePort(name string, truth NormalMixtureParams) *models.Port {

@@ -123,11 +123,7 @@ func Ordinal(d OrdinalData) (*graph.Model, error) {
 	beta := b.Vector("beta", p, graph.Normal(graph.C(0), graph.C(2.5)))
 	c := b.Ordered("c", d.K-1, graph.Normal(graph.C(0), graph.C(5)))
 	b.ObserveInts("y", graph.OrderedLogistic(graph.MatVec(d.X, beta), c), d.Y)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: ordinal_regr: %w", err)
-	}
-	return m, nil
+	return built("ordinal_regr", b)
 }
 
 func ordinalPort() *models.Port {

@@ -174,11 +174,7 @@ func PK(d PKData) (*graph.Model, error) {
 	for i, name := range []string{"k_a", "K_m", "V_m"} {
 		b.Deterministic(name, graph.Index(theta, []int{i}))
 	}
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: one_comp_mm_elim_abs: %w", err)
-	}
-	return m, nil
+	return built("one_comp_mm_elim_abs", b)
 }
 
 func pkPort() *models.Port {

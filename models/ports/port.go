@@ -98,6 +98,15 @@ func port[D data](spec models.Spec, program, sizes string,
 	}
 }
 
+// built builds b, an error naming the model: what every port's builder returns.
+func built(model string, b *graph.Builder) (*graph.Model, error) {
+	m, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("ports: %s: %w", model, err)
+	}
+	return m, nil
+}
+
 // sizeErr returns the registry's error for a data size a generator cannot use.
 func sizeErr(model, size string, v int, format string, args ...any) error {
 	return &models.SizeError{Model: model, Size: size, Value: v, Reason: fmt.Sprintf(format, args...)}

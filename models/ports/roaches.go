@@ -125,11 +125,7 @@ func Roaches(d RoachesData) (*graph.Model, error) {
 	beta := b.Vector("beta", 4, graph.Normal(graph.C(0), graph.C(2.5)))
 	phi := b.Latent("phi", graph.Exponential(graph.C(1)))
 	b.ObserveInts("y", graph.NegBinomial2Log(graph.Add(graph.Data(offset), graph.MatVec(x, beta)), phi), d.Y)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: roaches_negbin: %w", err)
-	}
-	return m, nil
+	return built("roaches_negbin", b)
 }
 
 func roachesPort() *models.Port {

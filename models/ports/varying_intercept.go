@@ -154,11 +154,7 @@ func VaryingIntercept(d VaryingInterceptData) (*graph.Model, error) {
 	sigmaY := b.Latent("sigma_y", graph.HalfNormal(graph.C(1)))
 	a := b.Latent("a", graph.Normal(muA, sigmaA), d.J)
 	b.Observe("y", graph.Normal(graph.Add(graph.Index(a, d.Group), graph.Mul(coef, graph.Data(d.X))), sigmaY), d.Y)
-	m, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("ports: varying_intercept: %w", err)
-	}
-	return m, nil
+	return built("varying_intercept", b)
 }
 
 func varyingInterceptPort() *models.Port {

@@ -47,10 +47,12 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		}
 	}
 	bad := func(ok bool) bool { return !ok }
+	pos := func(v float64) bool { return v > 0 && !math.IsInf(v, 1) }             // a positive parameter
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) } // a real one
 	switch f {
 	case famNormal:
 		mu, s := ps[0][0], ps[1][0]
-		if bad(s > 0 && !math.IsInf(s, 1) && !math.IsNaN(mu) && !math.IsInf(mu, 0)) {
+		if bad(pos(s) && finite(mu)) {
 			return math.NaN()
 		}
 		if math.IsInf(x[0], 0) {
@@ -60,7 +62,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		return -0.5*z*z - refLog(s) - halfLog2Pi
 	case famLogNormal:
 		mu, s := ps[0][0], ps[1][0]
-		if bad(s > 0 && !math.IsInf(s, 1) && !math.IsNaN(mu) && !math.IsInf(mu, 0)) {
+		if bad(pos(s) && finite(mu)) {
 			return math.NaN()
 		}
 		if !(x[0] > 0) || math.IsInf(x[0], 1) {
@@ -70,7 +72,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		return -0.5*z*z - refLog(s) - halfLog2Pi - refLog(x[0])
 	case famGamma:
 		a, b := ps[0][0], ps[1][0]
-		if bad(a > 0 && b > 0 && !math.IsInf(a, 1) && !math.IsInf(b, 1)) {
+		if bad(pos(a) && pos(b)) {
 			return math.NaN()
 		}
 		if !(x[0] > 0) || math.IsInf(x[0], 1) {
@@ -80,7 +82,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		return a*refLog(b) - lg + (a-1)*refLog(x[0]) - b*x[0]
 	case famExponential:
 		r := ps[0][0]
-		if bad(r > 0 && !math.IsInf(r, 1)) {
+		if bad(pos(r)) {
 			return math.NaN()
 		}
 		if !(x[0] >= 0) || math.IsInf(x[0], 1) {
@@ -89,7 +91,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		return refLog(r) - r*x[0]
 	case famCauchy:
 		mu, s := ps[0][0], ps[1][0]
-		if bad(s > 0 && !math.IsInf(s, 1) && !math.IsNaN(mu) && !math.IsInf(mu, 0)) {
+		if bad(pos(s) && finite(mu)) {
 			return math.NaN()
 		}
 		if math.IsInf(x[0], 0) {
@@ -99,7 +101,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		return -refLog(math.Pi) - refLog(s) - math.Log1p(z*z)
 	case famStudentT:
 		nu, mu, s := ps[0][0], ps[1][0], ps[2][0]
-		if bad(nu > 0 && s > 0 && !math.IsInf(nu, 1) && !math.IsInf(s, 1) && !math.IsNaN(mu) && !math.IsInf(mu, 0)) {
+		if bad(pos(nu) && pos(s) && finite(mu)) {
 			return math.NaN()
 		}
 		if math.IsInf(x[0], 0) {
@@ -109,7 +111,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		return refLgammaHalfDiff(nu/2) - 0.5*refLog(nu*math.Pi) - refLog(s) - (nu+1)/2*math.Log1p(z*z/nu)
 	case famPoisson:
 		r := ps[0][0]
-		if bad(r > 0 && !math.IsInf(r, 1)) {
+		if bad(pos(r)) {
 			return math.NaN()
 		}
 		k := x[0]
@@ -120,7 +122,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		return k*refLog(r) - r - lf
 	case famLogistic:
 		mu, s := ps[0][0], ps[1][0]
-		if bad(s > 0 && !math.IsInf(s, 1) && !math.IsNaN(mu) && !math.IsInf(mu, 0)) {
+		if bad(pos(s) && finite(mu)) {
 			return math.NaN()
 		}
 		if math.IsInf(x[0], 0) {
@@ -131,7 +133,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		return -z - refLog(s) - 2*(math.Max(-z, 0)+math.Log1p(math.Exp(-math.Abs(z))))
 	case famWeibull:
 		a, s := ps[0][0], ps[1][0]
-		if bad(a > 0 && s > 0 && !math.IsInf(a, 1) && !math.IsInf(s, 1)) {
+		if bad(pos(a) && pos(s)) {
 			return math.NaN()
 		}
 		if !(x[0] > 0) || math.IsInf(x[0], 1) {
@@ -142,12 +144,12 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 	case famNegBin2, famNegBin2Log:
 		mu, phi := ps[0][0], ps[1][0]
 		if f == famNegBin2Log {
-			if math.IsNaN(mu) || math.IsInf(mu, 0) {
+			if !finite(mu) {
 				return math.NaN()
 			}
 			mu = math.Exp(mu)
 		}
-		if bad(mu > 0 && phi > 0 && !math.IsInf(mu, 1) && !math.IsInf(phi, 1)) {
+		if bad(pos(mu) && pos(phi)) {
 			return math.NaN()
 		}
 		k := x[0]
@@ -170,7 +172,7 @@ func refLogPDF(f fzFam, x []float64, ps [][]float64) float64 {
 		alpha := ps[0]
 		sumA, lp, sumX := 0.0, 0.0, 0.0
 		for i, a := range alpha {
-			if bad(a > 0 && !math.IsInf(a, 1)) {
+			if bad(pos(a)) {
 				return math.NaN()
 			}
 			sumA += a
