@@ -58,8 +58,8 @@ func (s *scorer) rowTermsKey(li int, x, key, one []float64) (_, _ []float64) {
 	d := s.m.factors[lf.f].d
 	saved := s.x
 	s.x = x
-	for i, p := range d.params {
-		if 1+i == lf.eta {
+	for a, p := range argNodes(d.params) {
+		if a == lf.eta {
 			S := 0.0
 			for j, q := range lf.shared {
 				one = s.values(q, 0, one[:0])
@@ -69,7 +69,7 @@ func (s *scorer) rowTermsKey(li int, x, key, one []float64) (_, _ []float64) {
 			continue
 		}
 		one = s.values(p, 0, one[:0])
-		key = append(key, one[0])
+		key = append(key, one...)
 	}
 	s.x = saved
 	s.newContext()

@@ -6,8 +6,8 @@ import (
 )
 
 // Linear factors: an observed factor of scalar values whose parameters are shared
-// scalars (nodes of length 1, such as a Student-t's ν and σ) and one linear
-// predictor
+// (nodes of length 1: scalars such as a Student-t's ν and σ, or vectors such as an
+// ordinal regression's cutpoints) and one linear predictor
 //
 //	η_r = Σ (shared scalar terms) ± Σ_t (X_t·v_t)_r ± Σ_c s_c·(data column c)_r + (data offset)_r
 //
@@ -80,17 +80,17 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 	if fc.obs == nil || fc.width != 1 || fc.length < linMinRows {
 		return lf, false
 	}
-	for i, p := range fc.d.params {
-		if p.width != 1 {
-			return lf, false
-		}
+	arg := 1 // the argument index of p's first coordinate
+	for _, p := range fc.d.params {
 		if p.length == 1 {
+			arg += p.width // a shared scalar, or a shared vector (ordinal cutpoints)
 			continue
 		}
-		if lf.eta >= 0 || p.length != fc.length {
+		if p.width != 1 || lf.eta >= 0 || p.length != fc.length {
 			return lf, false
 		}
-		lf.eta = 1 + i
+		lf.eta = arg
+		arg++
 		if !lf.decompose(m, p, 1) {
 			return lf, false
 		}

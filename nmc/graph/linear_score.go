@@ -128,12 +128,15 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 	args := s.argj[:na]
 	args[0] = jet{}
 	sharedDeriv := false
-	for i, p := range d.params {
-		if 1+i == lf.eta {
+	for a, p := range argNodes(d.params) {
+		if a == lf.eta {
 			continue
 		}
-		s.eval(p, 0, args[1+i:2+i])
-		sharedDeriv = sharedDeriv || args[1+i].kind != jConst
+		pj := args[a : a+p.width]
+		s.eval(p, 0, pj)
+		for c := range pj {
+			sharedDeriv = sharedDeriv || pj[c].kind != jConst
+		}
 	}
 	S := jet{}
 	for i, p := range lf.shared {
@@ -366,6 +369,20 @@ func (s *scorer) chainSums(args []jet, g1, g2 []float64) {
 				continue
 			}
 			s.addOuter(g2[a*na+b], ja, jb)
+		}
+	}
+}
+
+// argNodes yields each parameter node with the argument index of its first
+// coordinate (argument 0 is the value; a parameter of width w takes w arguments).
+func argNodes(params []*Node) func(yield func(int, *Node) bool) {
+	return func(yield func(int, *Node) bool) {
+		a := 1
+		for _, p := range params {
+			if !yield(a, p) {
+				return
+			}
+			a += p.width
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/nmc-go/nmc/nmc"
 )
 
-// linearTestModels declares six models with linear factors, each twice: scored
+// linearTestModels declares seven models with linear factors, each twice: scored
 // as linear factors, and element by element (noLinear, the former engine). n = 9000
 // rows make three chunks of linChunk.
 func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
@@ -149,6 +149,23 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 		b.Group("scale", Dilate(coef, 1), Dilate(gamma, 1))
 		b.Group("c", Shift(logc, 1), Dilate(coef, 0.5))
 		add("index", b)
+	}
+	{
+		// An ordinal regression: the cutpoints are a shared vector argument (an
+		// Ordered latent's elements), and a shared intercept moves η in every row.
+		x, y := newX(3), make([]int, n)
+		for i := range y {
+			y[i] = rng.IntN(4)
+		}
+		b := New()
+		b.noLinear = noLinear
+		alpha := b.Latent("alpha", Normal(C(0), C(1)))
+		beta := b.Vector("beta", 3, Normal(C(0), C(1)))
+		c := b.Ordered("c", 3, Normal(C(0), C(3)))
+		b.ObserveInts("y", OrderedLogistic(Add(alpha, MatVec(x, beta)), c), y)
+		b.Group("scale", Dilate(alpha, 1), Dilate(beta, 1))
+		b.Group("shift", Shift(alpha, 1), Dilate(beta, 0.5))
+		add("ordinal", b)
 	}
 	return out
 }
