@@ -61,13 +61,15 @@ func sigmoids(x float64) (s, sn float64) {
 const minNormal = 0x1p-1022
 
 // ordLogisticTerms returns log p(y) from a = η − c_{y−1} (the lower cut; unused
-// for y = 0) and b = η − c_y (the upper; unused for y = k − 1) and the
+// for y = 0), b = η − c_y (the upper; unused for y = k − 1) and ba = b − a, taken
+// as c_{y−1} − c_y (so that it does not lose the digits a and b lose to a large
+// η; unused unless both cuts are), and the
 // derivatives of log p in a and b. p = σ(a)·σ(−b)·(1 − e^{b−a}) (σ(a) = 1 without
 // a lower cut, σ(−b) = 1 without an upper one), each factor to full relative
 // accuracy, so log p is one logarithm (a sum of three where the product is not
 // a normal number); with w = 1/(e^{a−b} − 1): ∂a = σ(−a) + w, ∂b = −σ(b) − w,
 // ∂²a = −σ(a)σ(−a) − w(1 + w), ∂a∂b = w(1 + w), ∂²b = −σ(b)σ(−b) − w(1 + w).
-func ordLogisticTerms(lower, upper bool, a, b float64) (lp, da, db, daa, dab, dbb float64) {
+func ordLogisticTerms(lower, upper bool, a, b, ba float64) (lp, da, db, daa, dab, dbb float64) {
 	p := 1.0
 	if lower {
 		sa, sna := sigmoids(a)
@@ -81,7 +83,7 @@ func ordLogisticTerms(lower, upper bool, a, b float64) (lp, da, db, daa, dab, db
 	}
 	var em float64
 	if lower && upper {
-		em = math.Expm1(b - a) // e^{b−a} − 1 ∈ (−1, 0)
+		em = math.Expm1(ba) // e^{b−a} − 1 ∈ (−1, 0)
 		p *= -em
 		w := -(1 + em) / em // 1/(e^{a−b} − 1)
 		ww := w * (1 + w)
@@ -107,8 +109,8 @@ func ordLogisticTerms(lower, upper bool, a, b float64) (lp, da, db, daa, dab, db
 	return lp, da, db, daa, dab, dbb
 }
 
-// ordLogisticCuts returns y's category j and a and b (see ordLogisticTerms).
-func ordLogisticCuts(args []float64, k int) (j int, lower, upper bool, a, b float64) {
+// ordLogisticCuts returns y's category j and a, b and b − a (see ordLogisticTerms).
+func ordLogisticCuts(args []float64, k int) (j int, lower, upper bool, a, b, ba float64) {
 	j = int(args[0])
 	eta, c := args[1], args[2:2+k-1]
 	lower, upper = j > 0, j < k-1
@@ -118,7 +120,10 @@ func ordLogisticCuts(args []float64, k int) (j int, lower, upper bool, a, b floa
 	if upper {
 		b = eta - c[j]
 	}
-	return j, lower, upper, a, b
+	if lower && upper {
+		ba = c[j-1] - c[j]
+	}
+	return j, lower, upper, a, b, ba
 }
 
 // LogProb returns log p(y), or −Inf for invalid arguments.
@@ -127,8 +132,8 @@ func (OrderedLogistic) LogProb(args []float64, k int) float64 {
 	if k < 2 || !ordLogisticOK(args, k) {
 		return negInf
 	}
-	_, lower, upper, a, b := ordLogisticCuts(args, k)
-	lp, _, _, _, _, _ := ordLogisticTerms(lower, upper, a, b)
+	_, lower, upper, a, b, ba := ordLogisticCuts(args, k)
+	lp, _, _, _, _, _ := ordLogisticTerms(lower, upper, a, b, ba)
 	return lp
 }
 
@@ -142,8 +147,8 @@ func (OrderedLogistic) Derivs(args []float64, k int, grad, hess []float64) float
 	if k < 2 || !ordLogisticOK(args, k) {
 		return fail(n, grad, hess)
 	}
-	j, lower, upper, a, b := ordLogisticCuts(args, k)
-	lp, da, db, daa, dab, dbb := ordLogisticTerms(lower, upper, a, b)
+	j, lower, upper, a, b, ba := ordLogisticCuts(args, k)
+	lp, da, db, daa, dab, dbb := ordLogisticTerms(lower, upper, a, b, ba)
 	clear(grad[:n])
 	clear(hess[:n*n])
 	set := func(r, c int, v float64) { hess[r*n+c], hess[c*n+r] = v, v }
