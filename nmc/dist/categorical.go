@@ -191,14 +191,27 @@ func (CategoricalLogits) Derivs(args []float64, k int, grad, hess []float64) flo
 	if !allFinite(l) {
 		return fail(n, grad, hess)
 	}
-	lse := special.LogSumExp(l)
+	// One exponential per logit: e_i = exp(l_i − max l), S = Σ e_i, the softmax
+	// s_i = e_i/S and log Σ exp(l) = max l + log S.
+	top := l[0]
+	for _, v := range l[1:] {
+		top = max(top, v)
+	}
+	sum := 0.0
+	for i := 1; i < n; i++ {
+		e := math.Exp(l[i-1] - top)
+		grad[i] = e
+		sum += e
+	}
+	lse := top + math.Log(sum)
+	inv := 1 / sum
 	grad[0] = 0
 	for j := range n {
 		hess[j] = 0
 		hess[j*n] = 0
 	}
 	for i := 1; i < n; i++ {
-		grad[i] = -math.Exp(l[i-1] - lse) // −s_i
+		grad[i] *= -inv // −s_i
 	}
 	// The diagonal −s_i(1 − s_i) is formed as −Σ_{j≠i} s_i s_j (each row of the
 	// softmax Hessian sums to 0), and ∂/∂logits[y] = 1 − s_y as Σ_{j≠y} s_j, so that
