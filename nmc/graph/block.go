@@ -239,13 +239,14 @@ func (m *Model) compileBlock(sites []int) *blockScore {
 // one pass with jets over all the block's coordinates: every coordinate of the
 // block a unit jet of its own (as a Vector site's coordinates are), which the
 // general evaluation path chains through exactly. Only models whose nodes are
-// the elementwise arithmetic, Sum, Index and the custom operations that chain
-// any jets (manyDirections: a Gaussian process's kernel, AddDiag, Reshape) are
-// taken, and of the factors scored from their argument jets (jetFamily) only the
-// multivariate normal, which reads the directions of any jets (the
-// Markov-blanket special paths — linear factors, MatVec products, the other
-// custom operations, summed-out groups, joint factors — know one active site or
-// one orbit direction), and only blankets scored serially (below
+// the elementwise arithmetic, Sum, Index, MatVec (a row's product summed from its
+// coordinates' unit jets, as for a plate of scalar sites) and the custom
+// operations that chain any jets (manyDirections: a Gaussian process's kernel,
+// AddDiag, Reshape, Stack) are taken, and of the factors scored from their
+// argument jets (jetFamily) only the multivariate normal, which reads the
+// directions of any jets (the Markov-blanket special paths — linear factors, the
+// other custom operations, summed-out groups, joint factors — know one active
+// site or one orbit direction), and only blankets scored serially (below
 // chunkedMinElems elements). A Gaussian process regression's block of its
 // kernel's hyperparameters is so one score, not one per site and one per pair.
 func (m *Model) onePassable(o *orbit) bool {
@@ -272,7 +273,7 @@ func (m *Model) onePassable(o *orbit) bool {
 	for _, n := range m.plan.nodes {
 		switch n.op {
 		case opConst, opLatent, opAdd, opSub, opMul, opDiv, opNeg, opExp, opLog, opLog1p,
-			opSqrt, opPow, opLogistic, opSoftplus, opSum, opIndex:
+			opSqrt, opPow, opLogistic, opSoftplus, opSum, opIndex, opMatVec:
 		case opCustom:
 			if _, ok := n.impl.(manyDirections); !ok {
 				return false
@@ -296,6 +297,7 @@ type manyDirections interface {
 func (kernelOp) manyDirections()  {}
 func (addDiagOp) manyDirections() {}
 func (reshapeOp) manyDirections() {}
+func (stackOp) manyDirections()   {}
 
 // blockOnePass is JointHessian of a onePass block: the union's orbit score with
 // the jets of the block's coordinates the unit jets of n directions.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/nmc-go/nmc/nmc"
 )
 
@@ -25,6 +27,38 @@ func buildScalarRegression(t testing.TB, n int, seed uint64) *Model {
 	beta := b.Latent("beta", Normal(C(0), C(10)))
 	sigma := b.Latent("sigma", HalfNormal(C(5)))
 	b.Observe("y", Normal(Add(alpha, Mul(beta, Data(xs))), sigma), ys)
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// buildSoftmax declares a multinomial logistic regression of n rows and 3
+// categories whose logits are a Stack of a constant 0, a MatVec over a Vector site
+// of 5 coefficients and an intercept plus a MatVec over a plate of 3 scalar sites:
+// a block of its sites is scored in one pass, MatVec and Stack included.
+func buildSoftmax(t testing.TB, n int) *Model {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(9, 10))
+	x5, x3 := mat.NewDense(n, 5, nil), mat.NewDense(n, 3, nil)
+	for i := range n {
+		for j := range 5 {
+			x5.Set(i, j, rng.NormFloat64())
+		}
+		for j := range 3 {
+			x3.Set(i, j, rng.NormFloat64())
+		}
+	}
+	y := make([]int, n)
+	for i := range y {
+		y[i] = rng.IntN(3)
+	}
+	b := New()
+	b1 := b.Vector("b1", 5, Normal(C(0), C(1)))
+	b2 := b.Latent("b2", Normal(C(0), C(1)), 3)
+	alpha := b.Latent("alpha", Normal(C(0), C(2)))
+	b.ObserveInts("y", CategoricalLogits(Stack(C(0), MatVec(x5, b1), Add(alpha, MatVec(x3, b2)))), y)
 	m, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +247,7 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 	models["gp regression matern"] = buildGPBlock(t, 9, true, false)
 	models["gp latent"] = buildGPBlock(t, 6, false, true)
 	models["gp two kernels"] = buildGPTwoKernels(t, 8)
+	models["softmax"] = buildSoftmax(t, 40)
 	onePass := map[string][2]int{} // blocks of several sites: in one pass, by site and orbit scores
 	for _, name := range slices.Sorted(maps.Keys(models)) {
 		m := models[name]
@@ -368,7 +403,7 @@ func TestJointHessianFiniteDifferences(t *testing.T) {
 	}
 	// Both ways are exercised: the one pass on the models of plain elementwise
 	// factors, site and orbit scores on the others.
-	for _, name := range []string{"testModels funnel", "simplex mixed", "gp regression", "gp regression matern", "gp two kernels"} {
+	for _, name := range []string{"testModels funnel", "simplex mixed", "gp regression", "gp regression matern", "gp two kernels", "softmax"} {
 		if onePass[name][0] == 0 {
 			t.Errorf("%s: no block scored in one pass", name)
 		}

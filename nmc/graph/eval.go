@@ -158,20 +158,33 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 			f := a.fam
 			src := s.x[f.offset : f.offset+len(row)]
 			if s.active >= 0 && f.first == s.active {
-				v := blas64.Dot(blas64.Vector{N: len(row), Data: row, Inc: 1}, blas64.Vector{N: len(row), Data: src, Inc: 1})
+				v := dot(row, src)
 				out[0] = jet{v: v, kind: jRow, i: e, m: n.x, gc: 1}
 				return
 			}
-			if s.orbit != nil && s.orbit.member[f.id] {
+			if s.orbit != nil && s.orbit.member[f.id] && s.oi == nil {
 				// Along a group's orbit: Xᵢ·v(t) with Xᵢ·dv/dt and Xᵢ·d²v/dt².
-				vr := blas64.Vector{N: len(row), Data: row, Inc: 1}
+				// (A block scored in one pass, s.oi set, has one direction per
+				// coordinate: the sum below.)
 				u, w := s.ou[f.offset:f.offset+len(row)], s.ow[f.offset:f.offset+len(row)]
-				out[0] = jet{v: blas64.Dot(vr, blas64.Vector{N: len(row), Data: src, Inc: 1}), kind: jUnit,
-					gc: blas64.Dot(vr, blas64.Vector{N: len(row), Data: u, Inc: 1}),
-					hc: blas64.Dot(vr, blas64.Vector{N: len(row), Data: w, Inc: 1})}
+				out[0] = jet{v: dot(row, src), kind: jUnit, gc: dot(row, u), hc: dot(row, w)}
 				return
 			}
-			out[0] = jet{v: s.mv[n.id].value(n.x, src, e, s.epoch)}
+			if s.oi == nil || !s.orbit.member[f.id] {
+				out[0] = jet{v: s.mv[n.id].value(n.x, src, e, s.epoch)}
+				return
+			}
+			// A block scored in one pass: coordinate j of v is block coordinate
+			// oi[j] with dx/dt = ou[j] and d²x/dt² = ow[j] (0 in a one-pass block).
+			k := s.ops.k
+			g, h := s.ops.ar.get(k), s.ops.ar.get(k*k)
+			for i, xi := range row {
+				j := f.offset + i
+				p := int(s.oi[j])
+				g[p] += xi * s.ou[j]
+				h[p*k+p] += xi * s.ow[j]
+			}
+			out[0] = jet{v: dot(row, src), kind: jDense, g: g, h: h}
 			return
 		}
 		top := s.top
