@@ -25,7 +25,9 @@ import (
 // compute their parameters, in the blanket's order; every
 // other blanket element (a prior, a family without an instruction) is one
 // instruction that calls factorElem, and a node operation the tape does not know
-// one that calls eval, as Score would. Should such a node's jet not depend on the
+// one that calls eval, as Score would; before them, the memoised elements the
+// tape computed that they may read are kept in the scorer's memo, as evalScalar
+// keeps them (tKeep, tape_keep.go). Should such a node's jet not depend on the
 // active site as compiled (At by a node index), the score is left to the general
 // path.
 //
@@ -107,6 +109,8 @@ const (
 
 	tChain // the links tape.chains[a:b] of a chain of operation sub in one loop (tape_chain.go)
 	tRun   // the instructions tape.chains[a:b], all of operation sub, in one loop (tape_chain.go)
+
+	tKeep // slot a as the jet of element b of the memoised node aux (Node.memo − 1) in the memo, unless kept (tape_keep.go)
 )
 
 // tinst is one tape instruction.
@@ -388,6 +392,8 @@ func (s *scorer) runTape(t *tape) (float64, bool) {
 				return 0, false
 			}
 			sl[in.out] = tslot{v, g, h}
+		case tKeep:
+			s.keepSlot(in, &sl[in.a])
 		case tNormals:
 			var more bool
 			if total, more = s.runNormals(sl, norms[in.a:in.b], scales[in.aux:in.e], total); !more {

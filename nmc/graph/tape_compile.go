@@ -325,7 +325,7 @@ func operands(in *tinst) []*uint32 {
 	switch in.op {
 	case tLoad, tActive, tGeneral, tFactor:
 		return nil
-	case tScale, tNegC, tNegD, tUnaryC, tUnaryD, tSquareC, tSquareD, tSqrtC, tSqrtD:
+	case tScale, tNegC, tNegD, tUnaryC, tUnaryD, tSquareC, tSquareD, tSqrtC, tSqrtD, tKeep:
 		return []*uint32{&in.a}
 	case tMulAddDK, tMulAddDD:
 		if in.sub&24 != 0 {
@@ -350,6 +350,7 @@ func operands(in *tinst) []*uint32 {
 // finish numbers the slots, the constants first, fuses instructions and returns
 // the tape.
 func (c *tapeCompiler) finish() *tape {
+	c.keeps()
 	t := c.t
 	nImm := uint32(len(t.imm))
 	fix := func(r *uint32) {
@@ -365,7 +366,7 @@ func (c *tapeCompiler) finish() *tape {
 			fix(r)
 		}
 		switch in.op {
-		case tFactor:
+		case tFactor, tKeep:
 		default:
 			fix(&in.out)
 		}
@@ -395,7 +396,7 @@ func slotFields(in *tinst) []*uint32 {
 		return nil
 	case tLoad, tActive, tGeneral:
 		return []*uint32{&in.out}
-	case tNormal:
+	case tNormal, tKeep:
 		return operands(in)
 	}
 	return append(operands(in), &in.out)
@@ -503,7 +504,7 @@ func fuse(code []tinst, uses []int32) []tinst {
 	var out []tinst
 	for i := 0; i < len(code); i++ {
 		in := code[i]
-		if i+1 < len(code) && in.op != tFactor && in.op != tNormal && uses[in.out] == 1 {
+		if i+1 < len(code) && in.op != tFactor && in.op != tNormal && in.op != tKeep && uses[in.out] == 1 {
 			if f, ok := fuse2(&in, &code[i+1]); ok {
 				i++
 				if (f.op == tSubMulKD || f.op == tSubMulC) && i+1 < len(code) && uses[f.out] == 1 {

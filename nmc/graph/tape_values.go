@@ -147,6 +147,9 @@ func (s *scorer) runTapeValues(t *tape) (float64, bool) {
 			if total, more = normalValues(sl, norms[in.a:in.b], total); !more {
 				return total, true
 			}
+		case tKeep:
+			// Values alone: the slots hold no derivatives to keep, and the
+			// general path's values do not depend on its jets' kinds.
 		case tFactor:
 			total += s.factorElem(int(in.a), int(in.b), false, true)
 			if !(total >= -math.MaxFloat64) {
