@@ -75,8 +75,7 @@ func (s *scorer) addOuter(w float64, a, b *jet) {
 		bt.wh[a.i] += w * a.gc * b.gc
 		return
 	}
-	ga, _ := s.ops.densify(a)
-	gb, _ := s.ops.densify(b)
+	ga, gb := s.ops.gradient(a), s.ops.gradient(b)
 	for p := 0; p < k; p++ {
 		if ga[p] == 0 {
 			continue

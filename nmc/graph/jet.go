@@ -94,6 +94,26 @@ func (o *jetOps) densify(a *jet) (g, h []float64) {
 	return g, h
 }
 
+// gradient returns ∇a as densify writes it, without its Hessian: a dense jet's own
+// slice (not to be written to), else a fresh one.
+func (o *jetOps) gradient(a *jet) []float64 {
+	if a.kind == jDense {
+		return a.g
+	}
+	k := o.k
+	g := o.ar.get(k)
+	switch a.kind {
+	case jUnit:
+		g[a.i] = a.gc
+	case jRow:
+		r := a.m.row(a.i)
+		for p := 0; p < k; p++ {
+			g[p] = a.gc * r[p]
+		}
+	}
+	return g
+}
+
 // lin returns ca·a + cb·b.
 func (o *jetOps) lin(ca float64, a *jet, cb float64, b *jet) jet {
 	v := ca*a.v + cb*b.v
