@@ -25,7 +25,9 @@
 //   - roaches_negbin: a negative binomial regression of roach counts with a log
 //     exposure offset, posteriordb's roaches_negbinomial (Roaches);
 //   - ordinal_regr: an ordinal logistic regression, four categories, ordered
-//     cutpoints (Ordinal).
+//     cutpoints (Ordinal);
+//   - multi_logit: a multinomial logistic (softmax) regression, four categories,
+//     the Stan user's guide's categorical_logit program (MultiLogit).
 //
 // Each model has a data type with the Stan program's data block (StanVars, for
 // frames.WriteStanJSON), a reader of CmdStan JSON data (ReadARMA11, …, over

@@ -20,6 +20,7 @@ func init() {
 		pkPort(),
 		roachesPort(),
 		ordinalPort(),
+		multiLogitPort(),
 	} {
 		if err := models.Register(p); err != nil {
 			panic(err) // a name registered twice is a bug of this package

@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/nmc" ./cmd/nmc)
 specs=("$@")
 if [[ ${#specs[@]} -eq 0 ]]; then
-  specs=(arma11:200:12 garch11:200:11 linreg_vector:100:11 varying_intercept:919:11 roaches_negbin:262:11 ordinal_regr:500:11)
+  specs=(arma11:200:12 garch11:200:11 linreg_vector:100:11 varying_intercept:919:11 roaches_negbin:262:11 ordinal_regr:500:11 multi_logit:500:11)
 fi
 for spec in "${specs[@]}"; do
   IFS=: read -r model n seed <<<"$spec"
