@@ -179,3 +179,27 @@ func TestWeibullSubnormalRatio(t *testing.T) {
 		t.Errorf("Weibull.LogProb(2⁻¹⁰²²; 2, 2) = %.17g, want %.17g", got, want)
 	}
 }
+
+// TestNegBinomial2LogLargeMean checks NegBinomial2Log's derivatives in η where
+// μ = e^η is far above φ, against closed forms taken in logarithms:
+// ∂²η = −(y + φ)·μφ/(μ + φ)² and ∂η∂φ = (y − μ)·μ/(μ + φ)², to 1e-12 relative. The
+// chain rule through μ cancelled there (1e-8 relative at μ/φ = 1e8) and, from
+// η ≈ 355, gave ∂²η = −φ and ∂η∂φ = 0 (μ² overflowed, 1/(μ + φ)² underflowed).
+func TestNegBinomial2LogLargeMean(t *testing.T) {
+	grad, hess := make([]float64, 3), make([]float64, 9)
+	for _, c := range [][3]float64{{0, 20, 1}, {3, 30, 0.5}, {0, 100, 2}, {5, 400, 2}, {0, 456, 2}, {2, 700, 3}, {0, -30, 1.5}} {
+		y, eta, phi := c[0], c[1], c[2]
+		NegBinomial2Log{}.Derivs([]float64{y, eta, phi}, 1, grad, hess)
+		logS := eta + math.Log1p(phi*math.Exp(-eta)) // log(μ + φ)
+		wantEE := -(y + phi) * math.Exp(eta+math.Log(phi)-2*logS)
+		wantEP := -(math.Exp(eta-logS) - y*math.Exp(-logS)) * math.Exp(eta-logS)
+		for _, e := range []struct {
+			name      string
+			got, want float64
+		}{{"∂²η", hess[4], wantEE}, {"∂η∂φ", hess[5], wantEP}, {"∂φ∂η", hess[7], wantEP}} {
+			if math.Abs(e.got-e.want) > 1e-12*math.Abs(e.want) {
+				t.Errorf("y %v, η %v, φ %v: %s = %.17g, want %.17g", y, eta, phi, e.name, e.got, e.want)
+			}
+		}
+	}
+}

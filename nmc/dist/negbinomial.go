@@ -171,6 +171,15 @@ func (NegBinomial2Log) Derivs(args []float64, _ int, grad, hess []float64) float
 		return fail(n, grad, hess)
 	}
 	nbDerivs(y, mu, phi, mu, mu, grad, hess)
+	// The entries in η directly, with q = μ/(μ + φ) and r = φ/(μ + φ): ∂²η = −(y + φ)·q·r
+	// and ∂η∂φ = q·(y − μ)/(μ + φ). The chain rule through μ takes them as
+	// differences of terms of order μ²/(μ + φ)², which cancel when μ ≫ φ and whose
+	// factors μ² and 1/(μ + φ)² overflow and underflow from η ≈ 355 on.
+	s := mu + phi
+	q, r := mu/s, phi/s
+	hess[4] = -(y + phi) * q * r
+	hess[5] = q * ((y - mu) / s)
+	hess[7] = hess[5]
 	return nbLogProb(y, mu, eta, phi)
 }
 
