@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/graph"
 	"github.com/nmc-go/nmc/sbc"
@@ -75,14 +77,21 @@ func covariate(n int) []float64 {
 // TestFamiliesCalibrated runs SBC on small models of the families Stan users reach
 // for after the Normal and Poisson ones, each observed through the graph API: a
 // negative binomial regression (NegBinomial2Log), a negative binomial mean
-// (NegBinomial2), Weibull survival times, logistic errors and an ordinal
-// regression (OrderedLogistic, its cutpoints c₀ and increasing gaps). A wrong
+// (NegBinomial2), Weibull survival times, logistic errors, an ordinal
+// regression (OrderedLogistic, its cutpoints c₀ and increasing gaps) and a
+// multinomial logistic regression (CategoricalLogits of a Stack of MatVecs, whose
+// coefficient block is scored in one pass). A wrong
 // log density would bend the ranks (the derivatives only steer the proposals,
 // whose densities the acceptance ratio takes; package dist checks them against
 // hyperdual numbers and finite differences).
 func TestFamiliesCalibrated(t *testing.T) {
 	t.Parallel()
 	x := covariate(30)
+	design := mat.NewDense(len(x), 2, nil) // an intercept and the covariate
+	for i, v := range x {
+		design.Set(i, 0, 1)
+		design.Set(i, 1, v)
+	}
 	cases := []struct {
 		name  string
 		n     int
@@ -126,6 +135,13 @@ func TestFamiliesCalibrated(t *testing.T) {
 			c1 := graph.Add(c0, graph.Index(gap, []int{0}))
 			c2 := graph.Add(c1, graph.Index(gap, []int{1}))
 			b.ObserveInts("y", graph.OrderedLogistic(graph.Mul(beta, graph.Data(x)), graph.Stack(c0, c1, c2)), counts(y))
+			return b
+		}},
+		{"multinomial logistic regression", len(x), []string{"b1[0]", "b1[1]", "b2[0]", "b2[1]"}, func(y []float64) *graph.Builder {
+			b := graph.New()
+			b1 := b.Vector("b1", 2, graph.Normal(graph.C(0), graph.C(1)))
+			b2 := b.Vector("b2", 2, graph.Normal(graph.C(0), graph.C(1)))
+			b.ObserveInts("y", graph.CategoricalLogits(graph.Stack(graph.C(0), graph.MatVec(design, b1), graph.MatVec(design, b2))), counts(y))
 			return b
 		}},
 	}
