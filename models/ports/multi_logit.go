@@ -23,13 +23,7 @@ type MultiLogitData struct {
 // StanVars returns the data as multi_logit.stan declares them: K, N, D, y
 // (1-based) and x.
 func (d MultiLogitData) StanVars() []frames.StanVar {
-	y := make([]int, len(d.Y))
-	for i, v := range d.Y {
-		y[i] = v + 1
-	}
-	_, p := d.X.Dims()
-	return []frames.StanVar{frames.StanInt("K", d.K), frames.StanInt("N", len(d.Y)), frames.StanInt("D", p),
-		frames.StanInts("y", y), frames.StanMatrix("x", d.X)}
+	return categoryStanVars(d.K, d.Y, d.X, "D")
 }
 
 // Size returns N.
@@ -37,8 +31,7 @@ func (d MultiLogitData) Size() int { return len(d.Y) }
 
 // Describe returns a line naming the data's sizes.
 func (d MultiLogitData) Describe() string {
-	_, p := d.X.Dims()
-	return fmt.Sprintf("%d rows, %d predictors, %d categories", len(d.Y), p, d.K)
+	return describeCategories(d.K, d.Y, d.X)
 }
 
 // ReadMultiLogit reads multi_logit's data from CmdStan JSON: K ≥ 2, N, D ≥ 1,
@@ -46,30 +39,8 @@ func (d MultiLogitData) Describe() string {
 func ReadMultiLogit(sd *frames.StanData) (MultiLogitData, error) {
 	var d MultiLogitData
 	var err error
-	if d.K, err = stanInt(sd, "K", 2); err != nil {
-		return d, err
-	}
-	n, err := stanInt(sd, "N", 1)
-	if err != nil {
-		return d, err
-	}
-	p, err := stanInt(sd, "D", 1)
-	if err != nil {
-		return d, err
-	}
-	if d.Y, err = stanInts(sd, "y", n, "N", 1, d.K); err != nil {
-		return d, err
-	}
-	for i := range d.Y {
-		d.Y[i]--
-	}
-	if d.X, err = sd.Matrix("x"); err != nil {
-		return d, err
-	}
-	if r, c := d.X.Dims(); r != n || c != p {
-		return d, stanErr(sd, "x", "is %d × %d, want N × D = %d × %d", r, c, n, p)
-	}
-	return d, nil
+	d.K, d.Y, d.X, err = readCategories(sd, "D")
+	return d, err
 }
 
 // MultiLogitParams is beta, D rows of K − 1 columns: column k holds the

@@ -23,13 +23,7 @@ type OrdinalData struct {
 // StanVars returns the data as ordinal_regr.stan declares them: K, N, P, y
 // (1-based) and x.
 func (d OrdinalData) StanVars() []frames.StanVar {
-	y := make([]int, len(d.Y))
-	for i, v := range d.Y {
-		y[i] = v + 1
-	}
-	_, p := d.X.Dims()
-	return []frames.StanVar{frames.StanInt("K", d.K), frames.StanInt("N", len(d.Y)), frames.StanInt("P", p),
-		frames.StanInts("y", y), frames.StanMatrix("x", d.X)}
+	return categoryStanVars(d.K, d.Y, d.X, "P")
 }
 
 // Size returns N.
@@ -37,8 +31,7 @@ func (d OrdinalData) Size() int { return len(d.Y) }
 
 // Describe describes the data: "500 rows, 3 predictors, 4 categories".
 func (d OrdinalData) Describe() string {
-	_, p := d.X.Dims()
-	return fmt.Sprintf("%d rows, %d predictors, %d categories", len(d.Y), p, d.K)
+	return describeCategories(d.K, d.Y, d.X)
 }
 
 // ReadOrdinal takes ordinal_regr's data from CmdStan JSON data: K ≥ 2, N ≥ 1,
@@ -46,30 +39,8 @@ func (d OrdinalData) Describe() string {
 func ReadOrdinal(sd *frames.StanData) (OrdinalData, error) {
 	var d OrdinalData
 	var err error
-	if d.K, err = stanInt(sd, "K", 2); err != nil {
-		return d, err
-	}
-	n, err := stanInt(sd, "N", 1)
-	if err != nil {
-		return d, err
-	}
-	p, err := stanInt(sd, "P", 1)
-	if err != nil {
-		return d, err
-	}
-	if d.Y, err = stanInts(sd, "y", n, "N", 1, d.K); err != nil {
-		return d, err
-	}
-	for i := range d.Y {
-		d.Y[i]--
-	}
-	if d.X, err = sd.Matrix("x"); err != nil {
-		return d, err
-	}
-	if r, c := d.X.Dims(); r != n || c != p {
-		return d, stanErr(sd, "x", "is %d × %d, want N × P = %d × %d", r, c, n, p)
-	}
-	return d, nil
+	d.K, d.Y, d.X, err = readCategories(sd, "P")
+	return d, err
 }
 
 // OrdinalParams are the parameters of ordinal_regr.

@@ -163,16 +163,10 @@ func (OrderedLogistic) DerivsRows(x, v, args []float64, k, vary, wrt int, d1, d2
 	if !oc.set(args[2:], k) {
 		return 0, false
 	}
-	total := newLogProd()
-	for r, y := range x {
-		j, ok := category(y, k)
-		if !ok || !finite(v[r]) {
-			return negInf, true
-		}
-		da, db, daa, dab, dbb := oc.row(&total, j, v[r])
-		if !deriv {
-			continue
-		}
+	if !deriv {
+		return oc.rows(x, v, func(int, int, float64, float64, float64, float64, float64) {}), true
+	}
+	return oc.rows(x, v, func(r, j int, da, db, daa, dab, dbb float64) {
 		switch wrt {
 		case 1:
 			d1[r], d2[r] = da+db, daa+2*dab+dbb
@@ -183,8 +177,24 @@ func (OrderedLogistic) DerivsRows(x, v, args []float64, k, vary, wrt int, d1, d2
 		default:
 			d1[r], d2[r] = 0, 0
 		}
+	}), true
+}
+
+// rows sums the log probabilities of rows x (categories) at η = v and calls
+// each with the row's index r, its category j and its derivatives in a and b
+// (ordLogisticTerms); −Inf, without further calls, at a row that is not a category
+// or whose η is not finite.
+func (oc *ordCuts) rows(x, v []float64, each func(r, j int, da, db, daa, dab, dbb float64)) float64 {
+	total := newLogProd()
+	for r, y := range x {
+		j, ok := category(y, oc.k)
+		if !ok || !finite(v[r]) {
+			return negInf
+		}
+		da, db, daa, dab, dbb := oc.row(&total, j, v[r])
+		each(r, j, da, db, daa, dab, dbb)
 	}
-	return total.total(), true
+	return total.total()
 }
 
 // DerivsSharedRows sums the rows' derivatives in η and the cutpoints whose bits are
@@ -207,13 +217,7 @@ func (OrderedLogistic) DerivsSharedRows(x, v, args []float64, k, vary int, wrt u
 			}
 		}
 	}
-	total := newLogProd()
-	for r, y := range x {
-		j, ok := category(y, k)
-		if !ok || !finite(v[r]) {
-			return negInf, true
-		}
-		da, db, daa, dab, dbb := oc.row(&total, j, v[r])
+	return oc.rows(x, v, func(_, j int, da, db, daa, dab, dbb float64) {
 		lo, up := 1+j, 2+j // the argument indices of c_{j−1} and c_j
 		if has(1) {
 			g1[1] += da + db
@@ -236,6 +240,5 @@ func (OrderedLogistic) DerivsSharedRows(x, v, args []float64, k, vary int, wrt u
 		if j > 0 && j < k-1 {
 			add(lo, up, dab)
 		}
-	}
-	return total.total(), true
+	}), true
 }

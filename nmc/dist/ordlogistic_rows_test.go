@@ -166,3 +166,18 @@ func TestOrderedLogisticRowsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedLogisticRowsNoAlloc checks that the by-rows calls allocate nothing
+// (the cutpoints' terms live on the stack, the rows' visitor does not escape).
+func TestOrderedLogisticRowsNoAlloc(t *testing.T) {
+	args, x, v := ordRowsCase(rand.New(rand.NewPCG(25, 26)), 4, 100, false)
+	d1, d2 := make([]float64, 100), make([]float64, 100)
+	g1, g2 := make([]float64, 5), make([]float64, 25)
+	if a := testing.AllocsPerRun(50, func() {
+		OrderedLogistic{}.DerivsRows(x, v, args, 4, 1, 1, d1, d2, nil)
+		OrderedLogistic{}.DerivsRows(x, v, args, 4, 1, -1, nil, nil, nil)
+		OrderedLogistic{}.DerivsSharedRows(x, v, args, 4, 1, 12, g1, g2, nil)
+	}); a != 0 {
+		t.Errorf("%v allocations per call", a)
+	}
+}
