@@ -165,7 +165,7 @@ func (s *scorer) eval(n *Node, e int, out []jet) {
 			if s.orbit != nil && s.orbit.member[f.id] && s.oi == nil {
 				// Along a group's orbit: Xᵢ·v(t) with Xᵢ·dv/dt and Xᵢ·d²v/dt².
 				// (A block scored in one pass, s.oi set, has one direction per
-				// coordinate: the sum below.)
+				// coordinate: the dense jet below.)
 				u, w := s.ou[f.offset:f.offset+len(row)], s.ow[f.offset:f.offset+len(row)]
 				out[0] = jet{v: dot(row, src), kind: jUnit, gc: dot(row, u), hc: dot(row, w)}
 				return
