@@ -108,7 +108,7 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 	lf.byTerms, _ = fc.d.fam.(dist.RowTermsDeriver)
 	lf.sharedRows, _ = fc.d.fam.(dist.SharedRowsDeriver)
 	lf.sharedTerms, _ = fc.d.fam.(dist.SharedRowTermsDeriver)
-	if na := 1 + len(fc.d.params); na > 64 {
+	if arg > 64 { // the arguments a call moves are a bit set (dist.PartialDeriver)
 		return lf, false
 	}
 	lf.rows = make([]int, fc.length)

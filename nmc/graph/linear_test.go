@@ -386,3 +386,38 @@ func TestKeep(t *testing.T) {
 		}
 	}
 }
+
+// TestLinearRefusesWideArguments: an ordinal regression of 70 categories has 70
+// arguments besides its value (η and 69 cutpoints), more than the 64-bit set of the
+// arguments a call moves can index, so its factor is scored element by element; a
+// factor of 40 categories is a linear factor.
+func TestLinearRefusesWideArguments(t *testing.T) {
+	const n = 40
+	rng := rand.New(rand.NewPCG(45, 46))
+	x := mat.NewDense(n, 2, nil)
+	for i := range n {
+		x.Set(i, 0, rng.NormFloat64())
+		x.Set(i, 1, rng.NormFloat64())
+	}
+	build := func(k int) *Model {
+		y := make([]int, n)
+		for i := range y {
+			y[i] = rng.IntN(k)
+		}
+		b := New()
+		beta := b.Vector("beta", 2, Normal(C(0), C(1)))
+		c := b.Ordered("c", k-1, Normal(C(0), C(10)))
+		b.ObserveInts("y", OrderedLogistic(MatVec(x, beta), c), y)
+		m, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if m := build(40); len(m.linear) != 1 {
+		t.Errorf("40 categories: %d linear factors, want 1", len(m.linear))
+	}
+	if m := build(70); len(m.linear) != 0 {
+		t.Errorf("70 categories: %d linear factors, want 0", len(m.linear))
+	}
+}
