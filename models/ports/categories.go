@@ -58,3 +58,17 @@ func readCategories(sd *frames.StanData, preds string) (k int, y []int, x *mat.D
 	}
 	return
 }
+
+// categoryShape checks the data a categorical port's builder is given (model is
+// the port's name, preds the program's name of the predictor count) and returns
+// the number of predictors.
+func categoryShape(model string, k int, y []int, x *mat.Dense, preds string) (int, error) {
+	if x == nil || k < 2 {
+		return 0, fmt.Errorf("ports: %s: %d categories and no predictors, want K ≥ 2 and an N × %s matrix", model, k, preds)
+	}
+	n, p := x.Dims()
+	if n != len(y) {
+		return 0, fmt.Errorf("ports: %s: %d categories y and %d rows of x, want the same number", model, len(y), n)
+	}
+	return p, nil
+}

@@ -102,12 +102,9 @@ func SimulateMultiLogit(rng *rand.Rand, n int, p MultiLogitParams) MultiLogitDat
 // beta_1 … beta_{K−1} (each N(0, 5²)), y ~ CategoricalLogits(Stack(0, X·beta_1,
 // …)); beta is recorded as beta[d,k].
 func MultiLogit(d MultiLogitData) (*graph.Model, error) {
-	if d.X == nil || d.K < 2 {
-		return nil, fmt.Errorf("ports: multi_logit: %d categories and no predictors, want K ≥ 2 and an N × D matrix", d.K)
-	}
-	n, p := d.X.Dims()
-	if n != len(d.Y) {
-		return nil, fmt.Errorf("ports: multi_logit: %d categories y and %d rows of x, want the same number", len(d.Y), n)
+	p, err := categoryShape("multi_logit", d.K, d.Y, d.X, "D")
+	if err != nil {
+		return nil, err
 	}
 	b := graph.New()
 	logits, cols := []*graph.Node{graph.C(0)}, []*graph.Node{}

@@ -1,7 +1,6 @@
 package ports
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -83,12 +82,9 @@ func SimulateOrdinal(rng *rand.Rand, n int, p OrdinalParams) OrdinalData {
 //
 //	beta ~ N(0, 2.5²); c ~ N(0, 5²) (ordered); y ~ OrderedLogistic(x·beta, c).
 func Ordinal(d OrdinalData) (*graph.Model, error) {
-	if d.X == nil || d.K < 2 {
-		return nil, fmt.Errorf("ports: ordinal_regr: %d categories and no predictors, want K ≥ 2 and an N × P matrix", d.K)
-	}
-	n, p := d.X.Dims()
-	if n != len(d.Y) {
-		return nil, fmt.Errorf("ports: ordinal_regr: %d categories y and %d rows of x, want the same number", len(d.Y), n)
+	p, err := categoryShape("ordinal_regr", d.K, d.Y, d.X, "P")
+	if err != nil {
+		return nil, err
 	}
 	b := graph.New()
 	beta := b.Vector("beta", p, graph.Normal(graph.C(0), graph.C(2.5)))

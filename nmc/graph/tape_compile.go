@@ -276,8 +276,9 @@ func (c *tapeCompiler) unary(op opKind, p float64, a toperand) toperand {
 	return c.out(in, tkDep)
 }
 
-// reads reports whether element e of n depends on the active site, as
-// Model.depsOf walks it (an At node: whether any element of its arguments does).
+// reads reports whether element e of n depends on the active site through the
+// argument elements argElems visits (an At node: whether any element of its
+// arguments does).
 func (c *tapeCompiler) reads(n *Node, e int) bool {
 	k := tkey{n, e}
 	if d, ok := c.dep[k]; ok {
@@ -288,12 +289,6 @@ func (c *tapeCompiler) reads(n *Node, e int) bool {
 	case opConst:
 	case opLatent:
 		d = n.fam.site(e) == c.site || c.orb != nil && c.orb.member[n.fam.id]
-	case opIndex:
-		d = c.reads(n.args[0], n.idx[e])
-	case opCustom:
-		n.impl.reads(n, e, func(a *Node, ae int) { d = d || c.reads(a, ae) })
-	case opSum, opMatVec:
-		d = c.readsAny(n.args[0])
 	case opAt:
 		for _, a := range n.args {
 			d = d || c.readsAny(a)
@@ -302,9 +297,7 @@ func (c *tapeCompiler) reads(n *Node, e int) bool {
 			d = d || a != nil && c.readsAny(a)
 		}
 	default:
-		for _, a := range n.args {
-			d = d || c.reads(a, elem(a, e))
-		}
+		argElems(n, e, func(a *Node, ae int) { d = d || c.reads(a, ae) })
 	}
 	c.dep[k] = d
 	return d
