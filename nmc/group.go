@@ -20,15 +20,24 @@ const (
 	Dilate OrbitKind = iota
 	// Shift translates a coordinate: x(t) = x + b·t, with Jacobian factor 1.
 	Shift
+	// ShiftOver translates a coordinate at a rate divided by the value of its
+	// anchor a, a coordinate outside the group with positive values:
+	// x(t) = x + (b/a)·t, with Jacobian factor 1 (a stays, so the direction is the
+	// same at every point of the orbit). The intercept b0 and the standardised
+	// effects z of a non-centred hierarchical model, b0 + σ·z[g], move along
+	// b0 + t, z − t/σ: Shift for b0 and ShiftOver about σ at rate −1 for z.
+	ShiftOver
 )
 
-// String returns "dilate" or "shift".
+// String returns "dilate", "shift" or "shift-over".
 func (k OrbitKind) String() string {
 	switch k {
 	case Dilate:
 		return "dilate"
 	case Shift:
 		return "shift"
+	case ShiftOver:
+		return "shift-over"
 	}
 	return "OrbitKind(?)"
 }
@@ -37,13 +46,15 @@ func (k OrbitKind) String() string {
 type OrbitCoord struct {
 	// Coord is the coordinate's index in the state.
 	Coord int
-	// Kind is Dilate or Shift.
+	// Kind is Dilate, Shift or ShiftOver.
 	Kind OrbitKind
 	// Rate is s of a dilation or b of a shift: finite and non-zero.
 	Rate float64
 	// Anchor, for a dilation, is the state index of the coordinate dilated about (a
 	// coordinate outside the group, such as μ for θⱼ in a centred hierarchical model),
-	// or −1 to dilate about 0. Shifts ignore it.
+	// or −1 to dilate about 0; for ShiftOver, the state index of the coordinate
+	// whose value divides the rate (outside the group, of a Positive site bounded
+	// below by 0 or more). Shifts ignore it.
 	Anchor int
 }
 

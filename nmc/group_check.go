@@ -12,7 +12,8 @@ import (
 // returns them ready for stepping. A group must have a name (unique) and coordinates;
 // each coordinate must be in the state, at most once in its group, with a finite
 // non-zero Rate; a dilation's anchor must be −1 or a coordinate of a continuous,
-// non-Marginalised site outside the group; and the orbit must stay in the support of
+// non-Marginalised site outside the group, a ShiftOver's a coordinate of a Positive
+// site with Lower ≥ 0 outside the group; and the orbit must stay in the support of
 // every site it moves: shifts and dilations of Real coordinates, dilations about 0 of
 // Positive coordinates with Lower 0, nothing else.
 func checkGroups(sites []Site, groups []Group) ([]groupPlan, error) {
@@ -47,7 +48,7 @@ func checkGroups(sites []Site, groups []Group) ([]groupPlan, error) {
 			name := ci.names[oc.Coord]
 			s := sites[ci.site[oc.Coord]]
 			at := fmt.Sprintf("%s, entry %d (%s)", where, k, name)
-			if oc.Kind != Dilate && oc.Kind != Shift {
+			if oc.Kind != Dilate && oc.Kind != Shift && oc.Kind != ShiftOver {
 				return nil, fmt.Errorf("%s: unknown Kind %d", at, int(oc.Kind))
 			}
 			if !isFinite(oc.Rate) || oc.Rate == 0 {
@@ -67,6 +68,18 @@ func checkGroups(sites []Site, groups []Group) ([]groupPlan, error) {
 					if as := sites[ci.site[a]]; as.Support == Discrete {
 						return nil, fmt.Errorf("%s: Anchor %d (%s) is a coordinate of the discrete site %q", at, a, ci.names[a], as.Name)
 					}
+				}
+			}
+			if oc.Kind == ShiftOver {
+				a := oc.Anchor
+				if a < 0 || a >= dim {
+					return nil, fmt.Errorf("%s: Anchor %d of a ShiftOver is not a coordinate of the state (0 … %d)", at, a, dim-1)
+				}
+				if k0, ok := in[a]; ok {
+					return nil, fmt.Errorf("%s: Anchor %d (%s) is in the group itself (entry %d); the coordinate a ShiftOver's rate is divided by must stay fixed", at, a, ci.names[a], k0)
+				}
+				if as := sites[ci.site[a]]; as.Support != Positive || !(as.Lower >= 0) {
+					return nil, fmt.Errorf("%s: Anchor %d (%s) of a ShiftOver is a coordinate of site %q, which is not Positive with Lower ≥ 0: its value must be positive", at, a, ci.names[a], as.Name)
 				}
 			}
 			if msg := orbitLeavesSupport(s, oc); msg != "" {
@@ -94,7 +107,7 @@ func orbitLeavesSupport(s Site, oc OrbitCoord) string {
 		return ""
 	case Positive:
 		switch {
-		case oc.Kind == Shift:
+		case oc.Kind != Dilate:
 			return site + " is Positive: a shift leaves (Lower, ∞); dilate it about 0 instead"
 		case s.Lower != 0:
 			return fmt.Sprintf("%s is Positive with Lower = %g: a dilation about 0 leaves (Lower, ∞)", site, s.Lower)

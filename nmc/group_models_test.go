@@ -21,6 +21,10 @@ func orbitTangent(g Group, x, u, w []float64) {
 			u[oc.Coord] = oc.Rate
 			continue
 		}
+		if oc.Kind == ShiftOver {
+			u[oc.Coord] = oc.Rate / x[oc.Anchor]
+			continue
+		}
 		a := 0.0
 		if oc.Anchor >= 0 {
 			a = x[oc.Anchor]
@@ -34,9 +38,10 @@ func orbitTangent(g Group, x, u, w []float64) {
 // the declared groups. Every score is the full log density (it differs from a
 // Markov-blanket score by a constant in the site).
 type gaussGroup struct {
-	mean   []float64
-	prec   []float64 // n×n, row-major
-	groups []Group
+	mean     []float64
+	prec     []float64 // n×n, row-major
+	groups   []Group
+	positive int // 1 + the index of a site declared Positive (the anchor of a ShiftOver, never moved); 0: none
 }
 
 func (m *gaussGroup) n() int { return len(m.mean) }
@@ -44,6 +49,9 @@ func (m *gaussGroup) Sites() []Site {
 	s := make([]Site, m.n())
 	for i := range s {
 		s[i] = Site{Name: fmt.Sprintf("x%d", i), Size: 1, Support: Real}
+	}
+	if m.positive > 0 {
+		s[m.positive-1].Support = Positive
 	}
 	return s
 }

@@ -134,6 +134,31 @@ func TestGroupMoveAlone(t *testing.T) {
 		}
 	})
 
+	t.Run("shift over a positive anchor", func(t *testing.T) {
+		// (x0 + t, x1 − t/x2) of N(0, I₃), x2 = 2 fixed: a + x2·b stays, and t is
+		// Gaussian along b = (1, −1/x2).
+		g := Group{Name: "over", Coords: []OrbitCoord{{Coord: 0, Kind: Shift, Rate: 1, Anchor: -1}, {Coord: 1, Kind: ShiftOver, Rate: -1, Anchor: 2}}}
+		m := isotropic(3, 1, g)
+		m.positive = 3
+		x0 := []float64{0.5, -1, 2}
+		r := sample(t, m, &Options{Warmup: NoWarmup, Chains: 4, Draws: 4000, Seed: 303, InitRefine: -1, Init: [][]float64{x0}, Moves: groupsOnly})
+		b := []float64{1, -1 / x0[2]}
+		bpb := b[0]*b[0] + b[1]*b[1]
+		bpr := b[0]*x0[0] + b[1]*x0[1]
+		ts := series(r, func(x []float64) float64 { return x[0] - x0[0] })
+		checkMoments(t, "t along the shift over x2", ts, -bpr/bpb, math.Sqrt(1/bpb), nil)
+		for _, c := range series(r, func(x []float64) float64 { return x[0] + x[2]*x[1] }) {
+			for _, v := range c {
+				if math.Abs(v-(x0[0]+x0[2]*x0[1])) > 1e-9 {
+					t.Fatalf("x0 + x2·x1 = %v, want %v", v, x0[0]+x0[2]*x0[1])
+				}
+			}
+		}
+		if a := groupRate(t, r, "over"); a < 0.999 {
+			t.Errorf("shift over x2 of a Gaussian: acceptance %.4f, want 1", a)
+		}
+	})
+
 	t.Run("funnel shift and dilation", func(t *testing.T) {
 		r := sample(t, funnelGroup{k: 3}, func() *Options { o := only(1, 0.5, -1, 2); return &o }())
 		checkMoments(t, "funnel z", series(r, func(x []float64) float64 { return x[0] }), 0, 3, nil)
@@ -271,6 +296,10 @@ func TestGroupValidation(t *testing.T) {
 		{"simplex", []Group{{Name: "g", Coords: []OrbitCoord{c(5, Dilate, 1, -1)}}}, `site "s" is a Simplex`},
 		{"discrete", []Group{{Name: "g", Coords: []OrbitCoord{c(7, Shift, 1, -1)}}}, `site "k" is Discrete`},
 		{"marginalised", []Group{{Name: "g", Coords: []OrbitCoord{c(8, Shift, 1, -1)}}}, `site "z" is Marginalised`},
+		{"shift-over without anchor", []Group{{Name: "g", Coords: []OrbitCoord{c(0, ShiftOver, 1, -1)}}}, `Anchor -1 of a ShiftOver is not a coordinate of the state (0 … 9)`},
+		{"shift-over real anchor", []Group{{Name: "g", Coords: []OrbitCoord{c(0, ShiftOver, 1, 9)}}}, `Anchor 9 (b) of a ShiftOver is a coordinate of site "b", which is not Positive with Lower ≥ 0`},
+		{"shift-over anchor in group", []Group{{Name: "g", Coords: []OrbitCoord{c(0, ShiftOver, 1, 2), c(2, Dilate, 1, -1)}}}, `Anchor 2 (p) is in the group itself (entry 1); the coordinate a ShiftOver's rate is divided by must stay fixed`},
+		{"shift-over positive", []Group{{Name: "g", Coords: []OrbitCoord{c(2, ShiftOver, 1, 3)}}}, `site "p" is Positive: a shift leaves (Lower, ∞)`},
 		{"second group", []Group{{Name: "fine", Coords: []OrbitCoord{ok}}, {Name: "bad", Coords: []OrbitCoord{c(6, Shift, 1, -1)}}}, `nmc: group 1 "bad", entry 0 (s[1]): site "s" is a Simplex`},
 	} {
 		_, err := Sample(context.Background(), &validationModel{groups: tc.groups, scorer: orbit}, &Options{Warmup: NoWarmup, Chains: 1, Draws: 1})
@@ -281,7 +310,7 @@ func TestGroupValidation(t *testing.T) {
 
 	// Valid groups: a coordinate may be in two groups; a Positive site with Lower 0
 	// dilated about 0; a shift ignores its Anchor.
-	good := []Group{{Name: "g1", Coords: []OrbitCoord{ok, c(2, Dilate, 0.5, -1), c(9, Dilate, 1, 1)}}, {Name: "g2", Coords: []OrbitCoord{c(0, Shift, -1, 99)}}}
+	good := []Group{{Name: "g1", Coords: []OrbitCoord{ok, c(2, Dilate, 0.5, -1), c(9, Dilate, 1, 1)}}, {Name: "g2", Coords: []OrbitCoord{c(0, Shift, -1, 99), c(1, ShiftOver, 2, 3)}}}
 	plans, err := checkGroups((&validationModel{}).Sites(), good)
 	if err != nil {
 		t.Fatal(err)

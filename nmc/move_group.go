@@ -259,6 +259,8 @@ func setOrbit(x []float64, g *groupPlan, base []float64, t float64) bool {
 				a = x[oc.Anchor] // not in the group, so not moved
 			}
 			v = a + math.Exp(oc.Rate*t)*(base[k]-a)
+		} else if oc.Kind == ShiftOver {
+			v = base[k] + oc.Rate/x[oc.Anchor]*t // the anchor is not in the group, so not moved
 		} else {
 			v = base[k] + oc.Rate*t
 		}

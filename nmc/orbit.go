@@ -12,8 +12,8 @@ import (
 //
 // At the current state x the orbit of group g is x(t), t ∈ ℝ, x(0) = x:
 // a dilated coordinate moves as xⱼ(t) = a + e^{sⱼt}(xⱼ − a), a the anchor's value
-// (or 0), a shifted one as xⱼ(t) = xⱼ + bⱼt; every other coordinate, the anchors
-// included, stays. The scorer gives f and its first two derivatives along the orbit
+// (or 0), a shifted one as xⱼ(t) = xⱼ + bⱼt (xⱼ + (bⱼ/a)·t for ShiftOver, a its
+// anchor's value); every other coordinate, the anchors included, stays. The scorer gives f and its first two derivatives along the orbit
 // at t = 0; with S = Σ sⱼ over the dilated coordinates, the log density of t with
 // respect to dt is h(t) = f(x(t)) + t·S, so h′(0) = d[0] + S and h″(0) = d[1] (the
 // Jacobian term is linear in t). The proposal q_x(t) is fitted to h at 0 (orbitFit):
@@ -42,10 +42,11 @@ import (
 // Extend the state by t with density π(x)·q_x(t), and consider the map
 // Φ(x, t) = (x(t), −t). The orbit through x′ = x(t) is x′(τ) = x(t + τ): the anchors
 // do not move, so a dilation by e^{sτ} about the same anchor value composes with one
-// by e^{st}, and shifts add. Hence Φ(Φ(x, t)) = (x(t)(−t), t) = (x, t): Φ is an
+// by e^{st}, and shifts add (a ShiftOver's rate b/a is the same at every point of
+// the orbit). Hence Φ(Φ(x, t)) = (x(t)(−t), t) = (x, t): Φ is an
 // involution. Its Jacobian matrix is block triangular — the moved coordinates depend
-// on themselves with factor e^{sⱼt} (dilation) or 1 (shift) and on their anchors,
-// the other coordinates are copied, and −t depends on t only — so
+// on themselves with factor e^{sⱼt} (dilation) or 1 (shift, ShiftOver included) and
+// on their anchors, the other coordinates are copied, and −t depends on t only — so
 // |det ∂Φ/∂(x, t)| = Π e^{sⱼt} = e^{t·S}. The Metropolis-Hastings step that proposes
 // Φ(x, t′) with t′ ~ q_x and accepts with probability min(1, α),
 //

@@ -45,6 +45,11 @@ import (
 //     rest (information I_bb = Σ x_i²/σ², I_{b a_j} = n_j x̄_j/σ², I_{a_j a_j} =
 //     n_j/σ² + 1/τ², so Σ_j I_{b a_j}²/(I_bb I_{a_j a_j}) = Σ κ_j n_j x̄_j² / Σ x_i²).
 //
+// Their non-centred forms, b0 + b·x + σ·z[g] with z ~ Normal(0, c), have other
+// slow directions, along which the data's pinned values stay: σ·e^t with
+// z·e^{−t} (AutoScale), b0 + t with z − t/σ (AutoLocation) and b + t with
+// z_j − t·x̄_j/σ (AutoCoefficient); autogroup_nc.go has those rules.
+//
 // Along each orbit the log density changes, so the group move is a
 // Metropolis-Hastings step like any declared group's, exact for any choice of
 // orbit (nmc.GroupMoves); the rules only choose orbits that follow the posterior's
@@ -86,14 +91,14 @@ type AutoRule uint8
 
 const (
 	// AutoScale is the dilation of the latents whose prior scale is a positive
-	// latent, with it, and of a non-centred Gaussian process's amplitude against
-	// its standardised values (rule 1).
+	// latent, with it, and of a non-centred Gaussian process's amplitude or a
+	// non-centred plate's scale against its standardised values (rule 1).
 	AutoScale AutoRule = 1 << iota
 	// AutoLocation is the shift of the latents whose prior location is a real
-	// latent, with it (rule 2).
+	// latent, with it, and of an intercept against a non-centred plate (rule 2).
 	AutoLocation
 	// AutoCoefficient is the shift of a coefficient against a plate of
-	// intercepts in the same linear predictor (rule 3).
+	// intercepts in the same linear predictor, centred or not (rule 3).
 	AutoCoefficient
 	// AutoPartialRates gives each coordinate of rules 1–3 its rate from the data's
 	// information; without it every rate is 1 (rule 3: κ_j = 1).
@@ -185,6 +190,7 @@ func (m *Model) autoGroups(declared []groupDecl) []groupDecl {
 	if m.auto.off&AutoCoefficient == 0 {
 		out = append(out, a.coefficientGroups()...)
 	}
+	out = append(out, a.nonCentredGroups(m.auto.off)...)
 	kept := out[:0]
 	for _, d := range out {
 		if !names[d.name] { // a declared group of that name wins

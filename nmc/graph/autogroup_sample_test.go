@@ -194,6 +194,47 @@ func varyingSim(noPartial bool, coef *int) sbc.Simulator {
 	}
 }
 
+// nonCentredSim simulates the varying-intercept regression of varyingSim in its
+// non-centred form, y ~ Normal(b0 + b·x + tau·z[g], sigma) with z ~ Normal(0, 1),
+// whose groups Build finds by the non-centred rules (autogroup_nc.go).
+func nonCentredSim() sbc.Simulator {
+	sizes := []int{1, 2, 3, 4, 6}
+	return func(rng *rand.Rand) (nmc.Model, map[string]float64, error) {
+		b0 := 2 * rng.NormFloat64()
+		tau := math.Abs(rng.NormFloat64())
+		beta := rng.NormFloat64()
+		sigma := math.Abs(rng.NormFloat64())
+		truth := map[string]float64{"b0": b0, "tau": tau, "b": beta, "sigma": sigma}
+		var g []int
+		var x, y []float64
+		for j, n := range sizes {
+			z := rng.NormFloat64()
+			if j == 0 || j == 4 {
+				truth[fmt.Sprintf("z[%d]", j)] = z
+			}
+			for range n {
+				xi := 3 + rng.NormFloat64()
+				g, x, y = append(g, j), append(x, xi), append(y, b0+beta*xi+tau*z+sigma*rng.NormFloat64())
+			}
+		}
+		b := graph.New()
+		b0N := b.Latent("b0", graph.Normal(graph.C(0), graph.C(2)))
+		tauN := b.Latent("tau", graph.HalfNormal(graph.C(1)))
+		z := b.Latent("z", graph.Normal(graph.C(0), graph.C(1)), len(sizes))
+		bN := b.Latent("b", graph.Normal(graph.C(0), graph.C(1)))
+		sigmaN := b.Latent("sigma", graph.HalfNormal(graph.C(1)))
+		b.Observe("y", graph.Normal(graph.Add(graph.Add(b0N, graph.Mul(bN, graph.Data(x))), graph.Mul(tauN, graph.Index(z, g))), sigmaN), y)
+		m, err := b.Build()
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := wantGroups(m, "auto: dilate tau, contract z", "auto: shift b0 against z over tau", "auto: shift b against z over tau"); err != nil {
+			return nil, nil, err
+		}
+		return m, truth, nil
+	}
+}
+
 // wantGroups returns an error unless m's groups are exactly the named ones (or,
 // with fewer names, start with them).
 func wantGroups(m *graph.Model, names ...string) error {
@@ -212,7 +253,8 @@ func wantGroups(m *graph.Model, names ...string) error {
 // TestAutoGroupsCalibrated runs simulation-based calibration (300 simulations of
 // 49 draws thinned by 10) of a centred hierarchical normal (and Student-t) and a
 // varying-intercept regression written without groups, with the groups Build
-// finds, at partial rates and at rate 1.
+// finds, at partial rates and at rate 1, and of the regression's non-centred
+// form with the groups the non-centred rules find.
 func TestAutoGroupsCalibrated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SBC")
@@ -229,6 +271,7 @@ func TestAutoGroupsCalibrated(t *testing.T) {
 		{"hierarchical Student-t", false, false, true, 25},
 		{"varying intercept", true, false, false, 23},
 		{"varying intercept at rate 1", true, true, false, 24},
+		{"non-centred varying intercept", false, false, false, 26},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			coef := 0
@@ -237,6 +280,9 @@ func TestAutoGroupsCalibrated(t *testing.T) {
 			if c.varying {
 				sim = varyingSim(c.noPartial, &coef)
 				workers = 1 // the count of coefficient groups is not synchronised
+			}
+			if c.seed == 26 { // non-centred
+				sim = nonCentredSim()
 			}
 			res, err := sbc.Run(context.Background(), sbc.Config{Simulator: sim, Sims: 300, MaxRank: 49, Seed: c.seed, Workers: workers})
 			if err != nil {

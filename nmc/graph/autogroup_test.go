@@ -268,6 +268,33 @@ func TestAutoGroupsShapes(t *testing.T) {
 			f := b.Latent("f", MultivariateNormalCov(C(0), AddDiag(ExpQuadCov(Data([]float64{0, 1, 2}), alpha, C(2)), C(1e-10))))
 			b.Observe("y", Normal(Components(f), C(1)), []float64{0.1, 0.5, 1.2})
 		}, nil},
+		{"a non-centred plate: its scale, the intercept and a coefficient", func(b *Builder) {
+			b0 := b.Latent("b0", Normal(C(0), C(5)))
+			coef := b.Latent("b", Normal(C(0), C(1)))
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			z := b.Latent("z", Normal(C(0), C(1)), 3)
+			b.ObserveInts("k", PoissonLog(Add(Add(b0, Mul(Data([]float64{3, 4, 5, 3, 4, 5}), coef)), Mul(Index(z, rows), tau))), []int{1, 0, 2, 3, 1, 1})
+		}, []string{"auto: dilate tau, contract z", "auto: shift b0 against z over tau", "auto: shift b against z over tau"}},
+		{"a non-centred plate read elsewhere, a predictor centred within groups", func(b *Builder) {
+			b0 := b.Latent("b0", Normal(C(0), C(5)))
+			coef := b.Latent("b", Normal(C(0), C(1)))
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			z := b.Latent("z", Normal(C(0), C(1)), 3)
+			b.Observe("y", Normal(Add(Add(b0, Mul(coef, Data([]float64{-1, 1, 2, -2, 0.5, -0.5}))), Mul(tau, Index(z, rows))), C(1)), yv)
+			b.Observe("w", Normal(z, C(1)), []float64{0, 1, 2})
+		}, []string{"auto: shift b0 against z over tau"}},
+		{"non-centred shapes left out", func(b *Builder) {
+			b0 := b.Latent("b0", Normal(C(0), C(5)))
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			s := b.Latent("s", HalfNormal(C(1)))
+			z := b.Latent("z", Normal(C(0), s), 3)    // a scale that is a latent
+			u := b.Latent("u", Normal(C(1), C(1)), 3) // a location that is not 0
+			w := b.Latent("w", Normal(C(0), C(1)), 3) // in two terms (crossed)
+			v := b.Latent("v", Normal(C(0), C(1)), 2)
+			b.Observe("y", Normal(Add(b0, Mul(tau, Index(z, rows))), C(1)), yv)
+			b.Observe("y2", Normal(Add(b0, Mul(tau, Index(u, rows))), C(1)), yv)
+			b.Observe("y3", Normal(Add(Add(b0, Mul(tau, Index(w, rows))), Mul(tau, Index(v, []int{0, 1, 0, 1, 0, 1}))), C(1)), yv)
+		}, []string{"auto: dilate z with s"}},
 		{"a predictor far from centred, logit link, At", func(b *Builder) {
 			a := b.Latent("a", Normal(C(0), C(1)), 3)
 			coef := b.Latent("b", Normal(C(0), C(1)))
@@ -385,5 +412,68 @@ func TestAutoGroupsAmplitude(t *testing.T) {
 	}
 	if g := build(true).Groups(); len(g) != 0 {
 		t.Errorf("with NoAutoGroups(AutoScale): groups %+v, want none", g)
+	}
+}
+
+// TestAutoGroupsNonCentredRates checks the coordinates of the non-centred rules'
+// groups against rates computed by hand: rows in groups (0, 0, 1, 1, 2, 2) of a
+// plate z of four (z[3] has no rows) with x = (3, 4, 5, 3, 4, 5), so x̄ = (3.5,
+// 4, 4.5); the intercept's ridge moves z[0..2] at −1/τ, the coefficient's at
+// −x̄_j/τ, z[3] stays in both; the dilation moves τ at 1 and every z at −1.
+func TestAutoGroupsNonCentredRates(t *testing.T) {
+	build := func(off ...AutoRule) (*Model, error) {
+		b := New()
+		b0 := b.Latent("b0", Normal(C(0), C(5)))
+		coef := b.Latent("b", Normal(C(0), C(1)))
+		tau := b.Latent("tau", HalfNormal(C(1)))
+		z := b.Latent("z", Normal(C(0), C(1)), 4)
+		b.ObserveInts("k", PoissonLog(Add(Add(b0, Mul(coef, Data([]float64{3, 4, 5, 3, 4, 5}))), Mul(tau, Index(z, []int{0, 0, 1, 1, 2, 2})))), []int{1, 0, 2, 3, 1, 1})
+		if len(off) > 0 {
+			b.NoAutoGroups(off...)
+		}
+		return b.Build()
+	}
+	m, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// State layout: b0 0, b 1, tau 2, z 3 … 6.
+	dil := func(c int, r float64) nmc.OrbitCoord {
+		return nmc.OrbitCoord{Coord: c, Kind: nmc.Dilate, Rate: r, Anchor: -1}
+	}
+	shift := func(c int) nmc.OrbitCoord { return nmc.OrbitCoord{Coord: c, Kind: nmc.Shift, Rate: 1, Anchor: -1} }
+	over := func(c int, r float64) nmc.OrbitCoord {
+		return nmc.OrbitCoord{Coord: c, Kind: nmc.ShiftOver, Rate: r, Anchor: 2}
+	}
+	want := []nmc.Group{
+		{Name: "auto: dilate tau, contract z", Coords: []nmc.OrbitCoord{dil(2, 1), dil(3, -1), dil(4, -1), dil(5, -1), dil(6, -1)}},
+		{Name: "auto: shift b0 against z over tau", Coords: []nmc.OrbitCoord{shift(0), over(3, -1), over(4, -1), over(5, -1)}},
+		{Name: "auto: shift b against z over tau", Coords: []nmc.OrbitCoord{shift(1), over(3, -3.5), over(4, -4), over(5, -4.5)}},
+	}
+	got := m.Groups()
+	if len(got) != len(want) {
+		t.Fatalf("groups %v, want %v", got, want)
+	}
+	for g := range want {
+		if got[g].Name != want[g].Name || !slices.Equal(got[g].Coords, want[g].Coords) {
+			t.Errorf("group %d: %v, want %v", g, got[g], want[g])
+		}
+	}
+	// The rules follow the flags of their centred forms.
+	for _, c := range []struct {
+		off  AutoRule
+		want []string
+	}{
+		{AutoScale, []string{want[1].Name, want[2].Name}},
+		{AutoLocation, []string{want[0].Name, want[2].Name}},
+		{AutoCoefficient, []string{want[0].Name, want[1].Name}},
+	} {
+		m, err := build(c.off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := groupNames(m); !slices.Equal(got, c.want) {
+			t.Errorf("without rule %d: groups %q, want %q", c.off, got, c.want)
+		}
 	}
 }

@@ -125,7 +125,8 @@
 // the factor elements that depend on any of its sites, with exact derivatives along
 // the orbit, computed by the same jets with the orbit parameter t as the single
 // active coordinate. ShiftEach and DilateEach give each coordinate a rate of its
-// own.
+// own; ShiftOver and ShiftOverEach shift at rates divided by a positive latent
+// outside the group (b0 + t, z − t/σ).
 //
 // Build also finds the groups of the structures users write without declaring
 // them, and declares them after the declared ones under names that start with
@@ -136,7 +137,11 @@
 // f = CholeskyMul(K(α, ρ), η), is dilated with η contracted, which keeps f; a
 // real latent that is their location is shifted with them; and a coefficient b beside a plate of intercepts in a linear predictor
 // (y ~ N(a[g] + b·x, σ), x far from centred) is shifted against the intercepts and
-// their location, keeping each group's mean fitted value. Where one Normal
+// their location, keeping each group's mean fitted value. The non-centred form,
+// b0 + b·x + σ·z[g] with z ~ N(0, 1), gets the orbits that keep what its data pin:
+// σ·e^t with z·e^{−t}, and b0 + t (or b + t) with z shifted over σ (on a Poisson
+// regression with 30 groups, least bulk ESS 511 in 22 s without them, 1406 in
+// 7.3 s with them). Where one Normal
 // observation reads the plate, each coordinate moves at a rate set by the data's
 // information about it (a group of many rows barely moves with the scale, one of
 // a single row fully). On a varying-intercept regression with 919 rows in 85

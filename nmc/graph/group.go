@@ -10,13 +10,13 @@ import (
 
 // A GroupMember is one latent node of a group and how all of its coordinates move
 // along the group's orbit x(t). Make one with Dilate, DilateAbout, Shift,
-// ShiftEach or DilateEach.
+// ShiftEach, ShiftOver, ShiftOverEach or DilateEach.
 type GroupMember struct {
 	node   *Node
 	kind   nmc.OrbitKind
 	rate   float64
-	rates  []float64 // ShiftEach, DilateEach: one rate per coordinate (rate unused)
-	anchor *Node     // DilateAbout, DilateEach; nil: about 0
+	rates  []float64 // ShiftEach, ShiftOverEach, DilateEach: one rate per coordinate (rate unused)
+	anchor *Node     // DilateAbout, DilateEach (nil: about 0); ShiftOver, ShiftOverEach: the scale
 }
 
 // Dilate moves every coordinate of the latent node n as x(t) = e^{rate·t}·x, a
@@ -52,6 +52,27 @@ func Shift(n *Node, rate float64) GroupMember {
 // with negMeans[j] = −x̄_j keeps every group's mean fitted value a_j + b·x̄_j.
 func ShiftEach(n *Node, rates []float64) GroupMember {
 	return GroupMember{node: n, kind: nmc.Shift, rates: append([]float64(nil), rates...)}
+}
+
+// ShiftOver moves every coordinate of the latent node n as x(t) = x + (rate/σ)·t,
+// σ the value of the latent node scale: a positive scalar latent bounded below by
+// 0 or more, outside the group, which stays where it is (so the direction is the
+// same at every point of the orbit). In a non-centred hierarchical model whose
+// data pin b0 + σ·z[g], the intercept b0 and the standardised effects z move
+// along that ridge with
+//
+//	b.Group("b0 with z", graph.Shift(b0, 1), graph.ShiftOver(z, sigma, -1))
+//
+// Build finds this group itself (see NoAutoGroups). Only real sites may be
+// shifted.
+func ShiftOver(n, scale *Node, rate float64) GroupMember {
+	return GroupMember{node: n, kind: nmc.ShiftOver, rate: rate, anchor: scale}
+}
+
+// ShiftOverEach is ShiftOver at a rate of its own per coordinate, as ShiftEach:
+// coordinate j moves as x_j(t) = x_j + (rates[j]/σ)·t.
+func ShiftOverEach(n, scale *Node, rates []float64) GroupMember {
+	return GroupMember{node: n, kind: nmc.ShiftOver, anchor: scale, rates: append([]float64(nil), rates...)}
 }
 
 // DilateEach moves coordinate j of the latent node n as
@@ -249,12 +270,16 @@ func checkRates(group string, f *family, rates []float64) error {
 	return nil
 }
 
-// groupAnchor checks the anchor of a member and returns its family (nil: about 0).
+// groupAnchor checks the anchor of a member (a dilation's, or a ShiftOver's
+// scale) and returns its family (nil: about 0).
 func (m *Model) groupAnchor(group string, f *family, mem GroupMember, member []bool) (*family, error) {
 	if mem.anchor == nil {
+		if mem.kind == nmc.ShiftOver {
+			return nil, fmt.Errorf("graph: group %q: latent %q: ShiftOver has a nil scale", group, f.name)
+		}
 		return nil, nil
 	}
-	if mem.kind != nmc.Dilate {
+	if mem.kind == nmc.Shift {
 		return nil, fmt.Errorf("graph: group %q: latent %q: only a dilation has an anchor", group, f.name) // unreachable through the constructors
 	}
 	if mem.anchor.err != nil {
@@ -266,6 +291,12 @@ func (m *Model) groupAnchor(group string, f *family, mem GroupMember, member []b
 	}
 	if member[a.id] {
 		return nil, fmt.Errorf("graph: group %q: the anchor %q of latent %q is in the group; an anchor must stay fixed along the orbit", group, a.name, f.name)
+	}
+	if mem.kind == nmc.ShiftOver {
+		if s := m.sites[a.first]; a.length*a.width != 1 || s.Support != nmc.Positive || !(s.Lower >= 0) {
+			return nil, fmt.Errorf("graph: group %q: the scale %q of latent %q's ShiftOver is not a positive scalar latent bounded below by 0 or more", group, a.name, f.name)
+		}
+		return a, nil
 	}
 	if m.sites[a.first].Support == nmc.Discrete {
 		return nil, fmt.Errorf("graph: group %q: the anchor %q of latent %q is discrete", group, a.name, f.name)
@@ -286,7 +317,7 @@ func (m *Model) checkOrbitSupport(group string, f *family, mem GroupMember) erro
 			continue
 		case nmc.Positive:
 			switch {
-			case mem.kind == nmc.Shift:
+			case mem.kind != nmc.Dilate:
 				why = "a shift can take it to 0 or below; dilate it about 0 instead"
 			case mem.anchor != nil:
 				why = "a dilation about an anchor can take it to 0 or below; dilate it about 0 instead"

@@ -25,6 +25,8 @@ func orbitPoint(dst, x []float64, g nmc.Group, t float64) {
 			dst[c.Coord] = a + math.Exp(c.Rate*t)*(x[c.Coord]-a)
 		case nmc.Shift:
 			dst[c.Coord] = x[c.Coord] + c.Rate*t
+		case nmc.ShiftOver:
+			dst[c.Coord] = x[c.Coord] + c.Rate/x[c.Anchor]*t
 		}
 	}
 }
@@ -207,6 +209,20 @@ func orbitModels(t *testing.T) map[string]*Model {
 		sigma := b.Latent("sigma", HalfNormal(C(2)))
 		b.Observe("y", Normal(Add(Index(a, g), Mul(coef, Data(x))), sigma), y)
 		add("auto varying intercept", b)
+
+		// Its non-centred Poisson form (autogroup_nc.go): σ dilated with z
+		// contracted, the intercept and the coefficient shifted with z over σ.
+		counts := make([]int, len(y))
+		for i := range counts {
+			counts[i] = int(math.Abs(y[i])) % 7
+		}
+		b = New()
+		b0 := b.Latent("b0", Normal(C(0), C(5)))
+		coef = b.Latent("b", Normal(C(0), C(5)))
+		tau = b.Latent("tau", HalfNormal(C(1)))
+		z := b.Latent("z", Normal(C(0), C(1)), len(sizes))
+		b.ObserveInts("k", PoissonLog(Add(Add(b0, Mul(coef, Data(x))), Mul(tau, Index(z, g)))), counts)
+		add("auto non-centred", b)
 	}
 	{
 		// A hidden Markov model whose ordered rates are dilated together.
@@ -531,6 +547,30 @@ func TestGroupBadInput(t *testing.T) {
 			s := b.Latent("s", HalfNormal(C(1)), 2)
 			b.Group("g", ShiftEach(s, []float64{1, 0}))
 		}, []string{`group "g"`, `site "s[0]"`, "shift"}},
+		{"a shift over a nil scale", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 2)
+			b.Group("g", ShiftOver(a, nil, 1))
+		}, []string{`group "g"`, `latent "a"`, "nil scale"}},
+		{"a shift over a real scale", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 2)
+			c := b.Latent("c", Normal(C(0), C(1)))
+			b.Group("g", ShiftOver(a, c, 1))
+		}, []string{`group "g"`, `scale "c"`, `latent "a"`, "not a positive scalar latent"}},
+		{"a shift over a scale of two coordinates", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 2)
+			s := b.Latent("s", HalfNormal(C(1)), 2)
+			b.Group("g", ShiftOverEach(a, s, []float64{1, 2}))
+		}, []string{`group "g"`, `scale "s"`, "not a positive scalar latent"}},
+		{"a shift over a scale in the group", func(b *Builder) {
+			a := b.Latent("a", Normal(C(0), C(1)), 2)
+			s := b.Latent("s", HalfNormal(C(1)))
+			b.Group("g", ShiftOver(a, s, 1), Dilate(s, 1))
+		}, []string{`group "g"`, `anchor "s"`, "in the group"}},
+		{"a shift over a scale of a positive site", func(b *Builder) {
+			s := b.Latent("s", HalfNormal(C(1)))
+			w := b.Latent("w", HalfNormal(C(1)))
+			b.Group("g", ShiftOver(w, s, 1))
+		}, []string{`group "g"`, `site "w"`, "shift"}},
 		{"empty name", func(b *Builder) {
 			a := b.Latent("a", Normal(C(0), C(1)))
 			b.Group("", Dilate(a, 1))

@@ -38,6 +38,8 @@ func (s *scorer) ScoreOrbit(x []float64, g int, d *[2]float64) float64 {
 			s.ou[c.Coord], s.ow[c.Coord] = c.Rate*r, c.Rate*c.Rate*r
 		case nmc.Shift:
 			s.ou[c.Coord], s.ow[c.Coord] = c.Rate, 0
+		case nmc.ShiftOver:
+			s.ou[c.Coord], s.ow[c.Coord] = c.Rate/x[c.Anchor], 0
 		}
 	}
 	return s.orbitSum(x, o, d)
