@@ -152,20 +152,32 @@ func (st *fittedStepper) replaceSiteSteps(c *Chain, m int) {
 	}
 }
 
-// wellMixed reports whether every local step that moves block b — the Newton step
-// of each of its sites and, for a group's block, the group move — accepted at least
-// fittedSkipRate of its warm-up proposals. Such a block is already sampled by
-// near-exact conditional draws (a Gaussian-like site's Newton fit is its
-// conditional) plus the group move along the direction that couples its sites, and
-// an independence step would cost score evaluations for little: on a robust
-// regression with K = 40 (sites accepting 99–100%, the group 99.9%) three fitted
-// steps per sweep added 21% wall time and no bulk ESS.
+// wellMixed reports whether the local steps that move block b accepted at least
+// fittedSkipRate of their warm-up proposals: the Newton steps of its sites
+// together (each at least fittedSkipSiteRate) and, for a group's block, the group
+// move. Such a block is already sampled by near-exact conditional draws (a
+// Gaussian-like site's Newton fit is its conditional) plus the group move along
+// the direction that couples its sites, and an independence step would cost score
+// evaluations for little: on a robust regression with K = 40 (sites accepting
+// 99–100%, the group 99.9%) three fitted steps per sweep added 21% wall time and
+// no bulk ESS. The sites are taken together, not one by one: on a Poisson
+// regression with 30 varying intercepts of 20 rows each (sites accepting 88–96%,
+// the groups 99%) the fitted steps, made because a few sites fell below 90%,
+// replaced the sites' Newton steps on most sweeps with independence steps
+// accepting 30–66% and cost half the CPU time: least bulk ESS per CPU second 187
+// with them, 362 without (and 90 against 422 in the model's non-centred form).
 func wellMixed(c *Chain, b *fittedBlock) bool {
 	high := func(acc, prop int) bool { return prop > 0 && float64(acc) >= fittedSkipRate*float64(prop) }
+	acc, prop := 0, 0
 	for _, i := range b.plan.sites {
-		if st := c.sites[i].stats; !high(acceptedMH(st), st.Proposals) {
+		st := c.sites[i].stats
+		if !(st.Proposals > 0 && float64(acceptedMH(st)) >= fittedSkipSiteRate*float64(st.Proposals)) {
 			return false
 		}
+		acc, prop = acc+acceptedMH(st), prop+st.Proposals
+	}
+	if !high(acc, prop) {
+		return false
 	}
 	if g := b.plan.group; g >= 0 {
 		if st := c.orbit[g].stats; !high(st.Accepted, st.Proposals) {

@@ -91,7 +91,7 @@ type FittedSteps struct {
 
 // Why a fitted block made no steps (draws.SiteStats.Unused).
 const (
-	unusedMixed   = "left to its sites' own steps, which accepted at least 90% of their warm-up proposals"
+	unusedMixed   = "left to its sites' own steps, which accepted at least 90% of their warm-up proposals together"
 	unusedNoFit   = "no fit: too few warm-up draws, or no positive-definite scale"
 	unusedStopped = "the chain stopped before its warm-up ended"
 )

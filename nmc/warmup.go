@@ -50,8 +50,10 @@ const (
 	// for 8% more sweeps.
 	hamMinWarmup = 300
 	// fittedSkipRate is the warm-up acceptance rate of a block's local steps above
-	// which the block gets no fitted step (see wellMixed).
-	fittedSkipRate = 0.9
+	// which the block gets no fitted step, and fittedSkipSiteRate the least rate of
+	// each of its sites' steps (see wellMixed).
+	fittedSkipRate     = 0.9
+	fittedSkipSiteRate = 0.75
 	// trendTolerance bounds the difference of the log joint's means over the last two
 	// windows, in standard deviations of the later window.
 	trendTolerance = 1.0
