@@ -31,7 +31,11 @@ import (
 //     minPinned (as rule 3 without partial rates).
 //
 // A predictor with two such terms (crossed effects) is left out, as rule 3 leaves
-// out two plates of intercepts.
+// out two plates of intercepts; so is a plate with one effect per row, or fewer
+// than two rows per group on average (z indexed by every row, as the non-centred
+// eight schools' θ = μ + τ·θ_raw): one row pins its effect least, and there the
+// non-centred form mixes by itself (eight schools: least bulk ESS 1387–2932 with
+// the orbits, 1480–2361 without, at 0.6–0.7 times the ESS per CPU second).
 
 // ncTerm is a term σ·z[g] of a linear predictor.
 type ncTerm struct {
@@ -51,6 +55,9 @@ func (a *autoFinder) ncTermOf(t *Node, rows int) (nc ncTerm, ok bool) {
 		}
 		sigma := a.m.famOf(s)
 		z, g := groupIndex(eff, rows)
+		if eff.op == opLatent || !groupsOfRows(g) { // one effect per row: see above
+			continue
+		}
 		if sigma == nil || z == nil || sigma == z || len(g) != rows || !a.free(sigma) || sigma.length != 1 ||
 			!a.allSupport(sigma, nmc.Positive) || !a.free(z) || z.length < 2 || !a.allSupport(z, nmc.Real) {
 			continue
@@ -61,6 +68,16 @@ func (a *autoFinder) ncTermOf(t *Node, rows int) (nc ncTerm, ok bool) {
 		return ncTerm{sigma: sigma, z: z, g: g}, true
 	}
 	return ncTerm{}, false
+}
+
+// groupsOfRows reports whether the rows' groups g hold two rows or more per group
+// on average (over the groups with rows).
+func groupsOfRows(g []int) bool {
+	seen := map[int]bool{}
+	for _, j := range g {
+		seen[j] = true
+	}
+	return len(g) >= 2*len(seen)
 }
 
 // ncRidge accumulates, for a coefficient b (an intercept: x = 1) and a term

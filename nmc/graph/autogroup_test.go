@@ -295,6 +295,14 @@ func TestAutoGroupsShapes(t *testing.T) {
 			b.Observe("y2", Normal(Add(b0, Mul(tau, Index(u, rows))), C(1)), yv)
 			b.Observe("y3", Normal(Add(Add(b0, Mul(tau, Index(w, rows))), Mul(tau, Index(v, []int{0, 1, 0, 1, 0, 1}))), C(1)), yv)
 		}, []string{"auto: dilate z with s"}},
+		{"non-centred effects of one row each", func(b *Builder) {
+			b0 := b.Latent("b0", Normal(C(0), C(5)))
+			tau := b.Latent("tau", HalfNormal(C(1)))
+			z := b.Latent("z", Normal(C(0), C(1)), 6)
+			w := b.Latent("w", Normal(C(0), C(1)), 6)
+			b.Observe("y", Normal(Add(b0, Mul(tau, z)), C(1)), yv)
+			b.Observe("y2", Normal(Add(b0, Mul(tau, Index(w, []int{5, 4, 3, 2, 1, 0}))), C(1)), yv)
+		}, nil},
 		{"a predictor far from centred, logit link, At", func(b *Builder) {
 			a := b.Latent("a", Normal(C(0), C(1)), 3)
 			coef := b.Latent("b", Normal(C(0), C(1)))
