@@ -38,7 +38,27 @@ func lgamma(x float64) float64 { return special.LogGamma(x) }
 
 // logChoose returns log C(n, y) for integers 0 ≤ y ≤ n.
 func logChoose(n, y float64) float64 {
-	return lgamma(n+1) - lgamma(y+1) - lgamma(n-y+1)
+	return logFactorial(n) - logFactorial(y) - logFactorial(n-y)
+}
+
+// logFactorials holds lgamma(y+1) for the integers 0 ≤ y < len(logFactorials).
+var logFactorials = func() (t [256]float64) {
+	for y := range t {
+		t[y] = lgamma(float64(y) + 1)
+	}
+	return t
+}()
+
+// logFactorial returns lgamma(y+1), from a table for the small integers counts
+// mostly are (the log-gamma was an eighth of the CPU of a Poisson regression
+// with varying intercepts), bit for bit the same.
+func logFactorial(y float64) float64 {
+	if y >= 0 && y < float64(len(logFactorials)) {
+		if i := int(y); float64(i) == y {
+			return logFactorials[i]
+		}
+	}
+	return lgamma(y + 1)
 }
 
 // checkDerivs panics, naming the method, when grad or hess is shorter than the

@@ -420,3 +420,18 @@ func TestLogBeta(t *testing.T) {
 		}
 	}
 }
+
+// TestLogFactorialTable checks logFactorial against lgamma(y+1) bit for bit: the
+// integers of the table and past it, and values the table must not serve
+// (fractions, negatives, NaN, +Inf).
+func TestLogFactorialTable(t *testing.T) {
+	ys := []float64{0.5, 254.5, -1, -0.5, math.NaN(), math.Inf(1), 1e6, 255.000001}
+	for y := 0; y < 300; y++ {
+		ys = append(ys, float64(y))
+	}
+	for _, y := range ys {
+		if got, want := logFactorial(y), lgamma(y+1); math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("logFactorial(%v) = %v, want lgamma(y+1) = %v", y, got, want)
+		}
+	}
+}

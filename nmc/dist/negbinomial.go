@@ -57,7 +57,7 @@ const nbStirling = 1e4
 // and second derivatives of log Γ(y + φ) − log Γ(φ) in φ: ψ(y + φ) − ψ(φ) and
 // ψ′(y + φ) − ψ′(φ).
 func nbPhiTerms(y, phi float64) (d, d1, d2 float64) {
-	d = -lgamma(y + 1)
+	d = -logFactorial(y)
 	switch {
 	case y < nbSumTerms:
 		for j := 0.0; j < y; j++ {

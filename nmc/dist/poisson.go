@@ -29,7 +29,7 @@ func (Poisson) Layout(int) (int, []int) { return 1, ones(1) }
 func countValueOK(y float64) bool { return isInt(y) && y >= 0 }
 
 func poissonLP(y, l float64) float64 {
-	lp := -l - lgamma(y+1)
+	lp := -l - logFactorial(y)
 	if y > 0 {
 		lp += y * math.Log(l)
 	}
@@ -127,7 +127,7 @@ func (PoissonLog) LogProb(args []float64, _ int) float64 {
 	if !countValueOK(y) || !finite(eta) {
 		return negInf
 	}
-	return y*eta - math.Exp(eta) - lgamma(y+1)
+	return y*eta - math.Exp(eta) - logFactorial(y)
 }
 
 // Derivs returns the log probability and its gradient and Hessian with respect to
@@ -142,7 +142,7 @@ func (PoissonLog) Derivs(args []float64, _ int, grad, hess []float64) float64 {
 	e := math.Exp(eta)
 	grad[0], grad[1] = 0, y-e
 	hess[0], hess[1], hess[2], hess[3] = 0, 0, 0, -e
-	return y*eta - e - lgamma(y+1)
+	return y*eta - e - logFactorial(y)
 }
 
 // CheckParams requires logRate finite.
