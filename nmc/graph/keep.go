@@ -20,8 +20,9 @@ func (s *scorer) Keep(x []float64) {
 	for li := range s.m.linear {
 		lf := &s.m.linear[li]
 		for _, tm := range lf.terms {
-			f := tm.fam
-			s.mv[tm.node.id].keep(x[f.offset : f.offset+f.length])
+			if f := tm.fam; tm.idx == nil {
+				s.mv[tm.node.id].keep(x[f.offset : f.offset+f.length])
+			}
 		}
 		if s.lin == nil || s.lin[li] == nil {
 			continue

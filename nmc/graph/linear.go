@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"slices"
+
 	"github.com/nmc-go/nmc/nmc"
 	"github.com/nmc-go/nmc/nmc/dist"
 )
@@ -11,8 +13,10 @@ import (
 //
 //	η_r = Σ (shared scalar terms) ± Σ_t (X_t·v_t)_r ± Σ_c s_c·(data column c)_r + (data offset)_r
 //
-// over Vector sites v_t (the logistic and robust regressions' α + Xβ) and shared
-// scalars s_c (a regression written literally, α + β·x; linear_cols.go). Such a factor
+// over Vector sites v_t (the logistic and robust regressions' α + Xβ), plates of
+// scalar sites read by a data index (a[g_r], a varying intercept: X_t the
+// indicator matrix of g, kept as the index) and shared scalars s_c (a regression
+// written literally, α + β·x; linear_cols.go). Such a factor
 // is scored as a whole instead of element by element: X_t·v_t comes from the
 // scorer's cache (mvCache), the shared parameters are evaluated once, and each row
 // costs one call of the family's derivatives. The derivatives are chained by
@@ -28,6 +32,10 @@ import (
 //     where u and w are the orbit's dv/dt and d²v/dt², and for a dilation of v_t about
 //     0 at one rate c, X_t·u = c·X_t·v_t and X_t·w = c²·X_t·v_t come from the cache.
 //
+// An indexed plate's sites read a few rows each, so their scores keep the element
+// path (the factor is in no site's blanket as a whole); the factor is scored as a
+// whole for the other sites, the orbits and the log joint.
+//
 // Rows are processed in fixed chunks of linChunk spread over the scorer's goroutines,
 // each with partial sums added in chunk order, so a result does not depend on
 // GOMAXPROCS. Every other case (an active site both in a shared parameter and in a
@@ -42,11 +50,12 @@ const linMinRows = 16
 // linMaxNodes is the most nodes a linear predictor's sum is made of.
 const linMaxNodes = 256
 
-// linTerm is one MatVec term of a linear predictor.
+// linTerm is one MatVec or indexed-plate term of a linear predictor.
 type linTerm struct {
-	node *Node   // opMatVec over a Vector latent or a plate of scalar sites
+	node *Node   // opMatVec over a Vector latent or a plate of scalar sites; or the indexing node
 	fam  *family // the latent
 	sign float64 // +1 or −1
+	idx  []int   // an indexed plate: row r reads the plate's element idx[r] (node.x unused)
 }
 
 // linFactor is a factor scored as a whole (see above).
@@ -151,6 +160,13 @@ func (lf *linFactor) decompose(m *Model, n *Node, sign float64) bool {
 		return lf.decompose(m, n.args[0], -sign)
 	case opMul:
 		return lf.addCol(m, n, sign)
+	case opIndex, opAt:
+		f, idx := groupIndex(n, n.length)
+		if f == nil || f.vector || slices.ContainsFunc(lf.terms, func(t linTerm) bool { return t.fam == f }) {
+			return false
+		}
+		lf.terms = append(lf.terms, linTerm{node: n, fam: f, sign: sign, idx: idx})
+		return true
 	case opMatVec:
 		a := n.args[0]
 		if a.op != opLatent || (!a.fam.vector && a.fam.width != 1) {

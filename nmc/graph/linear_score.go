@@ -21,6 +21,7 @@ type linScratch struct {
 	kept   [][]int     // per chunk: rows with a significant Hessian term
 	xv     [][]float64 // per term: X_t·v_t (the cache's slice)
 	xu, xw [][]float64 // per term: X_t·u and X_t·w along an orbit
+	gath   [][]float64 // per indexed-plate term: its rows' values (xv's slices)
 	work   []linWork   // per worker
 	sum    []float64   // linShared: the chunks' derivative sums
 
@@ -156,6 +157,16 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 	xv := ls.xv
 	for t, tm := range lf.terms {
 		f := tm.fam
+		if tm.idx != nil {
+			if s.active >= f.first && s.active < f.first+f.length {
+				return 0, false // a site of an indexed plate: by elements (unreachable: such a site's blanket holds the factor's rows partly)
+			}
+			xv[t] = gather(ls.gathered(t, n), s.x[f.offset:], tm.idx)
+			if s.orbit != nil && s.orbit.member[f.id] {
+				mode = linOrbit
+			}
+			continue
+		}
 		xv[t] = s.mv[tm.node.id].vector(tm.node.x, s.x[f.offset:f.offset+f.length], s.epoch, s.nworkers)
 		switch {
 		case s.active >= 0 && f.first == s.active && f.vector:
@@ -408,11 +419,17 @@ func (s *scorer) orbitTerms(lf *linFactor, ls *linScratch, xv [][]float64) {
 			ls.xu[t], ls.xw[t] = nil, nil
 			continue
 		}
-		x := tm.node.x
-		if ls.xu[t] == nil || len(ls.xu[t]) != x.rows {
-			ls.xu[t], ls.xw[t] = make([]float64, x.rows), make([]float64, x.rows)
+		rows := len(xv[t])
+		if ls.xu[t] == nil || len(ls.xu[t]) != rows {
+			ls.xu[t], ls.xw[t] = make([]float64, rows), make([]float64, rows)
 		}
 		xu, xw := ls.xu[t], ls.xw[t]
+		if tm.idx != nil {
+			gather(xu, s.ou[f.offset:], tm.idx)
+			gather(xw, s.ow[f.offset:], tm.idx)
+			continue
+		}
+		x := tm.node.x
 		if c, ok := s.orbit.uniformDilation(f); ok {
 			c2 := c * c
 			for r, v := range xv[t] {
@@ -425,6 +442,25 @@ func (s *scorer) orbitTerms(lf *linFactor, ls *linScratch, xv [][]float64) {
 		blas64.Gemv(blas.NoTrans, 1, g, blas64.Vector{N: len(u), Inc: 1, Data: u}, 0, blas64.Vector{N: x.rows, Inc: 1, Data: xu})
 		blas64.Gemv(blas.NoTrans, 1, g, blas64.Vector{N: len(w), Inc: 1, Data: w}, 0, blas64.Vector{N: x.rows, Inc: 1, Data: xw})
 	}
+}
+
+// gathered returns term t's buffer of n rows for an indexed plate's values.
+func (ls *linScratch) gathered(t, n int) []float64 {
+	if ls.gath == nil {
+		ls.gath = make([][]float64, len(ls.xv))
+	}
+	if len(ls.gath[t]) != n {
+		ls.gath[t] = make([]float64, n)
+	}
+	return ls.gath[t]
+}
+
+// gather writes src[idx[r]] into dst[r] for every row r, and returns dst.
+func gather(dst, src []float64, idx []int) []float64 {
+	for r, i := range idx {
+		dst[r] = src[i]
+	}
+	return dst
 }
 
 // uniformDilation reports whether the orbit dilates every coordinate of family f

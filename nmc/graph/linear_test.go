@@ -3,6 +3,7 @@ package graph
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -10,7 +11,7 @@ import (
 	"github.com/nmc-go/nmc/nmc"
 )
 
-// linearTestModels declares seven models with linear factors, each twice: scored
+// linearTestModels declares eight models with linear factors, each twice: scored
 // as linear factors, and element by element (noLinear, the former engine). n = 9000
 // rows make three chunks of linChunk.
 func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
@@ -27,7 +28,7 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 		return x
 	}
 	out := map[string]*Model{}
-	add := func(name string, b *Builder) {
+	add := func(name string, b *Builder, outside ...string) { // outside: sites the factor does not read
 		t.Helper()
 		m, err := b.Build()
 		if err != nil {
@@ -37,7 +38,13 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 			t.Fatalf("%s: %d linear factors, want %d", name, len(m.linear), want)
 		}
 		for i := range m.Sites() {
-			if !noLinear && len(m.linSites[i]) != 1 {
+			if f := m.siteFamily(i); f != nil && indexedPlate(m, f) {
+				if len(m.linSites[i]) != 0 {
+					t.Fatalf("%s: site %s of an indexed plate scores %d linear factors, want 0", name, m.Sites()[i].Name, len(m.linSites[i]))
+				}
+				continue
+			}
+			if !noLinear && len(m.linSites[i]) != 1 && !slices.Contains(outside, m.Sites()[i].Name) {
 				t.Fatalf("%s: site %s scores %d linear factors, want 1", name, m.Sites()[i].Name, len(m.linSites[i]))
 			}
 		}
@@ -151,6 +158,34 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 		add("index", b)
 	}
 	{
+		// A Poisson regression with crossed varying intercepts read by data indices,
+		// a[g] and c[h] (Index and At, one subtracted), a coefficient of a data column
+		// and a shared offset: the plates' sites keep the element path; the groups
+		// dilate and shift a plate and shift the other at rates of their own over a
+		// scale (ShiftOverEach).
+		g, h, x, y := make([]int, n), make([]int, n), make([]float64, n), make([]int, n)
+		for i := range y {
+			g[i], h[i], x[i], y[i] = rng.IntN(40), rng.IntN(7), rng.NormFloat64(), rng.IntN(5)
+		}
+		rates := make([]float64, 7)
+		for j := range rates {
+			rates[j] = float64(j) - 2.5
+		}
+		b := New()
+		b.noLinear = noLinear
+		mu := b.Latent("mu", Normal(C(0), C(1)))
+		sigma := b.Latent("sigma", HalfNormal(C(1)))
+		a := b.Latent("a", Normal(mu, sigma), 40)
+		c := b.Latent("c", Normal(C(0), C(1)), 7)
+		coef := b.Latent("b", Normal(C(0), C(1)))
+		b.ObserveInts("y", PoissonLog(Sub(Add(Add(Index(a, g), Mul(coef, Data(x))), C(0.2)), At(c, By(h)))), y)
+		b.Group("scale", DilateAbout(a, mu, 1), Dilate(sigma, 1))
+		b.Group("shift", Shift(mu, 1), Shift(a, 1), Shift(coef, 0.3))
+		b.Group("over", Shift(coef, 1), ShiftOverEach(c, sigma, rates))
+		b.NoAutoGroups()
+		add("indexed", b, "mu", "sigma")
+	}
+	{
 		// An ordinal regression: the cutpoints are a shared vector argument (an
 		// Ordered latent's elements), and a shared intercept moves η in every row.
 		x, y := newX(3), make([]int, n)
@@ -168,6 +203,19 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 		add("ordinal", b)
 	}
 	return out
+}
+
+// indexedPlate reports whether latent f is an indexed-plate term of one of m's
+// linear factors.
+func indexedPlate(m *Model, f *family) bool {
+	for _, lf := range m.linear {
+		for _, tm := range lf.terms {
+			if tm.idx != nil && tm.fam == f {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // allScores returns every site's score with and without derivatives (gradient and
