@@ -89,6 +89,8 @@ var tinySizes = map[string][]string{
 	"one_comp_mm_elim_abs":   {"-n", "6"},
 	"roaches_negbin":         {"-n", "20"},
 	"ordinal_regr":           {"-n", "30"},
+	"glmm_poisson":           {"-n", "30", "-k", "5"},
+	"glmm_poisson_nc":        {"-n", "30", "-k", "5"},
 }
 
 // sampleArgs are flags a model's short test runs need: varying_intercept's scales

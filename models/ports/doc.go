@@ -27,7 +27,11 @@
 //   - ordinal_regr: an ordinal logistic regression, four categories, ordered
 //     cutpoints (Ordinal);
 //   - multi_logit: a multinomial logistic (softmax) regression, four categories,
-//     the Stan user's guide's categorical_logit program (MultiLogit).
+//     the Stan user's guide's categorical_logit program (MultiLogit);
+//   - glmm_poisson and glmm_poisson_nc: a Poisson regression with varying
+//     intercepts, 600 rows in 30 groups, the intercepts a plate, in the centred
+//     form, a[j] ~ N(b0, sigma²), and the non-centred one, b0 + sigma·z[j] with
+//     z[j] ~ N(0, 1) (GLMMPoisson, GLMMPoissonNC).
 //
 // Each model has a data type with the Stan program's data block (StanVars, for
 // frames.WriteStanJSON), a reader of CmdStan JSON data (ReadARMA11, …, over

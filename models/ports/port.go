@@ -18,7 +18,7 @@ var programs embed.FS
 // StanProgram returns the text of the Stan program called name (without ".stan"):
 // arma11, garch11, hmm_poisson, normal_mixture, gp_pois_regr, gp_pois_regr_nc,
 // gp_regr, linreg, varying_intercept, one_comp_mm_elim_abs, roaches_negbin,
-// ordinal_regr or multi_logit.
+// ordinal_regr, multi_logit, glmm_poisson or glmm_poisson_nc.
 func StanProgram(name string) (string, error) {
 	b, err := programs.ReadFile("stan/" + name + ".stan")
 	if err != nil {

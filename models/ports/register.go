@@ -21,6 +21,8 @@ func init() {
 		roachesPort(),
 		ordinalPort(),
 		multiLogitPort(),
+		glmmPoissonPort(),
+		glmmPoissonPortOf("glmm_poisson_nc", "z", GLMMPoissonNC),
 	} {
 		if err := models.Register(p); err != nil {
 			panic(err) // a name registered twice is a bug of this package

@@ -14,10 +14,11 @@ import (
 // portNames lists the models this package registers.
 var portNames = []string{"arma11", "garch11", "linreg_2scalar", "linreg_vector", "varying_intercept",
 	"normal_mixture", "normal_mixture_overlap", "hmm_poisson", "hmm_poisson_overlap", "gp_pois_regr", "gp_pois_regr_nc",
-	"gp_regr", "one_comp_mm_elim_abs", "roaches_negbin", "ordinal_regr", "multi_logit"}
+	"gp_regr", "one_comp_mm_elim_abs", "roaches_negbin", "ordinal_regr", "multi_logit",
+	"glmm_poisson", "glmm_poisson_nc"}
 
 // tinySizes are data sizes of the registry's test (default 20 rows, no k).
-var tinySizes = map[string][2]int{"varying_intercept": {30, 5}}
+var tinySizes = map[string][2]int{"varying_intercept": {30, 5}, "glmm_poisson": {20, 4}, "glmm_poisson_nc": {20, 4}}
 
 // TestRegistry: every model is in the registry after the built-in ones; data
 // generated through it are written as MODEL.json and PROGRAM.stan (the embedded

@@ -63,7 +63,7 @@ models=("$@")
 if [[ ${#models[@]} -eq 0 ]]; then
   models=(arma11 garch11 linreg_2scalar linreg_vector varying_intercept normal_mixture
     normal_mixture_overlap hmm_poisson hmm_poisson_overlap hmm_poisson:2000
-    hmm_poisson_overlap:2000 gp_pois_regr gp_regr one_comp_mm_elim_abs)
+    hmm_poisson_overlap:2000 gp_pois_regr gp_regr one_comp_mm_elim_abs glmm_poisson glmm_poisson_nc)
 fi
 
 # summary_stats FILE PARAMS: the min ess_bulk and max rhat over the rows of a
