@@ -358,7 +358,10 @@
 // An observation whose parameters are shared scalars and one linear predictor — a
 // sum of length-1 nodes, MatVecs over Vector sites, length-1 nodes times constant
 // columns and constants, as α + X·β in a regression or the same written literally,
-// α + β·x or Index(b, 0) + Index(b, 1)·h — is scored as a whole: X·β is kept per scorer for the current and the
+// α + β·x or Index(b, 0) + Index(b, 1)·h, and plates read by a data index, alone or
+// times a length-1 node (varying intercepts a[g], or σ·z[g] non-centred; the
+// plate's own sites, which read a few rows each, keep the element walk) — is
+// scored as a whole: X·β is kept per scorer for the current and the
 // proposed β (recomputed from scratch at any other β, so never stale), the shared
 // parameters are evaluated once, each row costs one call of the family's
 // derivatives, and only in the arguments the active site moves (a family may

@@ -84,6 +84,11 @@ func (s *scorer) rowTermsKey(li int, x, key, one []float64) (_, _ []float64) {
 		one = s.values(c.coef, 0, one[:0])
 		key = append(key, c.sign*one[0]) // as colJets's jet (ops.scale)
 	}
+	for _, c := range lf.cols {
+		if f := c.plate; f != nil {
+			key = append(key, x[f.offset:f.offset+f.length]...)
+		}
+	}
 	s.x = saved
 	s.newContext()
 	return key, one

@@ -112,6 +112,11 @@ func (m *Model) linearFactor(fi int) (linFactor, bool) {
 			return lf, false
 		}
 	}
+	for _, c := range lf.cols {
+		if c.plate != nil && m.sites[c.plate.first].Support == nmc.Discrete {
+			return lf, false
+		}
+	}
 	lf.partial, _ = fc.d.fam.(dist.PartialDeriver)
 	lf.byRows, _ = fc.d.fam.(dist.RowsDeriver)
 	lf.byTerms, _ = fc.d.fam.(dist.RowTermsDeriver)

@@ -78,7 +78,7 @@ func (s *scorer) linChunk(li, w, c int) {
 				e += lf.terms[ti].sign * xv[ti][r]
 			}
 			for c, cv := range ls.cv {
-				e += cv * lf.cols[c].col[r]
+				e += cv * ls.cols[c][r]
 			}
 			if lf.offset != nil {
 				e += lf.offset[r]
@@ -123,10 +123,7 @@ func (s *scorer) linChunk(li, w, c int) {
 					e2 += lf.terms[ti].sign * ls.xw[ti][r]
 				}
 			}
-			for _, c := range ls.colDep {
-				e1 += ls.sgc[c] * lf.cols[c].col[r]
-				e2 += ls.shc[c] * lf.cols[c].col[r]
-			}
+			e1, e2 = colOrbit(lf, ls, r, e1, e2)
 			var g, h float64
 			for _, a := range dep {
 				ga, ha := sg[a], sh[a]
@@ -226,7 +223,7 @@ func etaRows(lf *linFactor, ls *linScratch, lo, hi int) []float64 {
 			}
 		}
 		for c, cv := range ls.cv {
-			for r, v := range lf.cols[c].col[lo:hi] {
+			for r, v := range ls.cols[c][lo:hi] {
 				ev[r] += cv * v
 			}
 		}
@@ -296,10 +293,7 @@ func (s *scorer) linChunkRows(lf *linFactor, ls *linScratch, wk *linWork, lo, hi
 					e2 += lf.terms[ti].sign * ls.xw[ti][lo+r]
 				}
 			}
-			for _, c := range ls.colDep {
-				e1 += ls.sgc[c] * lf.cols[c].col[lo+r]
-				e2 += ls.shc[c] * lf.cols[c].col[lo+r]
-			}
+			e1, e2 = colOrbit(lf, ls, lo+r, e1, e2)
 			g += d1[r] * e1
 			h += d1[r]*e2 + d2[r]*e1*e1
 		}

@@ -148,6 +148,9 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 	args[lf.eta] = S
 	sharedDeriv = sharedDeriv || S.kind != jConst
 	colJ := s.colJets(lf, ls)
+	if s.colActive(lf) {
+		return 0, false // a site of an indexed column's plate: by elements (unreachable, as for an indexed term)
+	}
 	colMoves := len(ls.colDep) > 0
 	sharedDeriv = sharedDeriv || colMoves
 
@@ -177,6 +180,9 @@ func (s *scorer) linearSum(li int, deriv bool) (total float64, ok bool) {
 		case s.orbit != nil && s.orbit.member[f.id]:
 			mode = linOrbit
 		}
+	}
+	if len(ls.colMoved) > 0 {
+		mode = linOrbit
 	}
 	switch {
 	case !deriv:
@@ -322,6 +328,11 @@ func (s *scorer) pickRowTerms(lf *linFactor, ls *linScratch, na int) {
 		key = append(key, s.x[f.offset:f.offset+f.length]...)
 	}
 	key = append(key, ls.cv...)
+	for _, lc := range lf.cols {
+		if f := lc.plate; f != nil {
+			key = append(key, s.x[f.offset:f.offset+f.length]...)
+		}
+	}
 	ls.key = key
 	ls.tclock++
 	for i := range ls.terms {

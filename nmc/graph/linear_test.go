@@ -11,7 +11,7 @@ import (
 	"github.com/nmc-go/nmc/nmc"
 )
 
-// linearTestModels declares eight models with linear factors, each twice: scored
+// linearTestModels declares nine models with linear factors, each twice: scored
 // as linear factors, and element by element (noLinear, the former engine). n = 9000
 // rows make three chunks of linChunk.
 func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
@@ -186,6 +186,31 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 		add("indexed", b, "mu", "sigma")
 	}
 	{
+		// The same regression non-centred: b0 + b·x + sigma·z[g] − tau·w[h] (indexed
+		// columns, scaled by latents, one subtracted; two such terms, so Build finds
+		// no groups), with groups that move a scale and its plate together, a plate
+		// alone, and the non-centred rules' orbits.
+		g, h, x, y := make([]int, n), make([]int, n), make([]float64, n), make([]int, n)
+		for i := range y {
+			g[i], h[i], x[i], y[i] = rng.IntN(40), rng.IntN(7), 3+rng.NormFloat64(), rng.IntN(5)
+		}
+		b := New()
+		b.noLinear = noLinear
+		b0 := b.Latent("b0", Normal(C(0), C(1)))
+		sigma := b.Latent("sigma", HalfNormal(C(1)))
+		tau := b.Latent("tau", HalfNormal(C(1)))
+		z := b.Latent("z", Normal(C(0), C(1)), 40)
+		w := b.Latent("w", Normal(C(0), C(1)), 7)
+		coef := b.Latent("b", Normal(C(0), C(1)))
+		eta := Sub(Add(Add(b0, Mul(coef, Data(x))), Mul(sigma, Index(z, g))), Mul(At(w, By(h)), tau))
+		b.ObserveInts("y", PoissonLog(eta), y)
+		b.Group("both", Dilate(tau, 0.7), Shift(w, 0.4), Shift(b0, 1))
+		b.Group("plate", ShiftOver(w, sigma, 1.5))
+		b.Group("ridge", Shift(coef, 1), ShiftOver(z, sigma, -0.5))
+		b.Group("dilate", Dilate(sigma, 1), Dilate(z, -1))
+		add("non-centred", b)
+	}
+	{
 		// An ordinal regression: the cutpoints are a shared vector argument (an
 		// Ordered latent's elements), and a shared intercept moves η in every row.
 		x, y := newX(3), make([]int, n)
@@ -205,12 +230,17 @@ func linearTestModels(t *testing.T, noLinear bool) map[string]*Model {
 	return out
 }
 
-// indexedPlate reports whether latent f is an indexed-plate term of one of m's
-// linear factors.
+// indexedPlate reports whether latent f is an indexed-plate term or column of one
+// of m's linear factors.
 func indexedPlate(m *Model, f *family) bool {
 	for _, lf := range m.linear {
 		for _, tm := range lf.terms {
 			if tm.idx != nil && tm.fam == f {
+				return true
+			}
+		}
+		for _, c := range lf.cols {
+			if c.plate == f {
 				return true
 			}
 		}
