@@ -437,18 +437,23 @@ type pinned struct {
 	factor *factor
 }
 
-// coefficientGroups applies rule 3.
-func (a *autoFinder) coefficientGroups() []groupDecl {
-	var found []*pinned
+// eachPredictor calls fn with each observation factor whose linear predictor
+// (linearPredictor) has one scalar element per row, and the predictor's terms.
+func (a *autoFinder) eachPredictor(fn func(fc *factor, terms []*Node)) {
 	for _, fc := range a.m.factors {
 		if fc.fam != nil || fc.obs == nil {
 			continue
 		}
-		lp := linearPredictor(fc.d)
-		if lp == nil || lp.length != fc.length || lp.width != 1 {
-			continue
+		if lp := linearPredictor(fc.d); lp != nil && lp.length == fc.length && lp.width == 1 {
+			fn(fc, addTerms(lp, nil))
 		}
-		terms := addTerms(lp, nil)
+	}
+}
+
+// coefficientGroups applies rule 3.
+func (a *autoFinder) coefficientGroups() []groupDecl {
+	var found []*pinned
+	a.eachPredictor(func(fc *factor, terms []*Node) {
 		var plate *family
 		var g []int
 		for _, t := range terms {
@@ -461,7 +466,7 @@ func (a *autoFinder) coefficientGroups() []groupDecl {
 			}
 		}
 		if plate == nil || !a.free(plate) || plate.length < 2 || !a.allSupport(plate, nmc.Real) {
-			continue
+			return
 		}
 		for _, t := range terms {
 			b, x := coefTerm(t, fc.length)
@@ -486,7 +491,7 @@ func (a *autoFinder) coefficientGroups() []groupDecl {
 				p.sumXX += x[i] * x[i]
 			}
 		}
-	}
+	})
 	var out []groupDecl
 	for _, p := range found {
 		w, partial := a.priorShares(p.a)

@@ -94,15 +94,7 @@ type ncRidge struct {
 // leaves on.
 func (a *autoFinder) nonCentredGroups(off AutoRule) []groupDecl {
 	var ridges []*ncRidge
-	for _, fc := range a.m.factors {
-		if fc.fam != nil || fc.obs == nil {
-			continue
-		}
-		lp := linearPredictor(fc.d)
-		if lp == nil || lp.length != fc.length || lp.width != 1 {
-			continue
-		}
-		terms := addTerms(lp, nil)
+	a.eachPredictor(func(fc *factor, terms []*Node) {
 		var nc ncTerm
 		at := -1
 		for k, t := range terms {
@@ -115,7 +107,7 @@ func (a *autoFinder) nonCentredGroups(off AutoRule) []groupDecl {
 			}
 		}
 		if at < 0 {
-			continue
+			return
 		}
 		for k, t := range terms {
 			if k == at {
@@ -151,7 +143,7 @@ func (a *autoFinder) nonCentredGroups(off AutoRule) []groupDecl {
 				r.sumXX += xi * xi
 			}
 		}
-	}
+	})
 	var out []groupDecl
 	if off&AutoScale == 0 {
 		done := map[[2]*family]bool{}
