@@ -392,13 +392,15 @@ func FuzzGroups(f *testing.F) {
 			var members []graph.GroupMember
 			for i := 0; i < 1+int(s.p.byte()%3); i++ {
 				n, rate := s.node(), s.p.float()
-				switch s.p.byte() % 3 {
+				switch s.p.byte() % 4 {
 				case 0:
 					members = append(members, graph.Dilate(n, rate))
 				case 1:
 					members = append(members, graph.DilateAbout(n, s.node(), rate))
 				case 2:
 					members = append(members, graph.Shift(n, rate))
+				case 3:
+					members = append(members, graph.ShiftOver(n, s.node(), rate))
 				}
 			}
 			s.b.Group(fmt.Sprintf("g%d", s.p.byte()%3), members...)

@@ -353,6 +353,54 @@ func (m *fzModel) observeStep() {
 	m.observe(d, m.fzData(d.fam, distLen(d)))
 }
 
+// regression observes y ~ Normal(η, s), η a linear predictor of 16 to 19 rows,
+// which the engine scores as a whole (linMinRows): a latent read by a data index,
+// plus or minus a scalar times another one read by an index, a scalar times a data
+// column, and a scalar.
+func (m *fzModel) regression() {
+	rows := 16 + m.byte()%4
+	indexed := func() *fzNode {
+		p := m.pick(func(n *fzNode) bool { return n.op == opLatentVal && n.w == 1 })
+		if p == nil {
+			return nil
+		}
+		idx := make([]int, rows)
+		for i := range idx {
+			idx[i] = m.byte() % p.l
+		}
+		n := m.nodeOf(opIndex, rows, 1, graph.Index(p.g, idx), false, fmt.Sprintf("Index(#%d, %v)", p.id, idx), p)
+		if n != nil {
+			n.idx = idx
+		}
+		return n
+	}
+	eta := indexed()
+	if eta == nil {
+		return
+	}
+	if b := indexed(); b != nil && m.byte()%3 != 0 {
+		op := []fzOp{opAdd, opSub}[m.byte()%2]
+		if t := m.binary(opMul, m.real(), b); t != nil {
+			eta = m.binary(op, eta, t)
+		}
+	}
+	if eta != nil && m.byte()%2 == 0 {
+		x := m.constant(m.fzData(famNormal, rows), rows, 1)
+		if t := m.binary(opMul, x, m.real()); t != nil {
+			eta = m.binary(opAdd, t, eta)
+		}
+	}
+	if eta != nil && m.byte()%2 == 0 {
+		eta = m.binary(opAdd, eta, m.real())
+	}
+	if eta == nil {
+		return
+	}
+	d := &fzDist{fam: famNormal, params: []*fzNode{eta, m.positive()}}
+	d.g = graph.Normal(d.params[0].g, d.params[1].g)
+	m.observe(d, m.fzData(famNormal, rows))
+}
+
 func (m *fzModel) deterministic() {
 	a := m.pick(func(a *fzNode) bool { return a.l*a.w <= 16 })
 	if a == nil {

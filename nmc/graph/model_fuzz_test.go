@@ -26,7 +26,8 @@ type (
 // latents (plates, Vector, Ordered, PositiveOrdered, Bounded by nodes, Dirichlet,
 // multivariate normal), expressions over them (arithmetic, Index, MatVec, Concat,
 // Stack, Reshape, Components, LogSumExp, LogMix, LogDensity, Go functions,
-// kernels, AddDiag, CholeskyMul), recursions of up to 10 steps, observations,
+// kernels, AddDiag, CholeskyMul), recursions of up to 10 steps, observations
+// (among them regressions on plates read by data indices),
 // factors, hidden Markov models, deterministic quantities and declarations that
 // Build must refuse.
 func decodeFuzzModel(data []byte) *fzModel { return decodeFuzzModelOf(data, false) }
@@ -62,9 +63,12 @@ func decodeFuzzModelOf(data []byte, more bool) *fzModel {
 		case 14:
 			m.deterministic()
 		case 15:
-			if m.byte()%4 == 0 {
+			switch m.byte() % 4 {
+			case 0:
 				m.faultStep()
-			} else {
+			case 1:
+				m.regression()
+			default:
 				m.expr()
 			}
 		}
