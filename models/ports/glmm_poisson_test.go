@@ -196,43 +196,29 @@ func TestGLMMPoissonData(t *testing.T) {
 	}
 }
 
-// TestGLMMPoissonAgainstStan: the posterior means of GLMMPoisson (4 × 1000 draws)
-// agree with Stan's (4 × 5000, testdata/glmm_poisson_stan.csv) on
+// TestGLMMPoissonAgainstStan: the posterior means of GLMMPoisson and
+// GLMMPoissonNC (4 × 1000 draws each) agree with Stan's (4 × 5000,
+// testdata/glmm_poisson_stan.csv and glmm_poisson_nc_stan.csv) on
 // testdata/glmm_poisson.json (N = 600, J = 30, nmc gen -model glmm_poisson -seed
 // 11; scripts/stan/reference.sh) within 4.5 combined MCSE, and every quantity
 // mixes.
 func TestGLMMPoissonAgainstStan(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a sampling run")
+		t.Skip("sampling runs")
 	}
 	t.Parallel()
 	d, err := ReadGLMMPoisson(readJSONFile(t, "glmm_poisson.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := GLMMPoisson(d)
-	if err != nil {
-		t.Fatal(err)
+	for _, form := range []struct {
+		name  string
+		build func(GLMMPoissonData) (*graph.Model, error)
+	}{{"glmm_poisson", GLMMPoisson}, {"glmm_poisson_nc", GLMMPoissonNC}} {
+		m, err := form.build(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAgainstStan(t, m, form.name, 1000, 5, nil, mixes)
 	}
-	checkAgainstStan(t, m, "glmm_poisson", 1000, 5, nil, mixes)
-}
-
-// TestGLMMPoissonNCAgainstStan: the posterior means of GLMMPoissonNC (4 × 1000
-// draws) agree with Stan's (4 × 5000, testdata/glmm_poisson_nc_stan.csv) on the
-// same data, testdata/glmm_poisson.json, within 4.5 combined MCSE, and every
-// quantity mixes.
-func TestGLMMPoissonNCAgainstStan(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a sampling run")
-	}
-	t.Parallel()
-	d, err := ReadGLMMPoisson(readJSONFile(t, "glmm_poisson.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := GLMMPoissonNC(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkAgainstStan(t, m, "glmm_poisson_nc", 1000, 5, nil, mixes)
 }
