@@ -196,6 +196,7 @@ var (
 	_ RowsDeriver = StudentT{}
 	_ RowsDeriver = BernoulliLogit{}
 	_ RowsDeriver = Normal{}
+	_ RowsDeriver = PoissonLog{}
 )
 
 // RowTermsDeriver is a RowsDeriver that keeps each row's transcendental terms
@@ -217,6 +218,7 @@ type RowTermsDeriver interface {
 var (
 	_ RowTermsDeriver = StudentT{}
 	_ RowTermsDeriver = BernoulliLogit{}
+	_ RowTermsDeriver = PoissonLog{}
 )
 
 // SharedRowsDeriver is implemented by families that sum, in one call, the

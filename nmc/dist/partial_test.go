@@ -74,6 +74,7 @@ func TestDerivsRows(t *testing.T) {
 		x    func() float64
 	}{
 		{BernoulliLogit{}, 1, []int{1}, []int{0}, func() []float64 { return []float64{0, 0} }, func() float64 { return float64(rng.IntN(2)) }},
+		{PoissonLog{}, 1, []int{1}, []int{0}, func() []float64 { return []float64{0, 0} }, func() float64 { return float64(rng.IntN(300)) }},
 		{Normal{}, 1, []int{1, 2}, []int{0}, func() []float64 { return []float64{0, 0, math.Exp(rng.NormFloat64())} },
 			func() float64 { return 3 * rng.NormFloat64() }},
 		{StudentT{}, 2, []int{1, 2, 3}, []int{0}, func() []float64 {
@@ -204,6 +205,7 @@ func TestDerivsRowsTerms(t *testing.T) {
 		x    func() float64
 	}{
 		{BernoulliLogit{}, 1, []int{1}, func() []float64 { return []float64{0, 0} }, func() float64 { return float64(rng.IntN(2)) }},
+		{PoissonLog{}, 1, []int{1}, func() []float64 { return []float64{0, 0} }, func() float64 { return float64(rng.IntN(300)) }},
 		{StudentT{}, 2, []int{1, 2, 3}, func() []float64 {
 			return []float64{0, math.Exp(2 * rng.NormFloat64()), 0, math.Exp(rng.NormFloat64())}
 		}, func() float64 { return 3 * rng.NormFloat64() }},

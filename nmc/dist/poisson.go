@@ -145,6 +145,47 @@ func (PoissonLog) Derivs(args []float64, _ int, grad, hess []float64) float64 {
 	return y*eta - e - logFactorial(y)
 }
 
+// DerivsRows evaluates rows whose log rate (argument 1) varies, with derivatives in
+// the log rate (RowsDeriver): the formulas of Derivs, one exponential per row.
+func (PoissonLog) DerivsRows(x, v, args []float64, k, vary, wrt int, d1, d2 []float64, m *Memo) (float64, bool) {
+	return PoissonLog{}.DerivsRowsTerms(x, v, args, k, vary, wrt, d1, d2, m, nil, false)
+}
+
+// RowTerms returns 1: a row keeps e^η (RowTermsDeriver).
+func (PoissonLog) RowTerms() int { return 1 }
+
+// DerivsRowsTerms is DerivsRows keeping or reusing each row's e^η in terms
+// (RowTermsDeriver): a state scored again (a group step's current point after the
+// site steps scored it) takes no exponential.
+func (PoissonLog) DerivsRowsTerms(x, v, _ []float64, _, vary, wrt int, d1, d2 []float64, _ *Memo, terms []float64, reuse bool) (float64, bool) {
+	deriv := d1 != nil && d2 != nil
+	if vary != 1 || (deriv && wrt != 1) {
+		return 0, false
+	}
+	keep := terms != nil && !reuse
+	total := 0.0
+	for r, y := range x {
+		eta := v[r]
+		if !countValueOK(y) || !finite(eta) {
+			return negInf, true
+		}
+		var e float64
+		if reuse {
+			e = terms[r]
+		} else {
+			e = math.Exp(eta)
+			if keep {
+				terms[r] = e
+			}
+		}
+		total += y*eta - e - logFactorial(y)
+		if deriv {
+			d1[r], d2[r] = y-e, -e
+		}
+	}
+	return total, true
+}
+
 // CheckParams requires logRate finite.
 func (PoissonLog) CheckParams(params []float64, _ int) error {
 	if err := checkCount("PoissonLog", params, 1); err != nil {
