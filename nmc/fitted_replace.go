@@ -167,20 +167,20 @@ func (st *fittedStepper) replaceSiteSteps(c *Chain, m int) {
 // accepting 30–66% and cost half the CPU time: least bulk ESS per CPU second 187
 // with them, 362 without (and 90 against 422 in the model's non-centred form).
 func wellMixed(c *Chain, b *fittedBlock) bool {
-	high := func(acc, prop int) bool { return prop > 0 && float64(acc) >= fittedSkipRate*float64(prop) }
+	high := func(acc, prop int, rate float64) bool { return prop > 0 && float64(acc) >= rate*float64(prop) }
 	acc, prop := 0, 0
 	for _, i := range b.plan.sites {
 		st := c.sites[i].stats
-		if !(st.Proposals > 0 && float64(acceptedMH(st)) >= fittedSkipSiteRate*float64(st.Proposals)) {
+		if !high(acceptedMH(st), st.Proposals, fittedSkipSiteRate) {
 			return false
 		}
 		acc, prop = acc+acceptedMH(st), prop+st.Proposals
 	}
-	if !high(acc, prop) {
+	if !high(acc, prop, fittedSkipRate) {
 		return false
 	}
 	if g := b.plan.group; g >= 0 {
-		if st := c.orbit[g].stats; !high(st.Accepted, st.Proposals) {
+		if st := c.orbit[g].stats; !high(st.Accepted, st.Proposals, fittedSkipRate) {
 			return false
 		}
 	}
